@@ -1,0 +1,382 @@
+//! Finds the MuJoCo to build against, compiles the C shim against its headers and links the
+//! exact library file of that same release.
+//!
+//! Discovery order, each step reported when it does not apply:
+//! 1. `MUJOCO_DIR` (headers in `include/`, library in `lib/`, `lib64/` or the folder itself),
+//!    or `MUJOCO_INCLUDE_DIR` + `MUJOCO_LIB_DIR`;
+//! 2. `pkg-config mujoco`;
+//! 3. a pinned fetch of an official wheel (`MJB_MUJOCO_VERSION`, default 4.0.0), SHA-256
+//!    checked and cached under the target folder (or `MJB_MUJOCO_CACHE`), used only as an
+//!    archive of `libmujoco.so.*` and the headers. `MJB_MUJOCO_WHEEL` names a wheel file
+//!    already on disk (still SHA-256 checked) for machines without network.
+//!
+//! Linking names the versioned file (`libmujoco.so.X.Y.Z`) that matches the headers'
+//! `mjVERSION_HEADER`, never a bare `-lmujoco`: with Debian's `libmujoco-dev` installed a bare
+//! `-lmujoco` would pick 2.2.2 whatever headers the shim saw. An rpath to the library's folder
+//! lets hosts load the bridge without `LD_LIBRARY_PATH`.
+
+use sha2::{Digest, Sha256};
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Official wheels the build may fetch: (version, package, file name, url, sha256).
+const PINNED_WHEELS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "4.0.0",
+        "mujoco-core",
+        "mujoco_core-4.0.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "https://files.pythonhosted.org/packages/b0/f9/735be957a2ca0981fb2abcf969f01b9cb52d5e2a452acbbf7d1842ad1392/mujoco_core-4.0.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "885bd9b9cc0a6b5ba1114923eb954027652a6a0c115fa46b3218b83bae72ac4f",
+    ),
+    (
+        "3.3.7",
+        "mujoco",
+        "mujoco-3.3.7-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "https://files.pythonhosted.org/packages/69/af/b343461ecbba8c3fbee3e67b2b1d0e26cd95d5a0ff0b2a0e8256471aa9ec/mujoco-3.3.7-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "9371506f0df2d82152685fc8d38465843abcea8d371745ea7c125001e8f3f2d8",
+    ),
+];
+const DEFAULT_VERSION: &str = "4.0.0";
+
+struct Found {
+    include: PathBuf,
+    lib_dir: PathBuf,
+    source: String,
+}
+
+fn main() {
+    for var in [
+        "MUJOCO_DIR",
+        "MUJOCO_INCLUDE_DIR",
+        "MUJOCO_LIB_DIR",
+        "MJB_MUJOCO_VERSION",
+        "MJB_MUJOCO_CACHE",
+        "MJB_MUJOCO_WHEEL",
+        "PKG_CONFIG_PATH",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo:rerun-if-changed=csrc/shim.c");
+    println!("cargo:rerun-if-changed=csrc/shim.h");
+    println!("cargo:rerun-if-changed=build.rs");
+
+    let mut tried = Vec::new();
+    let found = from_env(&mut tried)
+        .or_else(|| from_pkg_config(&mut tried))
+        .or_else(|| from_wheel(&mut tried))
+        .unwrap_or_else(|| {
+            panic!(
+                "mjbridge: no usable MuJoCo found. Tried, in order:\n  {}\n\
+                 Set MUJOCO_DIR (or MUJOCO_INCLUDE_DIR and MUJOCO_LIB_DIR) to bring your own.",
+                tried.join("\n  ")
+            )
+        });
+    for line in &tried {
+        println!("mjbridge: skipped: {line}");
+    }
+
+    let header = found.include.join("mujoco").join("mujoco.h");
+    let header_version = read_header_version(&header).unwrap_or_else(|e| panic!("mjbridge: {e}"));
+    let dotted = dotted_version(header_version);
+    let lib_file = exact_library(&found.lib_dir, &dotted).unwrap_or_else(|e| {
+        panic!("mjbridge: MuJoCo from {}: {e}", found.source);
+    });
+    println!(
+        "mjbridge: MuJoCo {dotted} (mjVERSION_HEADER {header_version}) from {}: headers {}, library {}",
+        found.source,
+        found.include.display(),
+        lib_file.display()
+    );
+
+    cc::Build::new()
+        .file("csrc/shim.c")
+        .include(&found.include)
+        .flag("-std=gnu11")
+        .flag("-Wall")
+        .flag("-Wextra")
+        .warnings_into_errors(true)
+        .compile("mjbridge_shim");
+
+    let lib_dir = lib_file.parent().expect("library has a folder");
+    let name = lib_file.file_name().unwrap().to_string_lossy().into_owned();
+    println!("cargo:rustc-link-search=native={}", lib_dir.display());
+    println!("cargo:rustc-link-lib=dylib:+verbatim={name}");
+    println!("cargo:rustc-link-lib=dylib=pthread");
+    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    println!("cargo:rustc-env=MJB_ENGINE_SOURCE={}", found.source);
+    println!("cargo:rustc-env=MJB_ENGINE_LIBRARY={}", lib_file.display());
+    println!("cargo:rustc-env=MJB_ENGINE_INCLUDE={}", found.include.display());
+    println!("cargo:rustc-env=MJB_ENGINE_HEADER_VERSION={header_version}");
+    // For crates and scripts that link the same engine (DEP_MUJOCO_*).
+    println!("cargo:include={}", found.include.display());
+    println!("cargo:lib={}", lib_file.display());
+}
+
+fn from_env(tried: &mut Vec<String>) -> Option<Found> {
+    let inc = env::var_os("MUJOCO_INCLUDE_DIR").map(PathBuf::from);
+    let lib = env::var_os("MUJOCO_LIB_DIR").map(PathBuf::from);
+    match (inc, lib) {
+        (Some(include), Some(lib_dir)) => {
+            return Some(Found {
+                include,
+                lib_dir,
+                source: "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR".into(),
+            })
+        }
+        (Some(_), None) | (None, Some(_)) => panic!(
+            "mjbridge: MUJOCO_INCLUDE_DIR and MUJOCO_LIB_DIR must be set together (or use MUJOCO_DIR)"
+        ),
+        (None, None) => tried.push("MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR: not set".into()),
+    }
+    let Some(dir) = env::var_os("MUJOCO_DIR").map(PathBuf::from) else {
+        tried.push("MUJOCO_DIR: not set".into());
+        return None;
+    };
+    let include = dir.join("include");
+    if !include.join("mujoco").join("mujoco.h").is_file() {
+        panic!(
+            "mjbridge: MUJOCO_DIR={} has no include/mujoco/mujoco.h",
+            dir.display()
+        );
+    }
+    let lib_dir = ["lib", "lib64", ""]
+        .iter()
+        .map(|sub| dir.join(sub))
+        .find(|d| has_mujoco_library(d))
+        .unwrap_or_else(|| {
+            panic!(
+                "mjbridge: MUJOCO_DIR={} has no libmujoco.so.* in lib/, lib64/ or itself",
+                dir.display()
+            )
+        });
+    Some(Found {
+        include,
+        lib_dir,
+        source: format!("MUJOCO_DIR={}", dir.display()),
+    })
+}
+
+fn from_pkg_config(tried: &mut Vec<String>) -> Option<Found> {
+    let out = Command::new("pkg-config")
+        .args(["--cflags-only-I", "--libs-only-L", "mujoco"])
+        .output();
+    let out = match out {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            tried.push(format!(
+                "pkg-config mujoco: {}",
+                String::from_utf8_lossy(&o.stderr).trim().replace('\n', " ")
+            ));
+            return None;
+        }
+        Err(e) => {
+            tried.push(format!("pkg-config: {e}"));
+            return None;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut include = None;
+    let mut lib_dir = None;
+    for tok in text.split_whitespace() {
+        if let Some(p) = tok.strip_prefix("-I") {
+            if Path::new(p).join("mujoco/mujoco.h").is_file() {
+                include = Some(PathBuf::from(p));
+            }
+        } else if let Some(p) = tok.strip_prefix("-L") {
+            if has_mujoco_library(Path::new(p)) {
+                lib_dir = Some(PathBuf::from(p));
+            }
+        }
+    }
+    match (include, lib_dir) {
+        (Some(include), Some(lib_dir)) => Some(Found {
+            include,
+            lib_dir,
+            source: "pkg-config mujoco".into(),
+        }),
+        _ => {
+            tried.push(format!(
+                "pkg-config mujoco: no include/lib folder with MuJoCo in `{}`",
+                text.trim()
+            ));
+            None
+        }
+    }
+}
+
+fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
+    let version = env::var("MJB_MUJOCO_VERSION").unwrap_or_else(|_| DEFAULT_VERSION.into());
+    let Some(&(_, package, file, url, sha)) = PINNED_WHEELS.iter().find(|w| w.0 == version) else {
+        let known: Vec<_> = PINNED_WHEELS.iter().map(|w| w.0).collect();
+        tried.push(format!(
+            "pinned wheel: MJB_MUJOCO_VERSION={version} is not pinned (pinned: {})",
+            known.join(", ")
+        ));
+        return None;
+    };
+    let cache = env::var_os("MJB_MUJOCO_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("mujoco-cache"))
+        .join(&version);
+    let root = cache.join("mujoco");
+    let stamp = cache.join("extracted.sha256");
+    if fs::read_to_string(&stamp).ok().as_deref() != Some(sha) {
+        fs::create_dir_all(&cache).expect("create MuJoCo cache folder");
+        let wheel = match env::var_os("MJB_MUJOCO_WHEEL") {
+            Some(p) => PathBuf::from(p),
+            None => cache.join(file),
+        };
+        if sha256_of(&wheel).as_deref() != Some(sha) {
+            if env::var_os("MJB_MUJOCO_WHEEL").is_some() {
+                tried.push(format!(
+                    "MJB_MUJOCO_WHEEL={}: missing or SHA-256 is not {sha}",
+                    wheel.display()
+                ));
+                return None;
+            }
+            if let Err(e) = download(url, &wheel) {
+                tried.push(format!("pinned wheel {package}=={version}: download failed: {e}"));
+                return None;
+            }
+            let got = sha256_of(&wheel);
+            if got.as_deref() != Some(sha) {
+                let _ = fs::remove_file(&wheel);
+                tried.push(format!(
+                    "pinned wheel {package}=={version}: SHA-256 {} is not the pinned {sha}",
+                    got.unwrap_or_default()
+                ));
+                return None;
+            }
+        }
+        let _ = fs::remove_dir_all(&root);
+        if let Err(e) = extract(&wheel, &cache) {
+            tried.push(format!("pinned wheel {package}=={version}: extract failed: {e}"));
+            return None;
+        }
+        fs::write(&stamp, sha).expect("write cache stamp");
+    }
+    Some(Found {
+        include: root.join("include"),
+        lib_dir: root.clone(),
+        source: format!("pinned wheel {package}=={version} (sha256 {sha})"),
+    })
+}
+
+/// The target folder: OUT_DIR is `<target>[/<triple>]/<profile>/build/<pkg>-<hash>/out`.
+fn target_dir() -> PathBuf {
+    if let Some(t) = env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(t);
+    }
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    out.ancestors()
+        .find(|p| p.file_name().is_some_and(|n| n == "build"))
+        .and_then(|b| b.parent())
+        .and_then(|profile| profile.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or(out)
+}
+
+fn download(url: &str, dest: &Path) -> Result<(), String> {
+    let partial = dest.with_extension("partial");
+    let status = Command::new("curl")
+        .args(["--fail", "--location", "--silent", "--show-error", "--output"])
+        .arg(&partial)
+        .arg(url)
+        .status()
+        .map_err(|e| format!("curl: {e}"))?;
+    if !status.success() {
+        return Err(format!("curl exited with {status}"));
+    }
+    fs::rename(&partial, dest).map_err(|e| e.to_string())
+}
+
+/// Only the library and headers are taken out of the wheel.
+fn extract(wheel: &Path, dest: &Path) -> Result<(), String> {
+    let unzip = Command::new("unzip")
+        .args(["-q", "-o"])
+        .arg(wheel)
+        .args(["mujoco/libmujoco.so.*", "mujoco/include/*", "-d"])
+        .arg(dest)
+        .status();
+    match unzip {
+        Ok(s) if s.success() => Ok(()),
+        other => {
+            // Python's zipfile is the fallback where unzip is missing.
+            let script = "import sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
+                [z.extract(n, sys.argv[2]) for n in z.namelist() \
+                if n.startswith('mujoco/libmujoco.so.') or n.startswith('mujoco/include/')]";
+            let py = Command::new("python3")
+                .args(["-c", script])
+                .arg(wheel)
+                .arg(dest)
+                .status();
+            match py {
+                Ok(s) if s.success() => Ok(()),
+                py => Err(format!("unzip: {other:?}; python3 zipfile: {py:?}")),
+            }
+        }
+    }
+}
+
+fn sha256_of(path: &Path) -> Option<String> {
+    let bytes = fs::read(path).ok()?;
+    let digest = Sha256::digest(&bytes);
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn has_mujoco_library(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("libmujoco.so"))
+    })
+}
+
+fn read_header_version(header: &Path) -> Result<i64, String> {
+    let text = fs::read_to_string(header).map_err(|e| format!("{}: {e}", header.display()))?;
+    text.lines()
+        .find_map(|l| {
+            let rest = l.trim().strip_prefix("#define mjVERSION_HEADER")?;
+            rest.trim().parse::<i64>().ok()
+        })
+        .ok_or_else(|| format!("{}: no #define mjVERSION_HEADER", header.display()))
+}
+
+/// 222 and 337 (before 3.5.0) or 3005000 (from 3.5.0) to "X.Y.Z".
+fn dotted_version(v: i64) -> String {
+    if v < 10000 {
+        format!("{}.{}.{}", v / 100, (v / 10) % 10, v % 10)
+    } else {
+        format!("{}.{}.{}", v / 1_000_000, (v / 1000) % 1000, v % 1000)
+    }
+}
+
+/// The library file of exactly the release the headers describe.
+fn exact_library(dir: &Path, dotted: &str) -> Result<PathBuf, String> {
+    let wanted = format!("libmujoco.so.{dotted}");
+    let exact = dir.join(&wanted);
+    if exact.is_file() {
+        return Ok(exact);
+    }
+    // A bare libmujoco.so is accepted only when it resolves to the wanted release.
+    let bare = dir.join("libmujoco.so");
+    if let Ok(real) = fs::canonicalize(&bare) {
+        if real.file_name().is_some_and(|n| n == wanted.as_str()) {
+            return Ok(real);
+        }
+    }
+    let seen: Vec<String> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("libmujoco"))
+                .collect()
+        })
+        .unwrap_or_default();
+    Err(format!(
+        "headers say {dotted} but {} has no {wanted} (found: {:?}); refusing to link another release",
+        dir.display(),
+        seen
+    ))
+}

@@ -1,0 +1,381 @@
+/* See shim.h: accessors, constants and setjmp-guarded calls, nothing else. */
+#include "shim.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+/* mjVERSION_HEADER was 222 / 337 before 3.5.0 and 3005000 from then on. */
+#if mjVERSION_HEADER < 10000
+#define MJB_MJ_VERSION                                                      \
+  ((mjVERSION_HEADER / 100) * 1000000 + ((mjVERSION_HEADER / 10) % 10) * 1000 + \
+   (mjVERSION_HEADER % 10))
+#else
+#define MJB_MJ_VERSION mjVERSION_HEADER
+#endif
+
+#define MJB_HAS_STATE_API (MJB_MJ_VERSION >= 2003006)
+#define MJB_HAS_EQ_ACTIVE_STATE (MJB_MJ_VERSION >= 3000000)
+#define MJB_HAS_HISTORY_STATE (MJB_MJ_VERSION >= 3005000)
+#define MJB_HAS_PLASTIC_STATE (MJB_MJ_VERSION >= 4000000)
+#define MJB_HAS_LOG_HANDLER (MJB_MJ_VERSION >= 4000000)
+#define MJB_HAS_BUFFER_VFS (MJB_MJ_VERSION >= 3000000)
+#define MJB_HAS_PLUGIN_STATE (MJB_MJ_VERSION >= 2003000)
+
+/* The state API took `unsigned int` signatures before 4.0 and `int` from 4.0. */
+#if MJB_MJ_VERSION >= 4000000
+typedef int mjb_sig_t;
+#else
+typedef unsigned int mjb_sig_t;
+#endif
+
+/* ---- error routing ------------------------------------------------------------------------
+ * A guarded call publishes its jmp_buf in a thread-local slot. MuJoCo's error path calls the
+ * bridge's handler on the thread that raised; if that thread is inside a guard, the handler
+ * copies the message and longjmps back to the guard (C frames only). Otherwise the error is
+ * passed on to whatever handler was installed before the bridge's, so the host's handling of
+ * errors outside the bridge is unchanged. */
+
+static _Thread_local jmp_buf* tls_guard = NULL;
+static _Thread_local char* tls_msg = NULL;
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void copy_msg(char* dst, const char* text) {
+  if (!dst) return;
+  if (!text) text = "(no message)";
+  snprintf(dst, MJB_SHIM_MSG_CAP, "%s", text);
+}
+
+/* Leave through the active guard; returns only when this thread has none. */
+static void leave_through_guard(const char* text) {
+  jmp_buf* guard = tls_guard;
+  if (guard) {
+    copy_msg(tls_msg, text);
+    tls_guard = NULL;
+    longjmp(*guard, 1);
+  }
+}
+
+#if MJB_HAS_LOG_HANDLER
+static mjfLogHandler prev_log_handler = NULL;
+
+static void route_log(const mjLogMessage* message) {
+  if (message->level == mjLOG_ERROR) leave_through_guard(message->subject);
+  if (prev_log_handler) prev_log_handler(message);
+}
+
+/* Called under handler_lock. mju_setLogHandler is the only way to read the active handler:
+ * swap ours in and remember what was there unless it was ours already. */
+static void ensure_routing(void) {
+  mjfLogHandler prev = mju_setLogHandler(route_log);
+  if (prev != route_log) prev_log_handler = prev;
+}
+#else
+static void (*prev_user_error)(const char*) = NULL;
+
+static void route_error(const char* text) {
+  leave_through_guard(text);
+  if (prev_user_error) {
+    prev_user_error(text); /* must not return, by MuJoCo's contract */
+  }
+  /* Nobody else handles it: do what MuJoCo does by default (report and exit), minus the
+   * "press Enter" wait of old releases, which would hang a host with no console. */
+  fprintf(stderr, "ERROR: %s\n", text ? text : "");
+  exit(EXIT_FAILURE);
+}
+
+static void ensure_routing(void) {
+  if (mju_user_error != route_error) {
+    prev_user_error = mju_user_error;
+    mju_user_error = route_error;
+  }
+}
+#endif
+
+void mjb_shim_install_error_handler(void) {
+  pthread_mutex_lock(&handler_lock);
+  ensure_routing();
+  pthread_mutex_unlock(&handler_lock);
+}
+
+/* A host may install its own handler after the bridge did; re-chain before each guarded call
+ * so the guard is never bypassed and the host's handler keeps serving everything else. */
+#define GUARD_BEGIN(msgbuf)                               \
+  jmp_buf guard_env;                                      \
+  jmp_buf* volatile guard_saved = tls_guard;              \
+  char* volatile guard_saved_msg = tls_msg;               \
+  mjb_shim_install_error_handler();                       \
+  if (setjmp(guard_env)) {                                \
+    tls_guard = guard_saved;                              \
+    tls_msg = guard_saved_msg;                            \
+    return MJB_SHIM_ENGINE_ERROR;                         \
+  }                                                       \
+  tls_msg = (msgbuf);                                     \
+  tls_guard = &guard_env;
+
+#define GUARD_END()          \
+  tls_guard = guard_saved;   \
+  tls_msg = guard_saved_msg;
+
+/* ---- engine facts ------------------------------------------------------------------------- */
+
+void mjb_shim_engine_info(mjb_shim_engine* out) {
+  out->header_version = mjVERSION_HEADER;
+  out->runtime_version = mj_version();
+  out->version_string = mj_versionString();
+  out->has_state_api = MJB_HAS_STATE_API;
+  out->has_eq_active_state = MJB_HAS_EQ_ACTIVE_STATE;
+#if MJB_HAS_STATE_API
+  out->sig_integration = (uint32_t)mjSTATE_INTEGRATION;
+#else
+  out->sig_integration = 0;
+#endif
+#if MJB_HAS_EQ_ACTIVE_STATE
+  out->eq_active_size = (int)sizeof(((mjData*)0)->eq_active[0]);
+#else
+  out->eq_active_size = 0;
+#endif
+}
+
+#if MJB_HAS_STATE_API
+static const struct {
+  const char* name;
+  uint32_t mask;
+} components[] = {
+    {"time", mjSTATE_TIME},
+    {"qpos", mjSTATE_QPOS},
+    {"qvel", mjSTATE_QVEL},
+    {"act", mjSTATE_ACT},
+#if MJB_HAS_HISTORY_STATE
+    {"history", mjSTATE_HISTORY},
+#endif
+    {"warmstart", mjSTATE_WARMSTART},
+    {"ctrl", mjSTATE_CTRL},
+    {"qfrc_applied", mjSTATE_QFRC_APPLIED},
+    {"xfrc_applied", mjSTATE_XFRC_APPLIED},
+#if MJB_HAS_EQ_ACTIVE_STATE
+    {"eq_active", mjSTATE_EQ_ACTIVE},
+#endif
+    {"mocap_pos", mjSTATE_MOCAP_POS},
+    {"mocap_quat", mjSTATE_MOCAP_QUAT},
+    {"userdata", mjSTATE_USERDATA},
+    {"plugin", mjSTATE_PLUGIN},
+#if MJB_HAS_PLASTIC_STATE
+    {"plastic", mjSTATE_PLASTIC},
+#endif
+};
+#endif
+
+int mjb_shim_state_component(int i, const char** name, uint32_t* mask) {
+#if MJB_HAS_STATE_API
+  int count = (int)(sizeof(components) / sizeof(components[0]));
+  if (i >= 0 && i < count) {
+    *name = components[i].name;
+    *mask = components[i].mask;
+  }
+  return count;
+#else
+  (void)i;
+  (void)name;
+  (void)mask;
+  return 0;
+#endif
+}
+
+/* ---- guarded calls ------------------------------------------------------------------------ */
+
+static int load_path_guarded(const char* path, const mjVFS* vfs, mjModel** out, char* msg) {
+  GUARD_BEGIN(msg)
+  mjModel* m = mj_loadXML(path, vfs, msg, MJB_SHIM_MSG_CAP);
+  GUARD_END()
+  *out = m;
+  return m ? MJB_SHIM_OK : MJB_SHIM_FAILED;
+}
+
+int mjb_shim_load_xml_path(const char* path, struct mjModel_** out, char* msg) {
+  msg[0] = '\0';
+  pthread_mutex_lock(&load_lock);
+  int status = load_path_guarded(path, NULL, out, msg);
+  pthread_mutex_unlock(&load_lock);
+  return status;
+}
+
+int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out, char* msg) {
+  static const char name[] = "mjbridge-model.xml";
+  int status;
+  msg[0] = '\0';
+  *out = NULL;
+  if (len > (size_t)0x7fffffff) {
+    copy_msg(msg, "XML string too large");
+    return MJB_SHIM_FAILED;
+  }
+  pthread_mutex_lock(&load_lock);
+#if MJB_HAS_BUFFER_VFS
+  mjVFS vfs;
+  mj_defaultVFS(&vfs);
+  if (mj_addBufferVFS(&vfs, name, xml, (int)len) != 0) {
+    copy_msg(msg, "could not add the XML string to a virtual file system");
+    status = MJB_SHIM_FAILED;
+  } else {
+    status = load_path_guarded(name, &vfs, out, msg);
+  }
+  mj_deleteVFS(&vfs);
+#else
+  /* Old releases keep the whole VFS (about 2 MB) by value: put it on the heap. */
+  mjVFS* vfs = (mjVFS*)calloc(1, sizeof(mjVFS));
+  if (!vfs) {
+    copy_msg(msg, "out of memory");
+    pthread_mutex_unlock(&load_lock);
+    return MJB_SHIM_FAILED;
+  }
+  mj_defaultVFS(vfs);
+  int idx = -1;
+  if (mj_makeEmptyFileVFS(vfs, name, (int)len) == 0) idx = mj_findFileVFS(vfs, name);
+  if (idx < 0) {
+    copy_msg(msg, "could not add the XML string to a virtual file system");
+    status = MJB_SHIM_FAILED;
+  } else {
+    memcpy(vfs->filedata[idx], xml, len);
+    status = load_path_guarded(name, vfs, out, msg);
+  }
+  mj_deleteVFS(vfs);
+  free(vfs);
+#endif
+  pthread_mutex_unlock(&load_lock);
+  return status;
+}
+
+int mjb_shim_make_data(const struct mjModel_* m, struct mjData_** out, char* msg) {
+  msg[0] = '\0';
+  *out = NULL;
+  GUARD_BEGIN(msg)
+  mjData* d = mj_makeData(m);
+  GUARD_END()
+  if (!d) {
+    copy_msg(msg, "mj_makeData returned NULL");
+    return MJB_SHIM_FAILED;
+  }
+  *out = d;
+  return MJB_SHIM_OK;
+}
+
+int mjb_shim_step(const struct mjModel_* m, struct mjData_* d, char* msg) {
+  msg[0] = '\0';
+  GUARD_BEGIN(msg)
+  mj_step(m, d);
+  GUARD_END()
+  return MJB_SHIM_OK;
+}
+
+int mjb_shim_reset(const struct mjModel_* m, struct mjData_* d, char* msg) {
+  msg[0] = '\0';
+  GUARD_BEGIN(msg)
+  mj_resetData(m, d);
+  GUARD_END()
+  return MJB_SHIM_OK;
+}
+
+int mjb_shim_state_size(const struct mjModel_* m, uint32_t sig, int* out, char* msg) {
+  msg[0] = '\0';
+  *out = 0;
+#if MJB_HAS_STATE_API
+  GUARD_BEGIN(msg)
+  int size = mj_stateSize(m, (mjb_sig_t)sig);
+  GUARD_END()
+  *out = size;
+  return MJB_SHIM_OK;
+#else
+  (void)m;
+  (void)sig;
+  copy_msg(msg, "this MuJoCo has no state API");
+  return MJB_SHIM_UNSUPPORTED;
+#endif
+}
+
+int mjb_shim_get_state(const struct mjModel_* m, const struct mjData_* d, double* state,
+                       uint32_t sig, char* msg) {
+  msg[0] = '\0';
+#if MJB_HAS_STATE_API
+  GUARD_BEGIN(msg)
+  mj_getState(m, d, state, (mjb_sig_t)sig);
+  GUARD_END()
+  return MJB_SHIM_OK;
+#else
+  (void)m;
+  (void)d;
+  (void)state;
+  (void)sig;
+  copy_msg(msg, "this MuJoCo has no state API");
+  return MJB_SHIM_UNSUPPORTED;
+#endif
+}
+
+int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double* state,
+                       uint32_t sig, char* msg) {
+  msg[0] = '\0';
+#if MJB_HAS_STATE_API
+  GUARD_BEGIN(msg)
+  mj_setState(m, d, state, (mjb_sig_t)sig);
+  GUARD_END()
+  return MJB_SHIM_OK;
+#else
+  (void)m;
+  (void)d;
+  (void)state;
+  (void)sig;
+  copy_msg(msg, "this MuJoCo has no state API");
+  return MJB_SHIM_UNSUPPORTED;
+#endif
+}
+
+int mjb_shim_raise(const char* text, char* msg) {
+  msg[0] = '\0';
+  GUARD_BEGIN(msg)
+  mju_error("%s", text);
+  GUARD_END()
+  /* mju_error returned: no handler routed it (cannot happen with the routing above). */
+  return MJB_SHIM_OK;
+}
+
+/* ---- plain accessors ---------------------------------------------------------------------- */
+
+void mjb_shim_delete(struct mjModel_* m, struct mjData_* d) {
+  if (d) mj_deleteData(d);
+  if (m) mj_deleteModel(m);
+}
+
+void mjb_shim_dims_of(const struct mjModel_* m, mjb_shim_dims* out) {
+  out->nq = m->nq;
+  out->nv = m->nv;
+  out->na = m->na;
+  out->nu = m->nu;
+  out->nbody = m->nbody;
+  out->neq = m->neq;
+  out->nmocap = m->nmocap;
+  out->nuserdata = m->nuserdata;
+#if MJB_HAS_PLUGIN_STATE
+  out->npluginstate = m->npluginstate;
+#else
+  out->npluginstate = 0;
+#endif
+  out->timestep = m->opt.timestep;
+}
+
+void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out) {
+  out->time = &d->time;
+  out->qpos = d->qpos;
+  out->qvel = d->qvel;
+  out->act = d->act;
+  out->ctrl = d->ctrl;
+}
+
+void mjb_shim_warnings_of(const struct mjData_* d, mjb_shim_warnings* out) {
+  out->badqpos = d->warning[mjWARN_BADQPOS].number;
+  out->badqvel = d->warning[mjWARN_BADQVEL].number;
+  out->badqacc = d->warning[mjWARN_BADQACC].number;
+}

@@ -1,0 +1,98 @@
+/* The C shim between mjbridge (Rust) and MuJoCo.
+ *
+ * It owns nothing and decides nothing: field accessors, version constants, the
+ * mjSTATE_* masks of the headers it is compiled against, and calls wrapped in a
+ * setjmp guard so that mju_error returns here as a status instead of ending the
+ * process. longjmp only ever travels between frames of this file; no Rust frame
+ * sits between a guard's setjmp and the MuJoCo call that may raise.
+ *
+ * Policy (what an error means, rollback, fencing) lives in Rust.
+ */
+#ifndef MJBRIDGE_SHIM_H
+#define MJBRIDGE_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mjModel_;
+struct mjData_;
+
+/* Status of a guarded call. */
+enum {
+  MJB_SHIM_OK = 0,
+  MJB_SHIM_ENGINE_ERROR = 1, /* mju_error was raised inside the guard */
+  MJB_SHIM_FAILED = 2,       /* the call reported failure without raising */
+  MJB_SHIM_UNSUPPORTED = 3   /* the engine these headers describe has no such API */
+};
+
+/* Size of the message buffer every guarded call fills on failure. */
+#define MJB_SHIM_MSG_CAP 1024
+
+/* What the headers and the linked library say about the engine. */
+typedef struct mjb_shim_engine {
+  int header_version;        /* mjVERSION_HEADER as compiled */
+  int runtime_version;       /* mj_version() of the linked library */
+  const char* version_string; /* mj_versionString() of the linked library */
+  int has_state_api;         /* mj_stateSize/mj_getState/mj_setState exist */
+  int has_eq_active_state;   /* mjSTATE_EQ_ACTIVE exists */
+  uint32_t sig_integration;  /* mjSTATE_INTEGRATION, 0 without the state API */
+  int eq_active_size;        /* sizeof(mjData.eq_active[0]) */
+} mjb_shim_engine;
+
+/* Model dimensions the bridge keeps in Rust. */
+typedef struct mjb_shim_dims {
+  int64_t nq, nv, na, nu, nbody, neq, nmocap, nuserdata, npluginstate;
+  double timestep;
+} mjb_shim_dims;
+
+/* Public fields of mjData, borrowed from the data they came from. */
+typedef struct mjb_shim_fields {
+  double* time;
+  double* qpos;
+  double* qvel;
+  double* act;
+  double* ctrl;
+} mjb_shim_fields;
+
+/* Counters of the warnings MuJoCo raises when it resets a diverged simulation. */
+typedef struct mjb_shim_warnings {
+  int64_t badqpos, badqvel, badqacc;
+} mjb_shim_warnings;
+
+void mjb_shim_engine_info(mjb_shim_engine* out);
+
+/* Named single-bit state components of these headers, in header order.
+ * Returns the number of components; fills name/mask for index i < count. */
+int mjb_shim_state_component(int i, const char** name, uint32_t* mask);
+
+/* Install the bridge's error routing once per process (idempotent, thread-safe). */
+void mjb_shim_install_error_handler(void);
+
+/* Guarded calls. msg (MJB_SHIM_MSG_CAP bytes) receives MuJoCo's message on failure. */
+int mjb_shim_load_xml_path(const char* path, struct mjModel_** out, char* msg);
+int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out, char* msg);
+int mjb_shim_make_data(const struct mjModel_* m, struct mjData_** out, char* msg);
+int mjb_shim_step(const struct mjModel_* m, struct mjData_* d, char* msg);
+int mjb_shim_reset(const struct mjModel_* m, struct mjData_* d, char* msg);
+int mjb_shim_state_size(const struct mjModel_* m, uint32_t sig, int* out, char* msg);
+int mjb_shim_get_state(const struct mjModel_* m, const struct mjData_* d, double* state,
+                       uint32_t sig, char* msg);
+int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double* state,
+                       uint32_t sig, char* msg);
+/* Raise mju_error(text) inside a guard: proves the guard, drives fault injection. */
+int mjb_shim_raise(const char* text, char* msg);
+
+void mjb_shim_delete(struct mjModel_* m, struct mjData_* d);
+void mjb_shim_dims_of(const struct mjModel_* m, mjb_shim_dims* out);
+void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out);
+void mjb_shim_warnings_of(const struct mjData_* d, mjb_shim_warnings* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MJBRIDGE_SHIM_H */

@@ -1,0 +1,776 @@
+//! An endpoint owns one MuJoCo model/data pair, its tick, its native lock and its safety
+//! state. Every native read or write happens under the lock, after admission with a deadline;
+//! the facts documents are validated against live beside the lock, so validation never waits.
+//!
+//! Flow of a mutation: bytes → strict document (no lock) → admission (fence, deadline) →
+//! native phase → verification → outcome.
+
+use crate::checkpoint::json::{self, Fields, Value};
+use crate::checkpoint::{self, Checkpoint, Facts, Profile};
+use crate::native::{self, Dims, Layout, ModelSource, Mujoco, NativeError, Public};
+use crate::outcome::{Outcome, Reason, Refusal};
+use crate::safety::{InFlight, Safety};
+use crate::world;
+use parking_lot::{Mutex, MutexGuard, RwLock};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `timeout_ms` value that waits for the native lock without a deadline.
+pub const WAIT_FOREVER: u32 = u32::MAX;
+
+/// What a mutation did: the outcome, its reason, and the tick before and after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub outcome: Outcome,
+    pub reason: Reason,
+    pub tick_before: u64,
+    pub tick_after: u64,
+    /// Engine auto-resets (NaN/Inf in qpos/qvel/qacc) seen during the call.
+    pub engine_resets: u64,
+}
+
+/// A report plus, when the call did not simply succeed, the detail for `mjb_last_error`.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    pub report: Report,
+    pub detail: Option<Refusal>,
+}
+
+impl Answer {
+    fn ok(tick_before: u64, tick_after: u64) -> Self {
+        Answer {
+            report: Report {
+                outcome: Outcome::MJB_OK,
+                reason: Reason::MJB_REASON_NONE,
+                tick_before,
+                tick_after,
+                engine_resets: 0,
+            },
+            detail: None,
+        }
+    }
+
+    fn refused(r: Refusal, tick_before: u64, tick_after: u64) -> Self {
+        Answer {
+            report: Report {
+                outcome: r.outcome,
+                reason: r.reason,
+                tick_before,
+                tick_after,
+                engine_resets: 0,
+            },
+            detail: Some(r),
+        }
+    }
+}
+
+/// The endpoint configuration from `mjb_endpoint_open` / `mjb_endpoint_adopt`.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub model: Option<ModelSource>,
+    pub name: String,
+    pub seed: u64,
+    /// `None` is "auto".
+    pub profile: Option<Profile>,
+    pub fidelity: Option<Value>,
+}
+
+/// Parse a strict endpoint configuration. `with_model` says whether `model` is required
+/// (open) or not allowed (adopt: the host brings the model).
+pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
+    let doc = json::parse_document(bytes)?;
+    let allowed: &[&str] = if with_model {
+        &["model", "name", "seed", "profile", "fidelity"]
+    } else {
+        &["name", "seed", "profile", "fidelity"]
+    };
+    let required: &[&str] = if with_model { &["model"] } else { &[] };
+    let f = Fields::new(&doc, "", allowed, required)?;
+    let model = match f.get("model") {
+        Some((v, p)) => Some(parse_model_source(v, &p)?),
+        None => None,
+    };
+    let name = match f.get("name") {
+        Some((v, p)) => v.as_str(&p)?.to_owned(),
+        None => String::new(),
+    };
+    let seed = match f.get("seed") {
+        Some((v, p)) => v.as_u64(&p)?,
+        None => 0,
+    };
+    let profile = match f.get("profile") {
+        None => None,
+        Some((v, p)) => match v.as_str(&p)? {
+            "auto" => None,
+            s => Some(Profile::from_name(s).ok_or_else(|| {
+                Refusal::rejected(
+                    Reason::MJB_REASON_PROFILE,
+                    format!("unknown profile {s:?} (auto, mujoco_integration_v1, mujoco_basic_v1)"),
+                )
+                .at(p.clone())
+            })?),
+        },
+    };
+    let fidelity = match f.get("fidelity") {
+        None | Some((Value::Null, _)) => None,
+        Some((v, p)) => {
+            // A declaration says what is claimed, for what scope, on what evidence.
+            let d = Fields::new(v, &p, &["claim", "scope", "evidence"], &["claim", "scope", "evidence"])?;
+            for k in ["claim", "scope"] {
+                let (v, p) = d.req(k);
+                v.as_str(&p)?;
+            }
+            let (ev, ep) = d.req("evidence");
+            match ev {
+                Value::Str(_) => {}
+                Value::Arr(items) => {
+                    for (i, it) in items.iter().enumerate() {
+                        it.as_str(&json::pointer_index(&ep, i))?;
+                    }
+                }
+                _ => return Err(Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected a string or an array of strings").at(ep)),
+            }
+            Some(v.clone())
+        }
+    };
+    Ok(Config {
+        model,
+        name,
+        seed,
+        profile,
+        fidelity,
+    })
+}
+
+fn parse_model_source(v: &Value, ptr: &str) -> Result<ModelSource, Refusal> {
+    let f = Fields::new(v, ptr, &["xml_path", "xml"], &[])?;
+    match (f.get("xml_path"), f.get("xml")) {
+        (Some((v, p)), None) => Ok(ModelSource::XmlPath(v.as_str(&p)?.to_owned())),
+        (None, Some((v, p))) => Ok(ModelSource::Xml(v.as_str(&p)?.to_owned())),
+        _ => Err(Refusal::rejected(
+            Reason::MJB_REASON_MISSING_FIELD,
+            "model needs exactly one of \"xml_path\" or \"xml\"",
+        )
+        .at(ptr)),
+    }
+}
+
+/// The model facts validation needs, replaced as a whole when the model is.
+#[derive(Debug)]
+pub struct Shape {
+    pub dims: Dims,
+    pub configuration: u64,
+    pub layout: Option<Layout>,
+}
+
+struct Native {
+    mj: Mujoco,
+    tick: u64,
+    shape: Arc<Shape>,
+}
+
+/// A state image to restore or to roll back to.
+enum Image {
+    State(Vec<f64>),
+    Public(Public),
+}
+
+pub struct Endpoint {
+    pub safety: Safety,
+    native: Mutex<Native>,
+    shape: RwLock<Arc<Shape>>,
+    name: String,
+    seed: u64,
+    profile: Profile,
+    fidelity: Option<Value>,
+}
+
+fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
+    Refusal::rejected(Reason::MJB_REASON_ENGINE_ERROR, format!("{what}: {}", e.message()))
+}
+
+/// Refuse unless the loaded MuJoCo is the release the shim was compiled against.
+pub fn check_engine() -> Result<(), Refusal> {
+    let e = native::engine();
+    if e.library_matches_headers() {
+        Ok(())
+    } else {
+        Err(Refusal::rejected(
+            Reason::MJB_REASON_ENGINE,
+            format!(
+                "engine mismatch: compiled against mjVERSION_HEADER {} but the loaded library is {} ({})",
+                e.header_version, e.runtime_version, e.version_string
+            ),
+        ))
+    }
+}
+
+fn resolve_profile(wanted: Option<Profile>) -> Result<Profile, Refusal> {
+    let e = native::engine();
+    match wanted {
+        None if e.supports_integration() => Ok(Profile::Integration),
+        None => Ok(Profile::Basic),
+        Some(Profile::Integration) if !e.supports_integration() => Err(Refusal::rejected(
+            Reason::MJB_REASON_PROFILE,
+            format!(
+                "mujoco_integration_v1 needs mj_stateSize/mj_getState/mj_setState and mjSTATE_EQ_ACTIVE (MuJoCo >= 3.0.0); this engine is {}",
+                e.version_string
+            ),
+        )
+        .at("/profile")),
+        Some(p) => Ok(p),
+    }
+}
+
+fn shape_of(mj: &Mujoco, profile: Profile, configuration: u64) -> Result<Shape, Refusal> {
+    let layout = match profile {
+        Profile::Integration => Some(
+            mj.layout(native::engine().sig_integration)
+                .map_err(|e| engine_refusal(&e, "deriving the state layout"))?,
+        ),
+        Profile::Basic => None,
+    };
+    Ok(Shape {
+        dims: mj.dims(),
+        configuration,
+        layout,
+    })
+}
+
+impl Endpoint {
+    /// Load a model per `config` and own it.
+    pub fn open(config_json: &[u8]) -> Result<Endpoint, Refusal> {
+        let config = parse_config(config_json, true)?;
+        check_engine()?;
+        let profile = resolve_profile(config.profile)?;
+        let source = config.model.clone().expect("open requires model");
+        let mj = Mujoco::load(&source).map_err(|e| {
+            Refusal::rejected(Reason::MJB_REASON_MODEL_LOAD, format!("MuJoCo could not load the model: {}", e.message()))
+                .at("/model")
+        })?;
+        Self::build(mj, config, profile)
+    }
+
+    /// Own a host's pair. On refusal nothing was taken: the host still owns `m` and `d`.
+    ///
+    /// # Safety
+    /// As for [`Mujoco::adopt`].
+    pub unsafe fn adopt(
+        m: std::ptr::NonNull<native::MjModel>,
+        d: std::ptr::NonNull<native::MjData>,
+        config_json: &[u8],
+    ) -> Result<Endpoint, Refusal> {
+        let config = parse_config(config_json, false)?;
+        check_engine()?;
+        let profile = resolve_profile(config.profile)?;
+        let mj = Mujoco::adopt(m, d);
+        let shape = match shape_of(&mj, profile, 0) {
+            Ok(s) => s,
+            Err(e) => {
+                // Give the pair back untouched: the host keeps ownership on refusal.
+                std::mem::forget(mj);
+                return Err(e);
+            }
+        };
+        Ok(Self::with_shape(mj, config, profile, shape))
+    }
+
+    fn build(mj: Mujoco, config: Config, profile: Profile) -> Result<Endpoint, Refusal> {
+        let shape = shape_of(&mj, profile, 0)?;
+        Ok(Self::with_shape(mj, config, profile, shape))
+    }
+
+    fn with_shape(mj: Mujoco, config: Config, profile: Profile, shape: Shape) -> Endpoint {
+        let shape = Arc::new(shape);
+        Endpoint {
+            safety: Safety::new(0),
+            native: Mutex::new(Native {
+                mj,
+                tick: 0,
+                shape: shape.clone(),
+            }),
+            shape: RwLock::new(shape),
+            name: config.name,
+            seed: config.seed,
+            profile,
+            fidelity: config.fidelity,
+        }
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    pub fn shape(&self) -> Arc<Shape> {
+        self.shape.read().clone()
+    }
+
+    fn facts<'a>(&self, shape: &'a Shape) -> Facts<'a> {
+        Facts {
+            profile: self.profile,
+            engine: native::engine(),
+            dims: shape.dims,
+            configuration: shape.configuration,
+            layout: shape.layout.as_ref(),
+            seed: self.seed,
+        }
+    }
+
+    fn admit(&self, timeout_ms: u32) -> Result<MutexGuard<'_, Native>, Refusal> {
+        let guard = match timeout_ms {
+            WAIT_FOREVER => Some(self.native.lock()),
+            0 => self.native.try_lock(),
+            ms => self.native.try_lock_for(Duration::from_millis(u64::from(ms))),
+        };
+        guard.ok_or_else(|| {
+            Refusal::rejected(
+                Reason::MJB_REASON_BUSY,
+                format!("the native lock was not free within {timeout_ms} ms; nothing was done"),
+            )
+        })
+    }
+
+    fn fenced_refusal(&self) -> Option<Refusal> {
+        self.safety.fenced().map(|r| {
+            Refusal::new(
+                Outcome::MJB_FENCED,
+                r,
+                format!("the endpoint is fenced ({}); only reads, stop and free work", r.name()),
+            )
+        })
+    }
+
+    /// The common frame of every mutation: fence, admission, fence again, work in flight.
+    fn mutate(&self, timeout_ms: u32, f: impl FnOnce(&mut Native, &InFlight) -> Answer) -> Answer {
+        let tick = || self.safety.view_tick();
+        if let Some(r) = self.fenced_refusal() {
+            return Answer::refused(r, tick(), tick());
+        }
+        let mut native = match self.admit(timeout_ms) {
+            Ok(g) => g,
+            Err(r) => return Answer::refused(r, tick(), tick()),
+        };
+        if let Some(r) = self.fenced_refusal() {
+            return Answer::refused(r, native.tick, native.tick);
+        }
+        let work = self.safety.begin_work();
+        f(&mut native, &work)
+    }
+
+    /// Fence the endpoint and answer `MJB_UNKNOWN`.
+    fn unknown(&self, reason: Reason, message: String, before: u64, after: u64) -> Answer {
+        self.safety.fence(reason);
+        Answer::refused(Refusal::new(Outcome::MJB_UNKNOWN, reason, message), before, after)
+    }
+
+    // ---- images and rollback ----------------------------------------------------------------
+
+    fn capture(&self, n: &Native) -> Result<Image, NativeError> {
+        match &n.shape.layout {
+            Some(layout) => {
+                let mut v = vec![0.0; layout.size];
+                n.mj.get_state(layout.sig, &mut v)?;
+                Ok(Image::State(v))
+            }
+            None => Ok(Image::Public(n.mj.public())),
+        }
+    }
+
+    fn apply(&self, n: &mut Native, image: &Image) -> Result<(), NativeError> {
+        match image {
+            Image::State(v) => {
+                let sig = n.shape.layout.as_ref().expect("state image needs a layout").sig;
+                n.mj.set_state(sig, v)
+            }
+            Image::Public(p) => n.mj.write_public(p),
+        }
+    }
+
+    /// Read back and compare bit for bit.
+    fn holds(&self, n: &Native, image: &Image) -> Result<bool, NativeError> {
+        Ok(match (self.capture(n)?, image) {
+            (Image::State(now), Image::State(want)) => {
+                now.len() == want.len()
+                    && now.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits())
+            }
+            (Image::Public(now), Image::Public(want)) => now.same_bits(want),
+            _ => false,
+        })
+    }
+
+    /// Put `pre` back (after a reset when the engine raised mid-call) and prove it.
+    fn roll_back(
+        &self,
+        n: &mut Native,
+        pre: &Image,
+        reset_first: bool,
+        cause: Reason,
+        what: String,
+        tick_before: u64,
+    ) -> Answer {
+        let tick_now = n.tick;
+        let restored = (|| {
+            if reset_first {
+                n.mj.reset()?;
+            }
+            self.apply(n, pre)?;
+            self.holds(n, pre)
+        })();
+        match restored {
+            Ok(true) => Answer::refused(
+                Refusal::new(
+                    Outcome::MJB_ROLLED_BACK,
+                    cause,
+                    format!("{what}; the prior state was restored and verified bit for bit"),
+                ),
+                tick_before,
+                tick_now,
+            ),
+            Ok(false) => self.unknown(
+                Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+                format!("{what}; rolling back did not read back the prior state: endpoint fenced"),
+                tick_before,
+                tick_now,
+            ),
+            Err(e) => self.unknown(
+                Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+                format!("{what}; rolling back failed ({}): endpoint fenced", e.message()),
+                tick_before,
+                tick_now,
+            ),
+        }
+    }
+
+    // ---- mutations ----------------------------------------------------------------------------
+
+    /// `mj_step` up to `nstep` times, halting at a latched stop between steps.
+    pub fn step(&self, nstep: u32, timeout_ms: u32) -> Answer {
+        if self.safety.is_stopped() && self.safety.fenced().is_none() {
+            let t = self.safety.view_tick();
+            return Answer::refused(stop_refusal(), t, t);
+        }
+        self.mutate(timeout_ms, |n, work| {
+            let before = n.tick;
+            let mut resets = 0u64;
+            let mut answer = None;
+            for i in 0..nstep {
+                if work.stop_latched() {
+                    answer = Some(if i == 0 {
+                        Answer::refused(stop_refusal(), before, before)
+                    } else {
+                        let mut a = Answer::ok(before, n.tick);
+                        a.report.reason = Reason::MJB_REASON_STOP_LATCHED;
+                        a
+                    });
+                    break;
+                }
+                let pre = match self.capture(n) {
+                    Ok(img) => img,
+                    Err(e) => {
+                        answer = Some(Answer::refused(engine_refusal(&e, "reading the pre-step state"), before, n.tick));
+                        break;
+                    }
+                };
+                let warned = n.mj.warnings();
+                if let Err(e) = n.mj.step() {
+                    let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
+                    let mut a = self.roll_back(n, &pre, true, Reason::MJB_REASON_ENGINE_ERROR, what, before);
+                    a.report.engine_resets = resets;
+                    return a;
+                }
+                n.tick += 1;
+                self.safety.publish_tick(n.tick);
+                let now = n.mj.warnings();
+                resets += (now.badqpos - warned.badqpos).max(0) as u64
+                    + (now.badqvel - warned.badqvel).max(0) as u64
+                    + (now.badqacc - warned.badqacc).max(0) as u64;
+            }
+            let mut a = answer.unwrap_or_else(|| Answer::ok(before, n.tick));
+            a.report.engine_resets = resets;
+            if resets > 0 && a.report.outcome == Outcome::MJB_OK && a.report.reason == Reason::MJB_REASON_NONE {
+                a.report.reason = Reason::MJB_REASON_ENGINE_RESET;
+                a.detail = Some(Refusal::new(
+                    Outcome::MJB_OK,
+                    Reason::MJB_REASON_ENGINE_RESET,
+                    format!("MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"),
+                ));
+            }
+            a
+        })
+    }
+
+    /// Write `ctrl` (length `nu`, finite values).
+    pub fn set_ctrl(&self, ctrl: &[f64], timeout_ms: u32) -> Answer {
+        let t = self.safety.view_tick();
+        if let Err(r) = self.check_ctrl(ctrl, "/ctrl") {
+            return Answer::refused(r, t, t);
+        }
+        self.mutate(timeout_ms, |n, _| {
+            n.mj.write_ctrl(ctrl);
+            Answer::ok(n.tick, n.tick)
+        })
+    }
+
+    fn check_ctrl(&self, ctrl: &[f64], ptr: &str) -> Result<(), Refusal> {
+        let nu = self.shape().dims.nu;
+        if ctrl.len() as i64 != nu {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_DIMENSION,
+                format!("ctrl has {} values; the model has nu = {nu}", ctrl.len()),
+            )
+            .at(ptr));
+        }
+        if let Some(i) = ctrl.iter().position(|x| !x.is_finite()) {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_NOT_FINITE,
+                format!("ctrl[{i}] is not finite"),
+            )
+            .at(json::pointer_index(ptr, i)));
+        }
+        Ok(())
+    }
+
+    /// Apply a partial world document: only writable fields (`ctrl`).
+    pub fn world_write(&self, bytes: &[u8], timeout_ms: u32) -> Answer {
+        let t = self.safety.view_tick();
+        let ctrl = match self.parse_world_write(bytes) {
+            Ok(c) => c,
+            Err(r) => return Answer::refused(r, t, t),
+        };
+        self.mutate(timeout_ms, |n, _| {
+            if let Some(c) = &ctrl {
+                n.mj.write_ctrl(c);
+            }
+            Answer::ok(n.tick, n.tick)
+        })
+    }
+
+    fn parse_world_write(&self, bytes: &[u8]) -> Result<Option<Vec<f64>>, Refusal> {
+        let doc = json::parse_document(bytes)?;
+        let top = doc.as_obj("")?;
+        if top.iter().any(|(k, _)| k == "state_hash") {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_READ_ONLY_FIELD,
+                "state_hash is computed by the bridge",
+            )
+            .at("/state_hash"));
+        }
+        let f = Fields::new(&doc, "", &["world"], &["world"])?;
+        let (w, wp) = f.req("world");
+        let fields = w.as_obj(&wp)?;
+        for (k, _) in fields {
+            if world::READ_ONLY_FIELDS.contains(&k.as_str()) {
+                return Err(Refusal::rejected(
+                    Reason::MJB_REASON_READ_ONLY_FIELD,
+                    format!("world.{k} is read-only"),
+                )
+                .at(json::pointer_push(&wp, k)));
+            }
+        }
+        let wf = Fields::new(w, &wp, world::WRITABLE_FIELDS, &[])?;
+        match wf.get("ctrl") {
+            None => Ok(None),
+            Some((v, p)) => {
+                let c = v.as_f64_vec(&p)?;
+                self.check_ctrl(&c, &p)?;
+                Ok(Some(c))
+            }
+        }
+    }
+
+    /// Validate a checkpoint (no lock), then restore it under the lock and prove it.
+    pub fn restore(&self, bytes: &[u8], timeout_ms: u32) -> Answer {
+        let shape = self.shape();
+        let checkpoint = match checkpoint::validate(bytes, &self.facts(&shape)) {
+            Ok(c) => c,
+            Err(r) => {
+                let t = self.safety.view_tick();
+                return Answer::refused(r, t, t);
+            }
+        };
+        self.mutate(timeout_ms, |n, _| {
+            let before = n.tick;
+            // The model may have been replaced between validation and admission.
+            if !Arc::ptr_eq(&n.shape, &shape) {
+                return Answer::refused(
+                    Refusal::rejected(
+                        Reason::MJB_REASON_CONFIGURATION,
+                        format!(
+                            "the model was replaced (configuration {} -> {}) while the document waited",
+                            shape.configuration, n.shape.configuration
+                        ),
+                    )
+                    .at("/descriptor/configuration"),
+                    before,
+                    before,
+                );
+            }
+            let pre = match self.capture(n) {
+                Ok(img) => img,
+                Err(e) => return Answer::refused(engine_refusal(&e, "reading the pre-restore state"), before, before),
+            };
+            let tick = checkpoint.tick();
+            let target = match checkpoint {
+                Checkpoint::Integration { values, .. } => Image::State(values),
+                Checkpoint::Basic { public, .. } => Image::Public(public),
+            };
+            match self.apply(n, &target) {
+                Ok(()) => match self.holds(n, &target) {
+                    Ok(true) => {
+                        n.tick = tick;
+                        self.safety.publish_tick(tick);
+                        Answer::ok(before, tick)
+                    }
+                    Ok(false) => self.roll_back(
+                        n,
+                        &pre,
+                        false,
+                        Reason::MJB_REASON_VERIFICATION_MISMATCH,
+                        "the restored state did not read back bit for bit".into(),
+                        before,
+                    ),
+                    Err(e) => self.roll_back(
+                        n,
+                        &pre,
+                        true,
+                        Reason::MJB_REASON_ENGINE_ERROR,
+                        format!("reading back the restored state raised: {}", e.message()),
+                        before,
+                    ),
+                },
+                Err(NativeError::Unexpected(code, msg)) => self.unknown(
+                    Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION,
+                    format!("the state setter completed with unexpected status {code} ({msg}): endpoint fenced"),
+                    before,
+                    before,
+                ),
+                Err(e) => {
+                    let raised = matches!(e, NativeError::Engine(_));
+                    self.roll_back(
+                        n,
+                        &pre,
+                        raised,
+                        Reason::MJB_REASON_SETTER_FAILED,
+                        format!("the state setter failed: {}", e.message()),
+                        before,
+                    )
+                }
+            }
+        })
+    }
+
+    /// Replace the owned model/data; bumps the configuration counter, keeps tick and safety.
+    pub fn replace_model(&self, config_json: &[u8], timeout_ms: u32) -> Answer {
+        let t = self.safety.view_tick();
+        let source = match json::parse_document(config_json).and_then(|doc| {
+            let f = Fields::new(&doc, "", &["model"], &["model"])?;
+            let (v, p) = f.req("model");
+            parse_model_source(v, &p)
+        }) {
+            Ok(s) => s,
+            Err(r) => return Answer::refused(r, t, t),
+        };
+        // Loading touches no endpoint state: do it before taking the lock.
+        let mj = match Mujoco::load(&source) {
+            Ok(mj) => mj,
+            Err(e) => {
+                return Answer::refused(
+                    Refusal::rejected(Reason::MJB_REASON_MODEL_LOAD, format!("MuJoCo could not load the model: {}", e.message()))
+                        .at("/model"),
+                    t,
+                    t,
+                )
+            }
+        };
+        self.mutate(timeout_ms, move |n, _| {
+            let shape = match shape_of(&mj, self.profile, n.shape.configuration + 1) {
+                Ok(s) => Arc::new(s),
+                Err(r) => return Answer::refused(r, n.tick, n.tick),
+            };
+            let old = std::mem::replace(&mut n.mj, mj);
+            n.shape = shape.clone();
+            *self.shape.write() = shape;
+            drop(old);
+            Answer::ok(n.tick, n.tick)
+        })
+    }
+
+    // ---- reads --------------------------------------------------------------------------------
+
+    fn checkpoint_value(&self, n: &Native) -> Result<Value, Refusal> {
+        let facts = self.facts(&n.shape);
+        match self.capture(n).map_err(|e| engine_refusal(&e, "reading the state"))? {
+            Image::State(v) => checkpoint::integration_document(&facts, &v, n.tick),
+            Image::Public(p) => Ok(checkpoint::basic_document(&facts, &p, n.tick)),
+        }
+    }
+
+    /// The checkpoint document alone.
+    pub fn checkpoint_read(&self, timeout_ms: u32) -> Result<String, Refusal> {
+        let n = self.admit(timeout_ms)?;
+        Ok(self.checkpoint_value(&n)?.to_json())
+    }
+
+    /// The world document (resource read and snapshot serve the same bytes).
+    pub fn world_read(&self, timeout_ms: u32) -> Result<String, Refusal> {
+        let n = self.admit(timeout_ms)?;
+        let checkpoint = self.checkpoint_value(&n)?;
+        let public = n.mj.public();
+        Ok(world::document(world::WorldParts {
+            name: &self.name,
+            profile: self.profile,
+            tick: n.tick,
+            public: &public,
+            seed: self.seed,
+            declared: self.fidelity.as_ref(),
+            checkpoint,
+        }))
+    }
+
+    /// Run `f` on the owned pair under the native lock (for hosts' own reads and for tests).
+    pub fn with_native<R>(&self, timeout_ms: u32, f: impl FnOnce(&Mujoco, u64) -> R) -> Result<R, Refusal> {
+        let n = self.admit(timeout_ms)?;
+        Ok(f(&n.mj, n.tick))
+    }
+
+    /// Arm a one-shot fault on the owned pair (fault-injection builds).
+    pub fn arm_fault(&self, fault: native::Fault, timeout_ms: u32) -> Result<(), Refusal> {
+        let mut n = self.admit(timeout_ms)?;
+        n.mj.arm_fault(fault);
+        Ok(())
+    }
+
+    // ---- safety -------------------------------------------------------------------------------
+
+    pub fn confirm_paused(&self) -> Result<(), Refusal> {
+        self.check_acknowledgeable()
+    }
+
+    pub fn safety_reset(&self) -> Result<(), Refusal> {
+        self.check_acknowledgeable()?;
+        self.safety.clear_latch();
+        Ok(())
+    }
+
+    fn check_acknowledgeable(&self) -> Result<(), Refusal> {
+        if let Some(r) = self.fenced_refusal() {
+            return Err(r);
+        }
+        self.safety.check_acknowledgeable().map_err(|reason| {
+            Refusal::rejected(
+                reason,
+                match reason {
+                    Reason::MJB_REASON_NOT_STOPPED => "the endpoint is not stopped",
+                    _ => "native work is still in flight; the pause is not confirmed",
+                },
+            )
+        })
+    }
+}
+
+fn stop_refusal() -> Refusal {
+    Refusal::rejected(
+        Reason::MJB_REASON_STOP_LATCHED,
+        "a stop is latched; no step was taken (mjb_safety_reset clears it)",
+    )
+}

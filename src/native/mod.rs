@@ -1,0 +1,636 @@
+//! The seam to the engine: what the linked MuJoCo is (`EngineInfo`), the shape of a model
+//! (`Dims`, `Layout`), and one owned model/data pair (`Mujoco`) whose every call that can raise
+//! `mju_error` goes through a guard in the C shim and comes back as a `NativeError`.
+//!
+//! Nothing here decides policy: callers (the endpoint) decide what an error means.
+
+/// cbindgen:ignore
+mod shim;
+
+use shim::*;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int};
+use std::ptr::NonNull;
+use std::sync::OnceLock;
+
+pub use shim::{MjData, MjModel, ShimWarnings as Warnings};
+
+/// What went wrong inside a native call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NativeError {
+    /// `mju_error` was raised; the message is MuJoCo's.
+    Engine(String),
+    /// The call reported failure without raising (a NULL model, for instance).
+    Failed(String),
+    /// The linked MuJoCo has no such API.
+    Unsupported(String),
+    /// The call completed with a status that is neither plain success nor an engine error.
+    Unexpected(i32, String),
+}
+
+impl NativeError {
+    pub fn message(&self) -> &str {
+        match self {
+            NativeError::Engine(m)
+            | NativeError::Failed(m)
+            | NativeError::Unsupported(m)
+            | NativeError::Unexpected(_, m) => m,
+        }
+    }
+}
+
+fn msg_buf() -> Vec<c_char> {
+    vec![0; MSG_CAP]
+}
+
+fn msg_text(buf: &[c_char]) -> String {
+    // SAFETY: the shim always leaves a NUL-terminated string in the buffer.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn status(code: c_int, buf: &[c_char]) -> Result<(), NativeError> {
+    match code {
+        SHIM_OK => Ok(()),
+        SHIM_ENGINE_ERROR => Err(NativeError::Engine(msg_text(buf))),
+        SHIM_FAILED => Err(NativeError::Failed(msg_text(buf))),
+        SHIM_UNSUPPORTED => Err(NativeError::Unsupported(msg_text(buf))),
+        other => Err(NativeError::Unexpected(other, msg_text(buf))),
+    }
+}
+
+/// The engine the bridge was compiled against and the one it runs with.
+#[derive(Debug)]
+pub struct EngineInfo {
+    /// `mjVERSION_HEADER` of the headers the shim was compiled against.
+    pub header_version: i32,
+    /// `mj_version()` of the library loaded at run time.
+    pub runtime_version: i32,
+    /// `mj_versionString()` of the library loaded at run time.
+    pub version_string: String,
+    pub has_state_api: bool,
+    pub has_eq_active_state: bool,
+    /// `mjSTATE_INTEGRATION` of these headers (0 without the state API).
+    pub sig_integration: u32,
+    /// Bytes per `mjData.eq_active` element (1: mjtByte or bool), 0 when not in mjData.
+    pub eq_active_size: i32,
+    /// Named single-bit components of these headers.
+    pub components: Vec<(&'static str, u32)>,
+    /// Where the build found MuJoCo, and the exact library file it linked.
+    pub build_source: &'static str,
+    pub build_library: &'static str,
+}
+
+impl EngineInfo {
+    /// The loaded library is the release the shim was compiled against.
+    pub fn library_matches_headers(&self) -> bool {
+        self.header_version == self.runtime_version
+    }
+
+    /// Everything `mujoco_integration_v1` needs is in this engine.
+    pub fn supports_integration(&self) -> bool {
+        self.has_state_api && self.has_eq_active_state && self.sig_integration != 0
+    }
+
+    pub fn component_name(&self, mask: u32) -> Option<&'static str> {
+        self.components
+            .iter()
+            .find(|(_, m)| *m == mask)
+            .map(|(n, _)| *n)
+    }
+
+    pub fn component_mask(&self, name: &str) -> Option<u32> {
+        self.components
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+    }
+}
+
+/// Facts about the linked engine, read once per process.
+pub fn engine() -> &'static EngineInfo {
+    static INFO: OnceLock<EngineInfo> = OnceLock::new();
+    INFO.get_or_init(|| {
+        let mut raw = ShimEngine {
+            header_version: 0,
+            runtime_version: 0,
+            version_string: std::ptr::null(),
+            has_state_api: 0,
+            has_eq_active_state: 0,
+            sig_integration: 0,
+            eq_active_size: 0,
+        };
+        // SAFETY: plain out-parameter fill; mj_versionString returns a static string.
+        unsafe { mjb_shim_engine_info(&mut raw) };
+        let version_string = if raw.version_string.is_null() {
+            String::new()
+        } else {
+            // SAFETY: static NUL-terminated string owned by MuJoCo.
+            unsafe { CStr::from_ptr(raw.version_string) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let mut components = Vec::new();
+        let mut name: *const c_char = std::ptr::null();
+        let mut mask = 0u32;
+        // SAFETY: index 0 query returns the count; names are static strings in the shim.
+        let count = unsafe { mjb_shim_state_component(-1, &mut name, &mut mask) };
+        for i in 0..count {
+            unsafe { mjb_shim_state_component(i, &mut name, &mut mask) };
+            let n = unsafe { CStr::from_ptr(name) }.to_str().expect("ascii name");
+            components.push((n, mask));
+        }
+        EngineInfo {
+            header_version: raw.header_version,
+            runtime_version: raw.runtime_version,
+            version_string,
+            has_state_api: raw.has_state_api != 0,
+            has_eq_active_state: raw.has_eq_active_state != 0,
+            sig_integration: raw.sig_integration,
+            eq_active_size: raw.eq_active_size,
+            components,
+            build_source: env!("MJB_ENGINE_SOURCE"),
+            build_library: env!("MJB_ENGINE_LIBRARY"),
+        }
+    })
+}
+
+/// The model dimensions a checkpoint's descriptor names.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dims {
+    pub nq: i64,
+    pub nv: i64,
+    pub na: i64,
+    pub nu: i64,
+    pub nbody: i64,
+    pub neq: i64,
+    pub nmocap: i64,
+    pub nuserdata: i64,
+    pub npluginstate: i64,
+    pub timestep: f64,
+}
+
+impl Dims {
+    /// The integer dimensions by name, in descriptor order.
+    pub fn named(&self) -> [(&'static str, i64); 9] {
+        [
+            ("nq", self.nq),
+            ("nv", self.nv),
+            ("na", self.na),
+            ("nu", self.nu),
+            ("nbody", self.nbody),
+            ("neq", self.neq),
+            ("nmocap", self.nmocap),
+            ("nuserdata", self.nuserdata),
+            ("npluginstate", self.npluginstate),
+        ]
+    }
+}
+
+/// Dimensions are equal when every count is and the timesteps are the same bits.
+impl PartialEq for Dims {
+    fn eq(&self, o: &Self) -> bool {
+        self.named() == o.named() && self.timestep.to_bits() == o.timestep.to_bits()
+    }
+}
+
+/// One component of the integration state vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Component name from the shim's table, or `bitN` for a bit these headers do not name.
+    pub name: String,
+    pub mask: u32,
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// Where each component sits in `mj_getState(m, d, _, sig)`: components appear in bit order,
+/// so a component's offset is the sum of `mj_stateSize(m, bit)` over the lower set bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub sig: u32,
+    pub size: usize,
+    pub segments: Vec<Segment>,
+}
+
+impl Layout {
+    pub fn segment(&self, name: &str) -> Option<&Segment> {
+        self.segments.iter().find(|s| s.name == name)
+    }
+
+    pub fn range(&self, name: &str) -> std::ops::Range<usize> {
+        self.segment(name)
+            .map(|s| s.offset..s.offset + s.len)
+            .unwrap_or(0..0)
+    }
+}
+
+/// Where a model comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelSource {
+    XmlPath(String),
+    Xml(String),
+}
+
+/// Faults the `fault-injection` feature can arm on a real MuJoCo pair. Each is one-shot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Fault {
+    /// The next state write applies, then MuJoCo raises an error.
+    SetterError = 1,
+    /// The next state write applies, then reports a status that is neither OK nor error.
+    SetterUnexpected = 2,
+    /// The next state write stores a value one ulp off the request (readback differs).
+    ReadbackMismatch = 3,
+    /// The next two state writes are off by one ulp: the restore and its rollback.
+    RollbackUnproven = 4,
+    /// The next engine step runs, then MuJoCo raises an error.
+    StepError = 5,
+    /// The next mutation panics inside the boundary.
+    Panic = 6,
+}
+
+impl Fault {
+    pub fn from_i32(v: i32) -> Option<Fault> {
+        use Fault::*;
+        [
+            SetterError,
+            SetterUnexpected,
+            ReadbackMismatch,
+            RollbackUnproven,
+            StepError,
+            Panic,
+        ]
+        .into_iter()
+        .find(|f| *f as i32 == v)
+    }
+}
+
+#[derive(Default, Debug)]
+struct Faults {
+    setter_error: bool,
+    setter_unexpected: bool,
+    corrupt_writes: u32,
+    step_error: bool,
+    panic: bool,
+}
+
+/// Copies of the public fields of mjData.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Public {
+    pub time: f64,
+    pub qpos: Vec<f64>,
+    pub qvel: Vec<f64>,
+    pub act: Vec<f64>,
+    pub ctrl: Vec<f64>,
+}
+
+impl Public {
+    /// Equal bit for bit (so -0.0 differs from 0.0 and NaN equals itself).
+    pub fn same_bits(&self, o: &Public) -> bool {
+        fn eq(a: &[f64], b: &[f64]) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        }
+        self.time.to_bits() == o.time.to_bits()
+            && eq(&self.qpos, &o.qpos)
+            && eq(&self.qvel, &o.qvel)
+            && eq(&self.act, &o.act)
+            && eq(&self.ctrl, &o.ctrl)
+    }
+}
+
+/// One owned MuJoCo model/data pair. Freed on drop.
+pub struct Mujoco {
+    m: NonNull<MjModel>,
+    d: NonNull<MjData>,
+    dims: Dims,
+    faults: Faults,
+}
+
+// SAFETY: the pair is only ever touched through `&mut self` or `&self` under the endpoint's
+// native lock; MuJoCo model/data have no thread affinity.
+unsafe impl Send for Mujoco {}
+
+impl Drop for Mujoco {
+    fn drop(&mut self) {
+        // SAFETY: we own both pointers and nothing else refers to them after drop.
+        unsafe { mjb_shim_delete(self.m.as_ptr(), self.d.as_ptr()) };
+    }
+}
+
+impl Mujoco {
+    /// Load and compile a model and make its data. Compile errors carry MuJoCo's message.
+    pub fn load(source: &ModelSource) -> Result<Mujoco, NativeError> {
+        let mut msg = msg_buf();
+        let mut m: *mut MjModel = std::ptr::null_mut();
+        let code = match source {
+            ModelSource::XmlPath(p) => {
+                let c = CString::new(p.as_str())
+                    .map_err(|_| NativeError::Failed("path contains a NUL byte".into()))?;
+                // SAFETY: valid C string, out-pointer and message buffer of MSG_CAP bytes.
+                unsafe { mjb_shim_load_xml_path(c.as_ptr(), &mut m, msg.as_mut_ptr()) }
+            }
+            ModelSource::Xml(x) => unsafe {
+                // SAFETY: pointer/length of a live string; the shim copies it.
+                mjb_shim_load_xml_string(x.as_ptr().cast(), x.len(), &mut m, msg.as_mut_ptr())
+            },
+        };
+        status(code, &msg)?;
+        let m = NonNull::new(m).ok_or_else(|| NativeError::Failed(msg_text(&msg)))?;
+        let mut d: *mut MjData = std::ptr::null_mut();
+        // SAFETY: m is a valid model we own.
+        let code = unsafe { mjb_shim_make_data(m.as_ptr(), &mut d, msg.as_mut_ptr()) };
+        if let Err(e) = status(code, &msg) {
+            unsafe { mjb_shim_delete(m.as_ptr(), std::ptr::null_mut()) };
+            return Err(e);
+        }
+        let d = NonNull::new(d).expect("make_data succeeded");
+        Ok(Self::from_parts(m, d))
+    }
+
+    /// Take ownership of a host's pair.
+    ///
+    /// # Safety
+    /// `m` and `d` must be a live model and data made for it by the linked MuJoCo, not used or
+    /// freed by anyone else from now on.
+    pub unsafe fn adopt(m: NonNull<MjModel>, d: NonNull<MjData>) -> Mujoco {
+        mjb_shim_install_error_handler();
+        Self::from_parts(m, d)
+    }
+
+    fn from_parts(m: NonNull<MjModel>, d: NonNull<MjData>) -> Mujoco {
+        let mut raw = ShimDims::default();
+        // SAFETY: valid model.
+        unsafe { mjb_shim_dims_of(m.as_ptr(), &mut raw) };
+        let dims = Dims {
+            nq: raw.nq,
+            nv: raw.nv,
+            na: raw.na,
+            nu: raw.nu,
+            nbody: raw.nbody,
+            neq: raw.neq,
+            nmocap: raw.nmocap,
+            nuserdata: raw.nuserdata,
+            npluginstate: raw.npluginstate,
+            timestep: raw.timestep,
+        };
+        Mujoco {
+            m,
+            d,
+            dims,
+            faults: Faults::default(),
+        }
+    }
+
+    pub fn dims(&self) -> Dims {
+        self.dims
+    }
+
+    pub fn model_ptr(&self) -> *mut MjModel {
+        self.m.as_ptr()
+    }
+
+    pub fn data_ptr(&self) -> *mut MjData {
+        self.d.as_ptr()
+    }
+
+    /// The component layout of `sig`, derived from the engine's own state sizes.
+    pub fn layout(&self, sig: u32) -> Result<Layout, NativeError> {
+        let info = engine();
+        let mut segments = Vec::new();
+        let mut offset = 0usize;
+        for bit in 0..32 {
+            let mask = 1u32 << bit;
+            if sig & mask == 0 {
+                continue;
+            }
+            let len = self.state_size(mask)?;
+            let name = info
+                .component_name(mask)
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("bit{bit}"));
+            segments.push(Segment {
+                name,
+                mask,
+                offset,
+                len,
+            });
+            offset += len;
+        }
+        let size = self.state_size(sig)?;
+        if size != offset {
+            return Err(NativeError::Failed(format!(
+                "mj_stateSize({sig}) = {size} but its components add up to {offset}"
+            )));
+        }
+        Ok(Layout {
+            sig,
+            size,
+            segments,
+        })
+    }
+
+    pub fn state_size(&self, sig: u32) -> Result<usize, NativeError> {
+        let mut msg = msg_buf();
+        let mut n: c_int = 0;
+        // SAFETY: valid model; out-pointer and buffer.
+        let code = unsafe { mjb_shim_state_size(self.m.as_ptr(), sig, &mut n, msg.as_mut_ptr()) };
+        status(code, &msg)?;
+        usize::try_from(n).map_err(|_| NativeError::Failed(format!("negative state size {n}")))
+    }
+
+    pub fn get_state(&self, sig: u32, out: &mut [f64]) -> Result<(), NativeError> {
+        let want = self.state_size(sig)?;
+        assert_eq!(out.len(), want, "state buffer length");
+        let mut msg = msg_buf();
+        // SAFETY: out holds exactly mj_stateSize(m, sig) doubles.
+        let code = unsafe {
+            mjb_shim_get_state(
+                self.m.as_ptr(),
+                self.d.as_ptr(),
+                out.as_mut_ptr(),
+                sig,
+                msg.as_mut_ptr(),
+            )
+        };
+        status(code, &msg)
+    }
+
+    pub fn set_state(&mut self, sig: u32, state: &[f64]) -> Result<(), NativeError> {
+        let want = self.state_size(sig)?;
+        assert_eq!(state.len(), want, "state buffer length");
+        let corrupted;
+        let state = if self.faults.corrupt_writes > 0 && !state.is_empty() {
+            self.faults.corrupt_writes -= 1;
+            corrupted = nudged(state);
+            &corrupted[..]
+        } else {
+            state
+        };
+        let mut msg = msg_buf();
+        // SAFETY: state holds exactly mj_stateSize(m, sig) doubles.
+        let code = unsafe {
+            mjb_shim_set_state(
+                self.m.as_ptr(),
+                self.d.as_ptr(),
+                state.as_ptr(),
+                sig,
+                msg.as_mut_ptr(),
+            )
+        };
+        status(code, &msg)?;
+        self.after_write()
+    }
+
+    /// Fault hooks that follow a state write that did apply.
+    fn after_write(&mut self) -> Result<(), NativeError> {
+        if std::mem::take(&mut self.faults.setter_error) {
+            return raise("injected fault: setter raised after writing");
+        }
+        if std::mem::take(&mut self.faults.setter_unexpected) {
+            return Err(NativeError::Unexpected(
+                SHIM_FAILED,
+                "injected fault: setter reported an unexpected completion".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// One `mj_step`.
+    pub fn step(&mut self) -> Result<(), NativeError> {
+        if std::mem::take(&mut self.faults.panic) {
+            panic!("injected fault: panic inside a native mutation");
+        }
+        let mut msg = msg_buf();
+        // SAFETY: valid pair owned by self.
+        let code = unsafe { mjb_shim_step(self.m.as_ptr(), self.d.as_ptr(), msg.as_mut_ptr()) };
+        status(code, &msg)?;
+        if std::mem::take(&mut self.faults.step_error) {
+            return raise("injected fault: step raised after running");
+        }
+        Ok(())
+    }
+
+    /// `mj_resetData`: brings data back to a consistent state after an interrupted call.
+    pub fn reset(&mut self) -> Result<(), NativeError> {
+        let mut msg = msg_buf();
+        // SAFETY: valid pair owned by self.
+        let code = unsafe { mjb_shim_reset(self.m.as_ptr(), self.d.as_ptr(), msg.as_mut_ptr()) };
+        status(code, &msg)
+    }
+
+    fn fields(&self) -> ShimFields {
+        let mut f = ShimFields {
+            time: std::ptr::null_mut(),
+            qpos: std::ptr::null_mut(),
+            qvel: std::ptr::null_mut(),
+            act: std::ptr::null_mut(),
+            ctrl: std::ptr::null_mut(),
+        };
+        // SAFETY: valid data.
+        unsafe { mjb_shim_fields_of(self.d.as_ptr(), &mut f) };
+        f
+    }
+
+    /// Copy the public fields out.
+    pub fn public(&self) -> Public {
+        let f = self.fields();
+        let d = &self.dims;
+        // SAFETY: mjData arrays have the model's dimensions; a zero length needs no pointer.
+        let copy = |p: *mut f64, n: i64| -> Vec<f64> {
+            if n <= 0 || p.is_null() {
+                Vec::new()
+            } else {
+                unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+            }
+        };
+        Public {
+            time: unsafe { *f.time },
+            qpos: copy(f.qpos, d.nq),
+            qvel: copy(f.qvel, d.nv),
+            act: copy(f.act, d.na),
+            ctrl: copy(f.ctrl, d.nu),
+        }
+    }
+
+    /// Write the public fields (the caller checked the lengths against the dimensions).
+    pub fn write_public(&mut self, p: &Public) -> Result<(), NativeError> {
+        let corrupt = self.faults.corrupt_writes > 0;
+        if corrupt {
+            self.faults.corrupt_writes -= 1;
+        }
+        let f = self.fields();
+        let d = self.dims;
+        let put = |dst: *mut f64, src: &[f64], n: i64| {
+            assert_eq!(src.len() as i64, n.max(0), "public field length");
+            if n > 0 {
+                // SAFETY: dst has n elements (model dimension), src has n.
+                unsafe { std::slice::from_raw_parts_mut(dst, n as usize) }.copy_from_slice(src);
+            }
+        };
+        // SAFETY: time is a field of live data.
+        unsafe {
+            *f.time = if corrupt {
+                next_up(p.time)
+            } else {
+                p.time
+            }
+        };
+        put(f.qpos, &p.qpos, d.nq);
+        put(f.qvel, &p.qvel, d.nv);
+        put(f.act, &p.act, d.na);
+        put(f.ctrl, &p.ctrl, d.nu);
+        self.after_write()
+    }
+
+    /// Write `ctrl` (the caller checked the length and finiteness).
+    pub fn write_ctrl(&mut self, ctrl: &[f64]) {
+        let f = self.fields();
+        let n = self.dims.nu.max(0) as usize;
+        assert_eq!(ctrl.len(), n, "ctrl length");
+        if n > 0 {
+            // SAFETY: ctrl has nu elements.
+            unsafe { std::slice::from_raw_parts_mut(f.ctrl, n) }.copy_from_slice(ctrl);
+        }
+    }
+
+    pub fn warnings(&self) -> Warnings {
+        let mut w = Warnings::default();
+        // SAFETY: valid data.
+        unsafe { mjb_shim_warnings_of(self.d.as_ptr(), &mut w) };
+        w
+    }
+
+    /// Arm a one-shot fault (only reachable through the `fault-injection` feature's export).
+    pub fn arm_fault(&mut self, f: Fault) {
+        match f {
+            Fault::SetterError => self.faults.setter_error = true,
+            Fault::SetterUnexpected => self.faults.setter_unexpected = true,
+            Fault::ReadbackMismatch => self.faults.corrupt_writes = 1,
+            Fault::RollbackUnproven => self.faults.corrupt_writes = 2,
+            Fault::StepError => self.faults.step_error = true,
+            Fault::Panic => self.faults.panic = true,
+        }
+    }
+}
+
+/// Raise a real `mju_error` inside a guard and return it as an error.
+pub fn raise(text: &str) -> Result<(), NativeError> {
+    let c = CString::new(text).expect("no NUL in fault text");
+    let mut msg = msg_buf();
+    // SAFETY: valid C string and message buffer.
+    let code = unsafe { mjb_shim_raise(c.as_ptr(), msg.as_mut_ptr()) };
+    status(code, &msg)
+}
+
+fn next_up(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() + 1)
+}
+
+/// The same state with its first value one ulp off.
+fn nudged(state: &[f64]) -> Vec<f64> {
+    let mut v = state.to_vec();
+    v[0] = next_up(v[0]);
+    v
+}

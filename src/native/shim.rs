@@ -1,0 +1,106 @@
+//! Declarations of `csrc/shim.h`. Only `native::mujoco` calls these.
+
+use std::os::raw::{c_char, c_int};
+
+#[repr(C)]
+pub struct MjModel {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct MjData {
+    _private: [u8; 0],
+}
+
+pub const SHIM_OK: c_int = 0;
+pub const SHIM_ENGINE_ERROR: c_int = 1;
+pub const SHIM_FAILED: c_int = 2;
+pub const SHIM_UNSUPPORTED: c_int = 3;
+pub const MSG_CAP: usize = 1024;
+
+#[repr(C)]
+pub struct ShimEngine {
+    pub header_version: c_int,
+    pub runtime_version: c_int,
+    pub version_string: *const c_char,
+    pub has_state_api: c_int,
+    pub has_eq_active_state: c_int,
+    pub sig_integration: u32,
+    pub eq_active_size: c_int,
+}
+
+#[repr(C)]
+#[derive(Default)]
+pub struct ShimDims {
+    pub nq: i64,
+    pub nv: i64,
+    pub na: i64,
+    pub nu: i64,
+    pub nbody: i64,
+    pub neq: i64,
+    pub nmocap: i64,
+    pub nuserdata: i64,
+    pub npluginstate: i64,
+    pub timestep: f64,
+}
+
+#[repr(C)]
+pub struct ShimFields {
+    pub time: *mut f64,
+    pub qpos: *mut f64,
+    pub qvel: *mut f64,
+    pub act: *mut f64,
+    pub ctrl: *mut f64,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ShimWarnings {
+    pub badqpos: i64,
+    pub badqvel: i64,
+    pub badqacc: i64,
+}
+
+extern "C" {
+    pub fn mjb_shim_engine_info(out: *mut ShimEngine);
+    pub fn mjb_shim_state_component(i: c_int, name: *mut *const c_char, mask: *mut u32) -> c_int;
+    pub fn mjb_shim_install_error_handler();
+    pub fn mjb_shim_load_xml_path(
+        path: *const c_char,
+        out: *mut *mut MjModel,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_load_xml_string(
+        xml: *const c_char,
+        len: usize,
+        out: *mut *mut MjModel,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_make_data(m: *const MjModel, out: *mut *mut MjData, msg: *mut c_char) -> c_int;
+    pub fn mjb_shim_step(m: *const MjModel, d: *mut MjData, msg: *mut c_char) -> c_int;
+    pub fn mjb_shim_reset(m: *const MjModel, d: *mut MjData, msg: *mut c_char) -> c_int;
+    pub fn mjb_shim_state_size(
+        m: *const MjModel,
+        sig: u32,
+        out: *mut c_int,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_get_state(
+        m: *const MjModel,
+        d: *const MjData,
+        state: *mut f64,
+        sig: u32,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_set_state(
+        m: *const MjModel,
+        d: *mut MjData,
+        state: *const f64,
+        sig: u32,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_raise(text: *const c_char, msg: *mut c_char) -> c_int;
+    pub fn mjb_shim_delete(m: *mut MjModel, d: *mut MjData);
+    pub fn mjb_shim_dims_of(m: *const MjModel, out: *mut ShimDims);
+    pub fn mjb_shim_fields_of(d: *mut MjData, out: *mut ShimFields);
+    pub fn mjb_shim_warnings_of(d: *const MjData, out: *mut ShimWarnings);
+}

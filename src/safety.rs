@@ -1,0 +1,150 @@
+//! The lock-free half of an endpoint: stop latch, stop history, native work in flight, fence.
+//!
+//! Nothing here waits for the native lock, so `mjb_stop` and `mjb_safety_read` answer at once
+//! even while a long step holds it.
+//!
+//! The stop/in-flight handshake (why a pause can never be confirmed while a step that missed
+//! the latch is still running):
+//! - a stopper does `stopped.store(true)` then `in_flight.load()`;
+//! - a worker does `in_flight.fetch_add(1)` then `stopped.load()` before every engine step,
+//!   and only steps when it read `false`.
+//!
+//! All four are `SeqCst`, so they sit in one total order. If the stopper's load saw 0, the
+//! worker's `fetch_add` comes after that load, hence after the store, so the worker's latch
+//! check (after its `fetch_add`) sees `true` and it does not step. If the worker's check saw
+//! `false`, the check precedes the store, so its `fetch_add` precedes the stopper's load, which
+//! then sees a count above zero and reports the pause as unconfirmed.
+
+use crate::outcome::Reason;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::SeqCst};
+
+const NO_TICK: u64 = u64::MAX;
+
+#[derive(Debug, Default)]
+pub struct Safety {
+    stopped: AtomicBool,
+    stop_count: AtomicU64,
+    first_stop_tick: AtomicU64,
+    last_stop_tick: AtomicU64,
+    in_flight: AtomicU64,
+    /// 0 when not fenced, else the `mjb_reason` that fenced the endpoint.
+    fence: AtomicI32,
+    /// The endpoint's tick as last published by the holder of the native lock, so that stop
+    /// history can record a tick without taking the lock.
+    tick: AtomicU64,
+}
+
+/// A copy of the safety state at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SafetyView {
+    pub stopped: bool,
+    pub confirmed: bool,
+    pub stop_count: u64,
+    pub first_stop_tick: Option<u64>,
+    pub last_stop_tick: Option<u64>,
+    pub in_flight: u64,
+    pub fence: Option<Reason>,
+}
+
+/// Marks native work in flight for as long as it lives.
+pub struct InFlight<'a>(&'a Safety);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, SeqCst);
+    }
+}
+
+impl InFlight<'_> {
+    /// The latch check a worker makes before each engine step (see the module comment).
+    pub fn stop_latched(&self) -> bool {
+        self.0.stopped.load(SeqCst)
+    }
+}
+
+impl Safety {
+    pub fn new(tick: u64) -> Self {
+        let s = Safety {
+            first_stop_tick: AtomicU64::new(NO_TICK),
+            last_stop_tick: AtomicU64::new(NO_TICK),
+            ..Default::default()
+        };
+        s.tick.store(tick, SeqCst);
+        s
+    }
+
+    /// Latch a stop. Returns whether the pause is confirmed (no native work in flight).
+    pub fn stop(&self) -> bool {
+        let tick = self.tick.load(SeqCst);
+        self.stopped.store(true, SeqCst);
+        let confirmed = self.in_flight.load(SeqCst) == 0;
+        self.stop_count.fetch_add(1, SeqCst);
+        let _ = self
+            .first_stop_tick
+            .compare_exchange(NO_TICK, tick, SeqCst, SeqCst);
+        self.last_stop_tick.store(tick, SeqCst);
+        confirmed
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.load(SeqCst)
+    }
+
+    /// Begin native work; pair every engine step with [`InFlight::stop_latched`].
+    pub fn begin_work(&self) -> InFlight<'_> {
+        self.in_flight.fetch_add(1, SeqCst);
+        InFlight(self)
+    }
+
+    pub fn publish_tick(&self, tick: u64) {
+        self.tick.store(tick, SeqCst);
+    }
+
+    pub fn fence(&self, reason: Reason) {
+        let _ = self.fence.compare_exchange(0, reason as i32, SeqCst, SeqCst);
+    }
+
+    pub fn fenced(&self) -> Option<Reason> {
+        match self.fence.load(SeqCst) {
+            0 => None,
+            r => Some(Reason::from_i32(r).unwrap_or(Reason::MJB_REASON_PANIC)),
+        }
+    }
+
+    /// The tick last published by the holder of the native lock.
+    pub fn view_tick(&self) -> u64 {
+        self.tick.load(SeqCst)
+    }
+
+    /// Positive acknowledgements need a latched stop and nothing in flight (the caller checks
+    /// the fence first).
+    pub fn check_acknowledgeable(&self) -> Result<(), Reason> {
+        if !self.stopped.load(SeqCst) {
+            return Err(Reason::MJB_REASON_NOT_STOPPED);
+        }
+        if self.in_flight.load(SeqCst) != 0 {
+            return Err(Reason::MJB_REASON_UNRESOLVED_NATIVE_WORK);
+        }
+        Ok(())
+    }
+
+    /// Clear the latch. History stays: resetting is not forgetting.
+    pub fn clear_latch(&self) {
+        self.stopped.store(false, SeqCst);
+    }
+
+    pub fn view(&self) -> SafetyView {
+        let stopped = self.stopped.load(SeqCst);
+        let in_flight = self.in_flight.load(SeqCst);
+        let opt = |v: u64| (v != NO_TICK).then_some(v);
+        SafetyView {
+            stopped,
+            confirmed: stopped && in_flight == 0,
+            stop_count: self.stop_count.load(SeqCst),
+            first_stop_tick: opt(self.first_stop_tick.load(SeqCst)),
+            last_stop_tick: opt(self.last_stop_tick.load(SeqCst)),
+            in_flight,
+            fence: self.fenced(),
+        }
+    }
+}

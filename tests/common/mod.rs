@@ -1,0 +1,184 @@
+//! Safe wrappers over the C ABI for the Rust integration tests. Tests go through the same
+//! exported functions a C host calls.
+#![allow(dead_code)]
+
+use mjbridge::endpoint::WAIT_FOREVER;
+use mjbridge::ffi::*;
+use mjbridge::outcome::{Outcome, Reason};
+use std::path::PathBuf;
+
+pub fn model_path(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/models")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+pub fn model_xml(name: &str) -> String {
+    std::fs::read_to_string(model_path(name)).expect("test model")
+}
+
+/// A JSON string literal.
+pub fn js(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+pub fn last_error() -> serde_json::Value {
+    let mut needed = 0usize;
+    unsafe { mjb_last_error(std::ptr::null_mut(), 0, &mut needed) };
+    let mut buf = vec![0u8; needed];
+    let o = unsafe { mjb_last_error(buf.as_mut_ptr().cast(), buf.len(), &mut needed) };
+    assert_eq!(o, Outcome::MJB_OK);
+    buf.pop();
+    serde_json::from_slice(&buf).expect("last error is JSON")
+}
+
+pub fn last_reason() -> String {
+    last_error()["reason"].as_str().unwrap_or("").to_owned()
+}
+
+pub fn take_string(s: *mut mjb_string) -> String {
+    assert!(!s.is_null());
+    let len = mjb_string_len(s);
+    let data = mjb_string_data(s);
+    let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }.to_vec();
+    assert_eq!(mjb_string_free(s), Outcome::MJB_OK);
+    String::from_utf8(bytes).expect("UTF-8")
+}
+
+pub struct Ep(pub *mut mjb_endpoint);
+
+unsafe impl Send for Ep {}
+unsafe impl Sync for Ep {}
+
+impl Drop for Ep {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            mjb_endpoint_free(self.0);
+        }
+    }
+}
+
+pub fn try_open(config: &str) -> Result<Ep, (Outcome, serde_json::Value)> {
+    let mut ep = std::ptr::null_mut();
+    let o = unsafe { mjb_endpoint_open(config.as_ptr().cast(), config.len(), &mut ep) };
+    if o == Outcome::MJB_OK {
+        assert!(!ep.is_null());
+        Ok(Ep(ep))
+    } else {
+        assert!(ep.is_null(), "out-param stays NULL on refusal");
+        Err((o, last_error()))
+    }
+}
+
+pub fn open(config: &str) -> Ep {
+    try_open(config).unwrap_or_else(|e| panic!("open refused: {e:?}"))
+}
+
+/// Open a test model file with extra config fields (`"seed": 7, ...` or empty).
+pub fn open_model(file: &str, extra: &str) -> Ep {
+    let sep = if extra.is_empty() { "" } else { "," };
+    open(&format!(
+        "{{\"model\":{{\"xml_path\":{}}}{sep}{extra}}}",
+        js(&model_path(file))
+    ))
+}
+
+/// Open an XML string with extra config fields.
+pub fn open_xml(xml: &str, extra: &str) -> Ep {
+    let sep = if extra.is_empty() { "" } else { "," };
+    open(&format!("{{\"model\":{{\"xml\":{}}}{sep}{extra}}}", js(xml)))
+}
+
+impl Ep {
+    pub fn step(&self, n: u32) -> (Outcome, mjb_report) {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_step(self.0, n, WAIT_FOREVER, &mut r) };
+        assert_eq!(r.outcome, o as i32);
+        (o, r)
+    }
+
+    pub fn step_ok(&self, n: u32) {
+        let (o, r) = self.step(n);
+        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(r.tick_after - r.tick_before, u64::from(n));
+    }
+
+    pub fn set_ctrl(&self, ctrl: &[f64]) -> Outcome {
+        let mut r = mjb_report::default();
+        unsafe { mjb_set_ctrl(self.0, ctrl.as_ptr(), ctrl.len(), WAIT_FOREVER, &mut r) }
+    }
+
+    pub fn world(&self) -> String {
+        let mut s = std::ptr::null_mut();
+        let o = unsafe { mjb_world_read(self.0, WAIT_FOREVER, &mut s) };
+        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        take_string(s)
+    }
+
+    pub fn snapshot(&self) -> String {
+        let mut s = std::ptr::null_mut();
+        let o = unsafe { mjb_snapshot(self.0, WAIT_FOREVER, &mut s) };
+        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        take_string(s)
+    }
+
+    pub fn world_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.world()).unwrap()
+    }
+
+    pub fn hash(&self) -> String {
+        self.world_json()["state_hash"].as_str().unwrap().to_owned()
+    }
+
+    pub fn checkpoint(&self) -> String {
+        let mut s = std::ptr::null_mut();
+        let o = unsafe { mjb_checkpoint_read(self.0, WAIT_FOREVER, &mut s) };
+        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        take_string(s)
+    }
+
+    pub fn restore(&self, doc: &str) -> (Outcome, mjb_report) {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_restore(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r) };
+        assert_eq!(r.outcome, o as i32);
+        (o, r)
+    }
+
+    pub fn world_write(&self, doc: &str) -> Outcome {
+        let mut r = mjb_report::default();
+        unsafe { mjb_world_write(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r) }
+    }
+
+    pub fn safety(&self) -> mjb_safety_state {
+        let mut s = mjb_safety_state::default();
+        assert_eq!(unsafe { mjb_safety_read(self.0, &mut s) }, Outcome::MJB_OK);
+        s
+    }
+
+    pub fn stop(&self) -> mjb_safety_state {
+        let mut s = mjb_safety_state::default();
+        assert_eq!(unsafe { mjb_stop(self.0, &mut s) }, Outcome::MJB_OK);
+        s
+    }
+
+    /// Public fields straight from the owned mjData (under the lock).
+    pub fn public(&self) -> mjbridge::native::Public {
+        with_endpoint(self, |e| e.with_native(WAIT_FOREVER, |mj, _| mj.public()).unwrap())
+    }
+}
+
+/// Reach the Rust endpoint behind a handle (tests only look, never mutate through this).
+pub fn with_endpoint<R>(ep: &Ep, f: impl FnOnce(&mjbridge::endpoint::Endpoint) -> R) -> R {
+    mjbridge::ffi::testing::with_endpoint(ep.0, f).expect("live endpoint")
+}
+
+pub fn reason_of(r: &mjb_report) -> Reason {
+    Reason::from_i32(r.reason).expect("known reason")
+}
+
+/// Bitwise equality of two f64 slices.
+pub fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}

@@ -1,0 +1,26 @@
+//! The committed header is exactly what cbindgen generates from the sources.
+//! `MJB_BLESS=1 cargo test --test header` rewrites it.
+
+use std::path::Path;
+
+#[test]
+fn committed_header_matches_cbindgen_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+    let mut generated = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(root)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen generates the header")
+        .write(&mut generated);
+    let path = root.join("include/mjbridge.h");
+    if std::env::var_os("MJB_BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("write header");
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/mjbridge.h drifted from the Rust sources; run `MJB_BLESS=1 cargo test --test header` and commit it"
+    );
+}
