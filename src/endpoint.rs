@@ -115,7 +115,12 @@ pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
         None | Some((Value::Null, _)) => None,
         Some((v, p)) => {
             // A declaration says what is claimed, for what scope, on what evidence.
-            let d = Fields::new(v, &p, &["claim", "scope", "evidence"], &["claim", "scope", "evidence"])?;
+            let d = Fields::new(
+                v,
+                &p,
+                &["claim", "scope", "evidence"],
+                &["claim", "scope", "evidence"],
+            )?;
             for k in ["claim", "scope"] {
                 let (v, p) = d.req(k);
                 v.as_str(&p)?;
@@ -128,7 +133,13 @@ pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
                         it.as_str(&json::pointer_index(&ep, i))?;
                     }
                 }
-                _ => return Err(Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected a string or an array of strings").at(ep)),
+                _ => {
+                    return Err(Refusal::rejected(
+                        Reason::MJB_REASON_WRONG_TYPE,
+                        "expected a string or an array of strings",
+                    )
+                    .at(ep))
+                }
             }
             Some(v.clone())
         }
@@ -186,7 +197,10 @@ pub struct Endpoint {
 }
 
 fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
-    Refusal::rejected(Reason::MJB_REASON_ENGINE_ERROR, format!("{what}: {}", e.message()))
+    Refusal::rejected(
+        Reason::MJB_REASON_ENGINE_ERROR,
+        format!("{what}: {}", e.message()),
+    )
 }
 
 /// Refuse unless the loaded MuJoCo is the release the shim was compiled against.
@@ -245,8 +259,11 @@ impl Endpoint {
         let profile = resolve_profile(config.profile)?;
         let source = config.model.clone().expect("open requires model");
         let mj = Mujoco::load(&source).map_err(|e| {
-            Refusal::rejected(Reason::MJB_REASON_MODEL_LOAD, format!("MuJoCo could not load the model: {}", e.message()))
-                .at("/model")
+            Refusal::rejected(
+                Reason::MJB_REASON_MODEL_LOAD,
+                format!("MuJoCo could not load the model: {}", e.message()),
+            )
+            .at("/model")
         })?;
         Self::build(mj, config, profile)
     }
@@ -320,7 +337,9 @@ impl Endpoint {
         let guard = match timeout_ms {
             WAIT_FOREVER => Some(self.native.lock()),
             0 => self.native.try_lock(),
-            ms => self.native.try_lock_for(Duration::from_millis(u64::from(ms))),
+            ms => self
+                .native
+                .try_lock_for(Duration::from_millis(u64::from(ms))),
         };
         guard.ok_or_else(|| {
             Refusal::rejected(
@@ -335,7 +354,10 @@ impl Endpoint {
             Refusal::new(
                 Outcome::MJB_FENCED,
                 r,
-                format!("the endpoint is fenced ({}); only reads, stop and free work", r.name()),
+                format!(
+                    "the endpoint is fenced ({}); only reads, stop and free work",
+                    r.name()
+                ),
             )
         })
     }
@@ -360,7 +382,11 @@ impl Endpoint {
     /// Fence the endpoint and answer `MJB_UNKNOWN`.
     fn unknown(&self, reason: Reason, message: String, before: u64, after: u64) -> Answer {
         self.safety.fence(reason);
-        Answer::refused(Refusal::new(Outcome::MJB_UNKNOWN, reason, message), before, after)
+        Answer::refused(
+            Refusal::new(Outcome::MJB_UNKNOWN, reason, message),
+            before,
+            after,
+        )
     }
 
     // ---- images and rollback ----------------------------------------------------------------
@@ -379,7 +405,12 @@ impl Endpoint {
     fn apply(&self, n: &mut Native, image: &Image) -> Result<(), NativeError> {
         match image {
             Image::State(v) => {
-                let sig = n.shape.layout.as_ref().expect("state image needs a layout").sig;
+                let sig = n
+                    .shape
+                    .layout
+                    .as_ref()
+                    .expect("state image needs a layout")
+                    .sig;
                 n.mj.set_state(sig, v)
             }
             Image::Public(p) => n.mj.write_public(p),
@@ -391,7 +422,10 @@ impl Endpoint {
         Ok(match (self.capture(n)?, image) {
             (Image::State(now), Image::State(want)) => {
                 now.len() == want.len()
-                    && now.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits())
+                    && now
+                        .iter()
+                        .zip(want)
+                        .all(|(a, b)| a.to_bits() == b.to_bits())
             }
             (Image::Public(now), Image::Public(want)) => now.same_bits(want),
             _ => false,
@@ -434,7 +468,10 @@ impl Endpoint {
             ),
             Err(e) => self.unknown(
                 Reason::MJB_REASON_ROLLBACK_UNPROVEN,
-                format!("{what}; rolling back failed ({}): endpoint fenced", e.message()),
+                format!(
+                    "{what}; rolling back failed ({}): endpoint fenced",
+                    e.message()
+                ),
                 tick_before,
                 tick_now,
             ),
@@ -675,8 +712,11 @@ impl Endpoint {
             Ok(mj) => mj,
             Err(e) => {
                 return Answer::refused(
-                    Refusal::rejected(Reason::MJB_REASON_MODEL_LOAD, format!("MuJoCo could not load the model: {}", e.message()))
-                        .at("/model"),
+                    Refusal::rejected(
+                        Reason::MJB_REASON_MODEL_LOAD,
+                        format!("MuJoCo could not load the model: {}", e.message()),
+                    )
+                    .at("/model"),
                     t,
                     t,
                 )
@@ -699,7 +739,10 @@ impl Endpoint {
 
     fn checkpoint_value(&self, n: &Native) -> Result<Value, Refusal> {
         let facts = self.facts(&n.shape);
-        match self.capture(n).map_err(|e| engine_refusal(&e, "reading the state"))? {
+        match self
+            .capture(n)
+            .map_err(|e| engine_refusal(&e, "reading the state"))?
+        {
             Image::State(v) => checkpoint::integration_document(&facts, &v, n.tick),
             Image::Public(p) => Ok(checkpoint::basic_document(&facts, &p, n.tick)),
         }
@@ -728,7 +771,11 @@ impl Endpoint {
     }
 
     /// Run `f` on the owned pair under the native lock (for hosts' own reads and for tests).
-    pub fn with_native<R>(&self, timeout_ms: u32, f: impl FnOnce(&Mujoco, u64) -> R) -> Result<R, Refusal> {
+    pub fn with_native<R>(
+        &self,
+        timeout_ms: u32,
+        f: impl FnOnce(&Mujoco, u64) -> R,
+    ) -> Result<R, Refusal> {
         let n = self.admit(timeout_ms)?;
         Ok(f(&n.mj, n.tick))
     }

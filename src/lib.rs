@@ -28,14 +28,14 @@ pub fn build_info() -> String {
     obj([
         ("bridge", env!("CARGO_PKG_VERSION").into()),
         ("engine_header_version", i64::from(e.header_version).into()),
-        ("engine_runtime_version", i64::from(e.runtime_version).into()),
+        (
+            "engine_runtime_version",
+            i64::from(e.runtime_version).into(),
+        ),
         ("engine", e.version_string.as_str().into()),
         ("engine_source", e.build_source.into()),
         ("engine_library", e.build_library.into()),
-        (
-            "integration_profile",
-            Value::Bool(e.supports_integration()),
-        ),
+        ("integration_profile", Value::Bool(e.supports_integration())),
     ])
     .to_json()
 }

@@ -110,13 +110,13 @@ impl mjb_outcome {
 
     pub fn all() -> [mjb_outcome; 7] {
         [
-        Self::MJB_OK,
-        Self::MJB_REJECTED,
-        Self::MJB_ROLLED_BACK,
-        Self::MJB_UNKNOWN,
-        Self::MJB_FENCED,
-        Self::MJB_INVALID_ARGUMENT,
-        Self::MJB_PANIC,
+            Self::MJB_OK,
+            Self::MJB_REJECTED,
+            Self::MJB_ROLLED_BACK,
+            Self::MJB_UNKNOWN,
+            Self::MJB_FENCED,
+            Self::MJB_INVALID_ARGUMENT,
+            Self::MJB_PANIC,
         ]
     }
 

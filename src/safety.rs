@@ -101,7 +101,9 @@ impl Safety {
     }
 
     pub fn fence(&self, reason: Reason) {
-        let _ = self.fence.compare_exchange(0, reason as i32, SeqCst, SeqCst);
+        let _ = self
+            .fence
+            .compare_exchange(0, reason as i32, SeqCst, SeqCst);
     }
 
     pub fn fenced(&self) -> Option<Reason> {

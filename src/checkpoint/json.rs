@@ -310,7 +310,9 @@ impl Parser<'_> {
                 }
                 Some(b'\\') => {
                     self.i += 1;
-                    let c = self.peek().ok_or_else(|| self.malformed("truncated escape"))?;
+                    let c = self
+                        .peek()
+                        .ok_or_else(|| self.malformed("truncated escape"))?;
                     self.i += 1;
                     match c {
                         b'"' => out.push('"'),
@@ -470,7 +472,12 @@ impl Value {
             Value::Num(Num::U64(x)) => *x as i128,
             Value::Num(Num::F64(_)) => return Err(not_int("a non-integer number")),
             Value::Bool(_) => return Err(not_int("a boolean")),
-            other => return Err(wrong_type(ptr, &format!("an integer, not {}", other.kind()))),
+            other => {
+                return Err(wrong_type(
+                    ptr,
+                    &format!("an integer, not {}", other.kind()),
+                ))
+            }
         };
         if v < min || v > max {
             return Err(Refusal::rejected(
@@ -543,7 +550,8 @@ impl<'a> Fields<'a> {
 
     /// A field `new` already proved present.
     pub fn req(&self, name: &str) -> (&'a Value, String) {
-        self.get(name).expect("required field checked in Fields::new")
+        self.get(name)
+            .expect("required field checked in Fields::new")
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &'a str> {
@@ -785,10 +793,9 @@ mod tests {
 
     #[test]
     fn integers_refuse_fractions_exponents_booleans_and_overflow() {
-        let doc = parse_document(
-            br#"{"a":1.0,"b":1e0,"c":true,"d":18446744073709551616,"e":-1,"f":7}"#,
-        )
-        .unwrap();
+        let doc =
+            parse_document(br#"{"a":1.0,"b":1e0,"c":true,"d":18446744073709551616,"e":-1,"f":7}"#)
+                .unwrap();
         let f = Fields::new(&doc, "", &["a", "b", "c", "d", "e", "f"], &[]).unwrap();
         let r = |k: &str| f.req(k).0.as_u64(&f.req(k).1).map_err(|e| e.reason);
         assert_eq!(r("a"), Err(Reason::MJB_REASON_NOT_AN_INTEGER));

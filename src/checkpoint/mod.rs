@@ -176,14 +176,23 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
     let doc = json::parse_document(bytes)?;
     let top = doc.as_obj("")?;
     match top.iter().find(|(k, _)| k == "profile") {
-        None => return Err(refuse(Reason::MJB_REASON_MISSING_FIELD, "/profile", "missing field \"profile\"")),
+        None => {
+            return Err(refuse(
+                Reason::MJB_REASON_MISSING_FIELD,
+                "/profile",
+                "missing field \"profile\"",
+            ))
+        }
         Some((_, v)) => {
             let p = v.as_str("/profile")?;
             if p != f.profile.name() {
                 return Err(refuse(
                     Reason::MJB_REASON_PROFILE,
                     "/profile",
-                    format!("profile {p:?} is not this endpoint's {:?}", f.profile.name()),
+                    format!(
+                        "profile {p:?} is not this endpoint's {:?}",
+                        f.profile.name()
+                    ),
                 ));
             }
         }
@@ -246,14 +255,20 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
         return Err(refuse(
             Reason::MJB_REASON_ENGINE,
             "/engine",
-            format!("taken under engine {engine:?}; this is {:?}", f.engine.version_string),
+            format!(
+                "taken under engine {engine:?}; this is {:?}",
+                f.engine.version_string
+            ),
         ));
     }
     if engine_version != i128::from(f.engine.runtime_version) {
         return Err(refuse(
             Reason::MJB_REASON_ENGINE,
             "/engine_version",
-            format!("taken under engine_version {engine_version}; this is {}", f.engine.runtime_version),
+            format!(
+                "taken under engine_version {engine_version}; this is {}",
+                f.engine.runtime_version
+            ),
         ));
     }
     for ((name, want), (_, got, p)) in f.dims.named().into_iter().zip(&dims) {
@@ -269,7 +284,10 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
         return Err(refuse(
             Reason::MJB_REASON_DESCRIPTOR,
             &timestep_ptr,
-            format!("descriptor timestep is {timestep:e}; the live model has {:e}", f.dims.timestep),
+            format!(
+                "descriptor timestep is {timestep:e}; the live model has {:e}",
+                f.dims.timestep
+            ),
         ));
     }
     if configuration != f.configuration {
@@ -290,7 +308,10 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
                 return Err(refuse(
                     Reason::MJB_REASON_SIGNATURE,
                     "/signature",
-                    format!("signature {signature} is not this engine's mjSTATE_INTEGRATION {}", layout.sig),
+                    format!(
+                        "signature {signature} is not this engine's mjSTATE_INTEGRATION {}",
+                        layout.sig
+                    ),
                 ));
             }
             if size != layout.size as i128 {
@@ -304,7 +325,11 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
                 return Err(refuse(
                     Reason::MJB_REASON_SIZE,
                     &values_ptr,
-                    format!("values holds {} numbers; size is {}", values.len(), layout.size),
+                    format!(
+                        "values holds {} numbers; size is {}",
+                        values.len(),
+                        layout.size
+                    ),
                 ));
             }
             // 3. every value a finite number; equality activations exactly 0 or 1.
@@ -337,7 +362,11 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
                     return Err(refuse(
                         Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
                         ptr,
-                        format!("{name} has {} numbers; its segment of values has {}", got.len(), want.len()),
+                        format!(
+                            "{name} has {} numbers; its segment of values has {}",
+                            got.len(),
+                            want.len()
+                        ),
                     ));
                 }
                 if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != want[i].to_bits()) {

@@ -80,6 +80,7 @@ pub struct EngineInfo {
     /// Where the build found MuJoCo, and the exact library file it linked.
     pub build_source: &'static str,
     pub build_library: &'static str,
+    pub build_include: &'static str,
 }
 
 impl EngineInfo {
@@ -138,7 +139,9 @@ pub fn engine() -> &'static EngineInfo {
         let count = unsafe { mjb_shim_state_component(-1, &mut name, &mut mask) };
         for i in 0..count {
             unsafe { mjb_shim_state_component(i, &mut name, &mut mask) };
-            let n = unsafe { CStr::from_ptr(name) }.to_str().expect("ascii name");
+            let n = unsafe { CStr::from_ptr(name) }
+                .to_str()
+                .expect("ascii name");
             components.push((n, mask));
         }
         EngineInfo {
@@ -152,6 +155,7 @@ pub fn engine() -> &'static EngineInfo {
             components,
             build_source: env!("MJB_ENGINE_SOURCE"),
             build_library: env!("MJB_ENGINE_LIBRARY"),
+            build_include: env!("MJB_ENGINE_INCLUDE"),
         }
     })
 }
@@ -570,13 +574,7 @@ impl Mujoco {
             }
         };
         // SAFETY: time is a field of live data.
-        unsafe {
-            *f.time = if corrupt {
-                next_up(p.time)
-            } else {
-                p.time
-            }
-        };
+        unsafe { *f.time = if corrupt { next_up(p.time) } else { p.time } };
         put(f.qpos, &p.qpos, d.nq);
         put(f.qvel, &p.qvel, d.nv);
         put(f.act, &p.act, d.na);

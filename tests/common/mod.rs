@@ -88,7 +88,10 @@ pub fn open_model(file: &str, extra: &str) -> Ep {
 /// Open an XML string with extra config fields.
 pub fn open_xml(xml: &str, extra: &str) -> Ep {
     let sep = if extra.is_empty() { "" } else { "," };
-    open(&format!("{{\"model\":{{\"xml\":{}}}{sep}{extra}}}", js(xml)))
+    open(&format!(
+        "{{\"model\":{{\"xml\":{}}}{sep}{extra}}}",
+        js(xml)
+    ))
 }
 
 impl Ep {
@@ -141,7 +144,8 @@ impl Ep {
 
     pub fn restore(&self, doc: &str) -> (Outcome, mjb_report) {
         let mut r = mjb_report::default();
-        let o = unsafe { mjb_restore(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r) };
+        let o =
+            unsafe { mjb_restore(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r) };
         assert_eq!(r.outcome, o as i32);
         (o, r)
     }
@@ -165,7 +169,9 @@ impl Ep {
 
     /// Public fields straight from the owned mjData (under the lock).
     pub fn public(&self) -> mjbridge::native::Public {
-        with_endpoint(self, |e| e.with_native(WAIT_FOREVER, |mj, _| mj.public()).unwrap())
+        with_endpoint(self, |e| {
+            e.with_native(WAIT_FOREVER, |mj, _| mj.public()).unwrap()
+        })
     }
 }
 

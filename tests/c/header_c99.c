@@ -1,0 +1,12 @@
+/* The header alone compiles as C99 with -Wall -Wextra -Werror and needs no mujoco.h. */
+#include "mjbridge.h"
+
+int main(void) {
+  mjb_report report = {0, 0, 0, 0, 0};
+  mjb_safety_state safety;
+  (void)safety;
+  return mjb_step(NULL, 0, MJB_WAIT_FOREVER, &report) == MJB_INVALID_ARGUMENT &&
+                 report.reason == MJB_REASON_NULL_ARGUMENT
+             ? 0
+             : 1;
+}

@@ -1,0 +1,103 @@
+//! Finding and driving the real toolchains the host tests need (C, C++).
+//! A missing toolchain is reported loudly; with MJB_REQUIRE_ALL_TOOLCHAINS=1 it fails the test.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn require_all() -> bool {
+    std::env::var("MJB_REQUIRE_ALL_TOOLCHAINS").is_ok_and(|v| v == "1")
+}
+
+/// The tool on PATH (or from `env_var`), or None after saying so (panics when CI requires it).
+pub fn tool(env_var: &str, default: &str) -> Option<PathBuf> {
+    let name = std::env::var(env_var).unwrap_or_else(|_| default.to_owned());
+    let found = Command::new(&name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(PathBuf::from(name));
+    }
+    let msg = format!("TOOLCHAIN MISSING: `{name}` (set {env_var}); this test cannot run here");
+    if require_all() {
+        panic!("{msg} and MJB_REQUIRE_ALL_TOOLCHAINS=1");
+    }
+    eprintln!("\n!!!!!!!! {msg} — SKIPPED !!!!!!!!\n");
+    None
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// target/<profile>, where cargo put libmjbridge.so for this test run.
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+pub fn out_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hosts");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub struct Build<'a> {
+    pub compiler: &'a Path,
+    pub std: &'a str,
+    pub sources: Vec<PathBuf>,
+    pub with_mujoco: bool,
+    pub extra: Vec<String>,
+}
+
+/// Compile and link a host program against include/mjbridge.h and libmjbridge.so.
+pub fn build(b: Build, out_name: &str) -> PathBuf {
+    let out = out_dir().join(out_name);
+    let mut cmd = Command::new(b.compiler);
+    cmd.arg(format!("-std={}", b.std))
+        .args(["-Wall", "-Wextra", "-Werror", "-g"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(root().join("tests/c"));
+    let engine = mjbridge::native::engine();
+    if b.with_mujoco {
+        cmd.arg("-I").arg(engine.build_include);
+    }
+    cmd.args(&b.extra).args(&b.sources).arg("-o").arg(&out);
+    cmd.arg("-L").arg(lib_dir()).arg("-lmjbridge");
+    cmd.arg(format!("-Wl,-rpath,{}", lib_dir().display()));
+    if b.with_mujoco {
+        let lib = Path::new(engine.build_library);
+        cmd.arg(lib);
+        cmd.arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()));
+    }
+    let o = cmd.output().expect("run compiler");
+    assert!(
+        o.status.success(),
+        "compiling {out_name} failed: {cmd:?}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// Run a host program; assert it exits 0; return its stdout.
+pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let o = Command::new(exe)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run host program");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    print!("{stdout}");
+    eprint!("{stderr}");
+    assert!(
+        o.status.success(),
+        "{} failed: {:?}\n{stderr}",
+        exe.display(),
+        o.status
+    );
+    stdout
+}
