@@ -370,9 +370,15 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
                     ));
                 }
                 if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+                    // `time` is a number, the others arrays.
+                    let at = if name == "time" {
+                        ptr.to_owned()
+                    } else {
+                        pointer_index(ptr, i)
+                    };
                     return Err(refuse(
                         Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
-                        &pointer_index(ptr, i),
+                        &at,
                         format!("{name}[{i}] is not bit-identical to its segment of values"),
                     ));
                 }

@@ -68,6 +68,11 @@ impl Gate {
         }
     }
 
+    /// Calls that have entered the gate so far.
+    pub fn entered(&self) -> u64 {
+        self.state.lock().unwrap().entered
+    }
+
     pub fn open(&self) {
         self.state.lock().unwrap().open = true;
         self.cv.notify_all();

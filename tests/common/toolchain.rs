@@ -31,10 +31,31 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// target/<profile>, where cargo put libmjbridge.so for this test run.
+/// target/<profile>, where cargo puts libmjbridge.so. `cargo test` builds only the rlib for
+/// the tests, so the shared library is built here once, with this test run's features (a
+/// no-op when it is up to date).
 pub fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+            let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+            cmd.args(["build", "--lib", "--quiet", "--manifest-path"])
+                .arg(root().join("Cargo.toml"));
+            if cfg!(feature = "fault-injection") {
+                cmd.args(["--features", "fault-injection"]);
+            }
+            let status = cmd.status().expect("run cargo build");
+            assert!(status.success(), "cargo build --lib failed");
+            assert!(
+                dir.join("libmjbridge.so").is_file(),
+                "no libmjbridge.so in {}",
+                dir.display()
+            );
+            dir
+        })
+        .clone()
 }
 
 pub fn out_dir() -> PathBuf {

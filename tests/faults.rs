@@ -1,0 +1,174 @@
+//! Native failure paths, driven through the real MuJoCo build by the `fault-injection`
+//! feature: each test asserts the exact outcome, the fence, and the state.
+
+mod common;
+use common::*;
+use mjbridge::ffi::*;
+use mjbridge::native::Fault;
+use mjbridge::outcome::{Outcome, Reason};
+
+#[cfg(not(feature = "fault-injection"))]
+#[test]
+fn fault_injection_feature_is_required_for_these_tests() {
+    let msg =
+        "tests/faults.rs needs `--features fault-injection`; the failure-path tests did not run";
+    assert!(
+        std::env::var("MJB_REQUIRE_ALL_TOOLCHAINS").is_err(),
+        "{msg}"
+    );
+    eprintln!("\n!!!!!!!! {msg} — SKIPPED !!!!!!!!\n");
+}
+
+#[cfg(feature = "fault-injection")]
+mod with_faults {
+    use super::*;
+
+    fn arm(ep: &Ep, f: Fault) {
+        assert_eq!(mjb_test_inject_fault(ep.0, f as i32), Outcome::MJB_OK);
+    }
+
+    /// An endpoint at tick 30 with a checkpoint taken at tick 20.
+    fn setup(profile: &str) -> (Ep, String) {
+        let ep = open_model("contact_act.xml", &format!("\"profile\":\"{profile}\""));
+        ep.set_ctrl(&[0.3, -0.3]);
+        ep.step_ok(20);
+        let cp = ep.checkpoint();
+        ep.step_ok(10);
+        (ep, cp)
+    }
+
+    fn assert_fenced_as(ep: &Ep, reason: Reason) {
+        let s = ep.safety();
+        assert!(s.fenced);
+        assert_eq!(s.fence_reason, reason as i32);
+        // Mutations and positive acknowledgements are refused...
+        let (o, _) = ep.step(1);
+        assert_eq!(o, Outcome::MJB_FENCED);
+        assert_eq!(ep.set_ctrl(&[0.0, 0.0]), Outcome::MJB_FENCED);
+        let cp = ep.checkpoint(); // ...reads still work...
+        assert_eq!(ep.restore(&cp).0, Outcome::MJB_FENCED);
+        let st = ep.stop(); // ...and so does stop.
+        assert!(st.stopped && st.fenced);
+        assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_FENCED);
+        assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_FENCED);
+    }
+
+    #[test]
+    fn setter_engine_error_is_rolled_back_and_proven() {
+        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+            let (ep, cp) = setup(profile);
+            let (hash, world) = (ep.hash(), ep.world());
+            arm(&ep, Fault::SetterError);
+            let (o, r) = ep.restore(&cp);
+            assert_eq!(o, Outcome::MJB_ROLLED_BACK, "{profile}");
+            assert_eq!(reason_of(&r), Reason::MJB_REASON_SETTER_FAILED);
+            assert!(last_error()["message"]
+                .as_str()
+                .unwrap()
+                .contains("injected fault"));
+            assert_eq!((r.tick_before, r.tick_after), (30, 30), "tick unchanged");
+            assert_eq!(ep.hash(), hash, "{profile}: prior state restored");
+            assert_eq!(ep.world(), world);
+            assert!(!ep.safety().fenced);
+            assert_eq!(
+                ep.restore(&cp).0,
+                Outcome::MJB_OK,
+                "the endpoint still works"
+            );
+        }
+    }
+
+    #[test]
+    fn readback_mismatch_is_rolled_back_and_proven() {
+        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+            let (ep, cp) = setup(profile);
+            let hash = ep.hash();
+            arm(&ep, Fault::ReadbackMismatch);
+            let (o, r) = ep.restore(&cp);
+            assert_eq!(o, Outcome::MJB_ROLLED_BACK, "{profile}");
+            assert_eq!(reason_of(&r), Reason::MJB_REASON_VERIFICATION_MISMATCH);
+            assert_eq!(r.tick_after, 30);
+            assert_eq!(ep.hash(), hash);
+            assert!(!ep.safety().fenced);
+        }
+    }
+
+    #[test]
+    fn unprovable_rollback_is_unknown_and_fences() {
+        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+            let (ep, cp) = setup(profile);
+            arm(&ep, Fault::RollbackUnproven);
+            let (o, r) = ep.restore(&cp);
+            assert_eq!(o, Outcome::MJB_UNKNOWN, "{profile}");
+            assert_eq!(reason_of(&r), Reason::MJB_REASON_ROLLBACK_UNPROVEN);
+            assert_fenced_as(&ep, Reason::MJB_REASON_ROLLBACK_UNPROVEN);
+        }
+    }
+
+    #[test]
+    fn unexpected_setter_completion_is_unknown_and_fences() {
+        let (ep, cp) = setup("mujoco_integration_v1");
+        let history = ep.safety();
+        arm(&ep, Fault::SetterUnexpected);
+        let (o, r) = ep.restore(&cp);
+        assert_eq!(o, Outcome::MJB_UNKNOWN);
+        assert_eq!(
+            reason_of(&r),
+            Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION
+        );
+        assert_eq!(r.tick_after, 30, "tick not claimed");
+        assert_eq!(ep.safety().stop_count, history.stop_count);
+        assert_fenced_as(&ep, Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION);
+        assert_eq!(
+            ep.safety().stop_count,
+            1,
+            "stop on a fenced endpoint still counts"
+        );
+    }
+
+    #[test]
+    fn engine_error_inside_a_step_rolls_that_step_back() {
+        let (ep, _) = setup("mujoco_integration_v1");
+        ep.step_ok(5); // tick 35
+        let hash = ep.hash();
+        arm(&ep, Fault::StepError);
+        let (o, r) = ep.step(10);
+        assert_eq!(o, Outcome::MJB_ROLLED_BACK);
+        assert_eq!(reason_of(&r), Reason::MJB_REASON_ENGINE_ERROR);
+        assert_eq!(
+            (r.tick_before, r.tick_after),
+            (35, 35),
+            "the failing first step was undone"
+        );
+        assert_eq!(ep.hash(), hash);
+        assert!(!ep.safety().fenced);
+        ep.step_ok(1);
+    }
+
+    #[test]
+    fn a_panic_is_caught_at_the_boundary_and_fences_the_endpoint() {
+        let (ep, _) = setup("mujoco_integration_v1");
+        arm(&ep, Fault::Panic);
+        let (o, r) = ep.step(1);
+        assert_eq!(o, Outcome::MJB_PANIC);
+        assert_eq!(r.outcome, Outcome::MJB_PANIC as i32);
+        assert_eq!(last_reason(), "MJB_REASON_PANIC");
+        assert_fenced_as(&ep, Reason::MJB_REASON_PANIC);
+        // The process and other endpoints carry on.
+        let other = open_model("pendulum.xml", "");
+        other.step_ok(3);
+    }
+
+    #[test]
+    fn unknown_fault_values_are_refused() {
+        let ep = open_model("pendulum.xml", "");
+        assert_eq!(
+            mjb_test_inject_fault(ep.0, 99),
+            Outcome::MJB_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            mjb_test_inject_fault(std::ptr::null_mut(), 1),
+            Outcome::MJB_INVALID_ARGUMENT
+        );
+    }
+}
