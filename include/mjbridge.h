@@ -166,6 +166,9 @@ typedef struct mjb_report {
   uint64_t tick_after;
   // Engine auto-resets (NaN/Inf) during a step; never silent.
   uint64_t engine_resets;
+  // This call's place in the endpoint's admission order (1, 2, ...): calls from several
+  // threads took effect in increasing `sequence`. 0 when the call was not admitted.
+  uint64_t sequence;
 } mjb_report;
 
 // The lock-free safety state of an endpoint.

@@ -27,6 +27,9 @@ pub struct Report {
     pub tick_after: u64,
     /// Engine auto-resets (NaN/Inf in qpos/qvel/qacc) seen during the call.
     pub engine_resets: u64,
+    /// The endpoint's admission counter for this call (1, 2, ... in lock order), 0 when the
+    /// call was not admitted.
+    pub sequence: u64,
 }
 
 /// A report plus, when the call did not simply succeed, the detail for `mjb_last_error`.
@@ -45,6 +48,7 @@ impl Answer {
                 tick_before,
                 tick_after,
                 engine_resets: 0,
+                sequence: 0,
             },
             detail: None,
         }
@@ -58,6 +62,7 @@ impl Answer {
                 tick_before,
                 tick_after,
                 engine_resets: 0,
+                sequence: 0,
             },
             detail: Some(r),
         }
@@ -178,6 +183,8 @@ struct Native {
     mj: Mujoco,
     tick: u64,
     shape: Arc<Shape>,
+    /// Mutations admitted so far (orders concurrent callers' effects).
+    admitted: u64,
 }
 
 /// A state image to restore or to roll back to.
@@ -305,6 +312,7 @@ impl Endpoint {
                 mj,
                 tick: 0,
                 shape: shape.clone(),
+                admitted: 0,
             }),
             shape: RwLock::new(shape),
             name: config.name,
@@ -375,8 +383,12 @@ impl Endpoint {
         if let Some(r) = self.fenced_refusal() {
             return Answer::refused(r, native.tick, native.tick);
         }
+        native.admitted += 1;
+        let sequence = native.admitted;
         let work = self.safety.begin_work();
-        f(&mut native, &work)
+        let mut answer = f(&mut native, &work);
+        answer.report.sequence = sequence;
+        answer
     }
 
     /// Fence the endpoint and answer `MJB_UNKNOWN`.

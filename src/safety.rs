@@ -75,9 +75,11 @@ impl Safety {
 
     /// Latch a stop. Returns whether the pause is confirmed (no native work in flight).
     pub fn stop(&self) -> bool {
-        let tick = self.tick.load(SeqCst);
         self.stopped.store(true, SeqCst);
         let confirmed = self.in_flight.load(SeqCst) == 0;
+        // Read after the in-flight load: when confirmed, every step that passed the latch
+        // check has published its tick and left, so this is the exact tick of the pause.
+        let tick = self.tick.load(SeqCst);
         self.stop_count.fetch_add(1, SeqCst);
         let _ = self
             .first_stop_tick

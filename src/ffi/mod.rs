@@ -57,6 +57,9 @@ pub struct mjb_report {
     pub tick_after: u64,
     /// Engine auto-resets (NaN/Inf) during a step; never silent.
     pub engine_resets: u64,
+    /// This call's place in the endpoint's admission order (1, 2, ...): calls from several
+    /// threads took effect in increasing `sequence`. 0 when the call was not admitted.
+    pub sequence: u64,
 }
 
 /// The lock-free safety state of an endpoint.
@@ -104,6 +107,7 @@ impl From<Report> for mjb_report {
             tick_before: r.tick_before,
             tick_after: r.tick_after,
             engine_resets: r.engine_resets,
+            sequence: r.sequence,
         }
     }
 }

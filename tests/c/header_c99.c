@@ -2,7 +2,7 @@
 #include "mjbridge.h"
 
 int main(void) {
-  mjb_report report = {0, 0, 0, 0, 0};
+  mjb_report report = {0, 0, 0, 0, 0, 0};
   mjb_safety_state safety;
   (void)safety;
   return mjb_step(NULL, 0, MJB_WAIT_FOREVER, &report) == MJB_INVALID_ARGUMENT &&
