@@ -90,6 +90,25 @@ fn main() {
         lib_file.display()
     );
 
+    // Test selection by what these headers offer (the shim derives the same facts; a test
+    // checks the two agree): integration-profile tests need the state API with EQ_ACTIVE,
+    // history and plastic tests need those components.
+    let headers = header_text(&found.include);
+    let has = |ident: &str| headers.contains(ident);
+    for (cfg, present) in [
+        (
+            "mjb_integration",
+            has("mj_setState") && has("mjSTATE_EQ_ACTIVE"),
+        ),
+        ("mjb_history", has("mjSTATE_HISTORY")),
+        ("mjb_plastic", has("mjSTATE_PLASTIC")),
+    ] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        if present {
+            println!("cargo:rustc-cfg={cfg}");
+        }
+    }
+
     cc::Build::new()
         .file("csrc/shim.c")
         .include(&found.include)
@@ -344,6 +363,19 @@ fn has_mujoco_library(dir: &Path) -> bool {
         rd.flatten()
             .any(|e| e.file_name().to_string_lossy().starts_with("libmujoco.so"))
     })
+}
+
+/// All of MuJoCo's public headers, concatenated.
+fn header_text(include: &Path) -> String {
+    let mut text = String::new();
+    if let Ok(rd) = fs::read_dir(include.join("mujoco")) {
+        for e in rd.flatten() {
+            if e.path().extension().is_some_and(|x| x == "h") {
+                text.push_str(&fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    text
 }
 
 fn read_header_version(header: &Path) -> Result<i64, String> {

@@ -23,7 +23,8 @@
 #define MJB_HAS_HISTORY_STATE (MJB_MJ_VERSION >= 3005000)
 #define MJB_HAS_PLASTIC_STATE (MJB_MJ_VERSION >= 4000000)
 #define MJB_HAS_LOG_HANDLER (MJB_MJ_VERSION >= 4000000)
-#define MJB_HAS_BUFFER_VFS (MJB_MJ_VERSION >= 3000000)
+#define MJB_HAS_BUFFER_VFS (MJB_MJ_VERSION >= 3001003)
+#define MJB_HAS_PRINTF_ERROR (MJB_MJ_VERSION >= 2003003)
 #define MJB_HAS_PLUGIN_STATE (MJB_MJ_VERSION >= 2003000)
 
 /* The state API took `unsigned int` signatures before 4.0 and `int` from 4.0. */
@@ -336,7 +337,11 @@ int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double
 int mjb_shim_raise(const char* text, char* msg) {
   msg[0] = '\0';
   GUARD_BEGIN(msg)
+#if MJB_HAS_PRINTF_ERROR
   mju_error("%s", text);
+#else
+  mju_error(text);
+#endif
   GUARD_END()
   /* mju_error returned: no handler routed it (cannot happen with the routing above). */
   return MJB_SHIM_OK;

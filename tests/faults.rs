@@ -55,7 +55,7 @@ mod with_faults {
 
     #[test]
     fn setter_engine_error_is_rolled_back_and_proven() {
-        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+        for profile in profiles() {
             let (ep, cp) = setup(profile);
             let (hash, world) = (ep.hash(), ep.world());
             arm(&ep, Fault::SetterError);
@@ -80,7 +80,7 @@ mod with_faults {
 
     #[test]
     fn readback_mismatch_is_rolled_back_and_proven() {
-        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+        for profile in profiles() {
             let (ep, cp) = setup(profile);
             let hash = ep.hash();
             arm(&ep, Fault::ReadbackMismatch);
@@ -95,7 +95,7 @@ mod with_faults {
 
     #[test]
     fn unprovable_rollback_is_unknown_and_fences() {
-        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+        for profile in profiles() {
             let (ep, cp) = setup(profile);
             arm(&ep, Fault::RollbackUnproven);
             let (o, r) = ep.restore(&cp);
@@ -107,7 +107,7 @@ mod with_faults {
 
     #[test]
     fn unexpected_setter_completion_is_unknown_and_fences() {
-        let (ep, cp) = setup("mujoco_integration_v1");
+        let (ep, cp) = setup(auto_profile());
         let history = ep.safety();
         arm(&ep, Fault::SetterUnexpected);
         let (o, r) = ep.restore(&cp);
@@ -128,7 +128,7 @@ mod with_faults {
 
     #[test]
     fn engine_error_inside_a_step_rolls_that_step_back() {
-        let (ep, _) = setup("mujoco_integration_v1");
+        let (ep, _) = setup(auto_profile());
         ep.step_ok(5); // tick 35
         let hash = ep.hash();
         arm(&ep, Fault::StepError);
@@ -147,7 +147,7 @@ mod with_faults {
 
     #[test]
     fn a_panic_is_caught_at_the_boundary_and_fences_the_endpoint() {
-        let (ep, _) = setup("mujoco_integration_v1");
+        let (ep, _) = setup(auto_profile());
         arm(&ep, Fault::Panic);
         let (o, r) = ep.step(1);
         assert_eq!(o, Outcome::MJB_PANIC);

@@ -273,3 +273,11 @@ fn names_cover_every_value_and_unknown_values() {
     assert_eq!(n.to_str().unwrap(), "MJB_REASON_UNKNOWN_VALUE");
     assert_eq!(Outcome::MJB_PANIC as i32, 6);
 }
+
+#[test]
+fn build_cfgs_agree_with_the_shims_engine_facts() {
+    let e = mjbridge::native::engine();
+    assert_eq!(cfg!(mjb_integration), e.supports_integration());
+    assert_eq!(cfg!(mjb_history), e.component_mask("history").is_some());
+    assert_eq!(cfg!(mjb_plastic), e.component_mask("plastic").is_some());
+}

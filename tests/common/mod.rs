@@ -15,6 +15,24 @@ pub fn model_path(name: &str) -> String {
         .into_owned()
 }
 
+/// The profile `auto` picks on the engine these tests were built against.
+pub fn auto_profile() -> &'static str {
+    if cfg!(mjb_integration) {
+        "mujoco_integration_v1"
+    } else {
+        "mujoco_basic_v1"
+    }
+}
+
+/// Every profile this engine can serve.
+pub fn profiles() -> Vec<&'static str> {
+    if cfg!(mjb_integration) {
+        vec!["mujoco_integration_v1", "mujoco_basic_v1"]
+    } else {
+        vec!["mujoco_basic_v1"]
+    }
+}
+
 pub fn model_xml(name: &str) -> String {
     std::fs::read_to_string(model_path(name)).expect("test model")
 }
