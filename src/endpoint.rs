@@ -272,7 +272,8 @@ impl Endpoint {
             )
             .at("/model")
         })?;
-        Self::build(mj, config, profile)
+        let shape = shape_of(&mj, profile, 0)?;
+        Ok(Self::with_shape(mj, config, profile, shape))
     }
 
     /// Own a host's pair. On refusal nothing was taken: the host still owns `m` and `d`.
@@ -296,11 +297,6 @@ impl Endpoint {
                 return Err(e);
             }
         };
-        Ok(Self::with_shape(mj, config, profile, shape))
-    }
-
-    fn build(mj: Mujoco, config: Config, profile: Profile) -> Result<Endpoint, Refusal> {
-        let shape = shape_of(&mj, profile, 0)?;
         Ok(Self::with_shape(mj, config, profile, shape))
     }
 
@@ -554,10 +550,26 @@ impl Endpoint {
         if let Err(r) = self.check_ctrl(ctrl, "/ctrl") {
             return Answer::refused(r, t, t);
         }
-        self.mutate(timeout_ms, |n, _| {
-            n.mj.write_ctrl(ctrl);
-            Answer::ok(n.tick, n.tick)
-        })
+        self.mutate(timeout_ms, |n, _| self.write_ctrl(n, ctrl, "/ctrl"))
+    }
+
+    /// Write checked controls under the lock; the model may have been replaced since the
+    /// check, so the length is confirmed against the pair actually held.
+    fn write_ctrl(&self, n: &mut Native, ctrl: &[f64], ptr: &str) -> Answer {
+        if ctrl.len() as i64 != n.shape.dims.nu {
+            let r = Refusal::rejected(
+                Reason::MJB_REASON_DIMENSION,
+                format!(
+                    "ctrl has {} values; the model (replaced meanwhile) has nu = {}",
+                    ctrl.len(),
+                    n.shape.dims.nu
+                ),
+            )
+            .at(ptr);
+            return Answer::refused(r, n.tick, n.tick);
+        }
+        n.mj.write_ctrl(ctrl);
+        Answer::ok(n.tick, n.tick)
     }
 
     fn check_ctrl(&self, ctrl: &[f64], ptr: &str) -> Result<(), Refusal> {
@@ -586,11 +598,9 @@ impl Endpoint {
             Ok(c) => c,
             Err(r) => return Answer::refused(r, t, t),
         };
-        self.mutate(timeout_ms, |n, _| {
-            if let Some(c) = &ctrl {
-                n.mj.write_ctrl(c);
-            }
-            Answer::ok(n.tick, n.tick)
+        self.mutate(timeout_ms, |n, _| match &ctrl {
+            Some(c) => self.write_ctrl(n, c, "/world/ctrl"),
+            None => Answer::ok(n.tick, n.tick),
         })
     }
 

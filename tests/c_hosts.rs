@@ -7,104 +7,112 @@ use common::model_path;
 mod toolchain;
 use toolchain::*;
 
-fn c_src(name: &str) -> Vec<std::path::PathBuf> {
-    vec![root().join("tests/c").join(name)]
+struct Host<'a> {
+    /// Env var and default name of the compiler.
+    compiler: (&'a str, &'a str),
+    std: &'a str,
+    /// Path below the repository.
+    source: &'a str,
+    with_mujoco: bool,
+    extra: &'a [&'a str],
+    env: &'a [(&'a str, &'a str)],
 }
 
-#[test]
-fn header_compiles_as_c99_without_mujoco_h() {
-    let Some(cc) = tool("CC", "cc") else { return };
-    let exe = build(
-        Build {
-            compiler: &cc,
-            std: "c99",
-            sources: c_src("header_c99.c"),
-            with_mujoco: false,
-            extra: vec!["-pedantic".into()],
-        },
-        "header_c99",
-    );
-    run(&exe, &[], &[]);
-}
-
-#[test]
-fn header_compiles_as_cpp17_with_mujoco_h_and_adopts_a_host_pair() {
-    let Some(cxx) = tool("CXX", "c++") else {
+/// Build and run a host program with the given test models; it must report success.
+fn host(name: &str, h: Host, models: &[&str]) {
+    let Some(compiler) = tool(h.compiler.0, h.compiler.1) else {
         return;
     };
     let exe = build(
         Build {
-            compiler: &cxx,
-            std: "c++17",
-            sources: vec![root().join("tests/cpp/header_cpp17.cpp")],
-            with_mujoco: true,
-            extra: vec![],
+            compiler: &compiler,
+            std: h.std,
+            sources: vec![root().join(h.source)],
+            with_mujoco: h.with_mujoco,
+            extra: h.extra.iter().map(|s| s.to_string()).collect(),
         },
-        "header_cpp17",
+        name,
     );
-    let out = run(&exe, &[&model_path("pendulum.xml")], &[]);
-    assert!(out.contains("header_cpp17: checkpoint of"));
+    let args: Vec<String> = models.iter().map(|m| model_path(m)).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&exe, &args, h.env);
+    let done = format!("{}: all checks passed", name.trim_end_matches("_asan"));
+    assert!(out.contains(&done), "{out}");
+}
+
+const C99: Host = Host {
+    compiler: ("CC", "cc"),
+    std: "c99",
+    source: "",
+    with_mujoco: false,
+    extra: &[],
+    env: &[],
+};
+
+#[test]
+fn header_compiles_as_c99_without_mujoco_h() {
+    let h = Host {
+        source: "tests/c/header_c99.c",
+        extra: &["-pedantic"],
+        ..C99
+    };
+    host("header_c99", h, &[]);
+}
+
+#[test]
+fn header_compiles_as_cpp17_with_mujoco_h_and_adopts_a_host_pair() {
+    let h = Host {
+        compiler: ("CXX", "c++"),
+        std: "c++17",
+        source: "tests/cpp/header_cpp17.cpp",
+        with_mujoco: true,
+        ..C99
+    };
+    host("header_cpp17", h, &["pendulum.xml"]);
 }
 
 #[test]
 fn c_host_lifecycle_null_double_free_and_compile_error() {
-    let Some(cc) = tool("CC", "cc") else { return };
-    let exe = build(
-        Build {
-            compiler: &cc,
-            std: "c99",
-            sources: c_src("lifecycle.c"),
-            with_mujoco: false,
-            extra: vec![],
-        },
-        "lifecycle",
-    );
-    let out = run(
-        &exe,
-        &[&model_path("pendulum.xml"), &model_path("broken.xml")],
-        &[],
-    );
-    assert!(out.contains("lifecycle: all checks passed"));
+    let h = Host {
+        source: "tests/c/lifecycle.c",
+        ..C99
+    };
+    host("lifecycle", h, &["pendulum.xml", "broken.xml"]);
 }
 
 #[test]
 fn c_host_lifecycle_under_address_and_undefined_sanitizers() {
-    let Some(cc) = tool("CC", "cc") else { return };
-    let exe = build(
-        Build {
-            compiler: &cc,
-            std: "c99",
-            sources: c_src("lifecycle.c"),
-            with_mujoco: false,
-            extra: vec![
-                "-fsanitize=address,undefined".into(),
-                "-fno-omit-frame-pointer".into(),
-                "-fno-sanitize-recover=all".into(),
-            ],
-        },
-        "lifecycle_asan",
-    );
-    let out = run(
-        &exe,
-        &[&model_path("pendulum.xml"), &model_path("broken.xml")],
-        &[("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")],
-    );
-    assert!(out.contains("lifecycle: all checks passed"));
+    let h = Host {
+        source: "tests/c/lifecycle.c",
+        extra: &[
+            "-fsanitize=address,undefined",
+            "-fno-omit-frame-pointer",
+            "-fno-sanitize-recover=all",
+        ],
+        env: &[("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")],
+        ..C99
+    };
+    host("lifecycle_asan", h, &["pendulum.xml", "broken.xml"]);
 }
 
 #[test]
 fn bridge_steps_equal_raw_mj_step_bit_for_bit_after_1000_steps() {
-    let Some(cc) = tool("CC", "cc") else { return };
-    let exe = build(
-        Build {
-            compiler: &cc,
-            std: "c11",
-            sources: c_src("raw_vs_bridge.c"),
-            with_mujoco: true,
-            extra: vec![],
-        },
-        "raw_vs_bridge",
-    );
-    let out = run(&exe, &[&model_path("contact_act.xml")], &[]);
-    assert!(out.contains("raw_vs_bridge: all checks passed"));
+    let h = Host {
+        std: "c11",
+        source: "tests/c/raw_vs_bridge.c",
+        with_mujoco: true,
+        ..C99
+    };
+    host("raw_vs_bridge", h, &["contact_act.xml"]);
+}
+
+#[test]
+fn errors_outside_the_bridge_still_reach_the_hosts_own_handler() {
+    let h = Host {
+        std: "c11",
+        source: "tests/c/host_error_handler.c",
+        with_mujoco: true,
+        ..C99
+    };
+    host("host_error_handler", h, &["pendulum.xml"]);
 }
