@@ -243,6 +243,7 @@ mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 // `timeout_ms`: bounds admission only (`0` tries once, `MJB_WAIT_FOREVER` waits); past it the
 // call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 // Takes the native lock.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_step(struct mjb_endpoint *ep,
                      uint32_t nstep,
                      uint32_t timeout_ms,
@@ -251,6 +252,7 @@ mjb_outcome mjb_step(struct mjb_endpoint *ep,
 // Write the controls: `ctrl` holds `n` doubles, borrowed for the call; `n` must equal the
 // model's `nu` and every value must be finite (else `MJB_REJECTED`, nothing written). `ctrl`
 // may be NULL only when `n` is 0. `report`: nullable. Takes the native lock.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
                          const double *ctrl,
                          size_t n,
@@ -263,6 +265,7 @@ mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
 // the other served fields) are refused with `MJB_REASON_READ_ONLY_FIELD` and the JSON
 // pointer. The whole document is validated before anything is written. `report`: nullable.
 // Takes the native lock.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_world_write(struct mjb_endpoint *ep,
                             const char *json,
                             size_t len,
@@ -272,14 +275,16 @@ mjb_outcome mjb_world_write(struct mjb_endpoint *ep,
 // Read the world document (resource read).
 //
 // `out_string`: must not be NULL; NULL on entry, on `MJB_OK` a new string the caller frees
-// with `mjb_string_free`. Produced under the native lock, so the public fields and the
-// checkpoint never tear. Works on fenced endpoints.
+// with `mjb_string_free`. Takes the native lock (admission bounded by `timeout_ms`, as for
+// `mjb_step`): the public fields and the checkpoint never tear. Works on fenced endpoints.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
                            uint32_t timeout_ms,
                            struct mjb_string **out_string);
 
 // Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
 // Ownership and locking as for `mjb_world_read`.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
                          uint32_t timeout_ms,
                          struct mjb_string **out_string);
@@ -289,6 +294,7 @@ mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
 // A model whose integration state has more than 32,768 values is refused
 // (`MJB_REASON_TOO_MANY_VALUES`), never truncated. Ownership and locking as for
 // `mjb_world_read`.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_checkpoint_read(struct mjb_endpoint *ep,
                                 uint32_t timeout_ms,
                                 struct mjb_string **out_string);
@@ -298,6 +304,7 @@ mjb_outcome mjb_checkpoint_read(struct mjb_endpoint *ep,
 // Bumps the descriptor's `configuration`, so checkpoints taken before are refused. Tick and
 // safety state are kept. The model is compiled before the lock is taken; the swap happens
 // under it. `report`: nullable.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
                                        const char *config_json,
                                        size_t len,
@@ -312,6 +319,7 @@ mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
 // bitwise readback, tick. Never calls `mj_forward`. A failed setter or readback is rolled
 // back (`MJB_ROLLED_BACK`) or, when that cannot be proven, `MJB_UNKNOWN` and the endpoint is
 // fenced. Admitted while stopped; the endpoint stays stopped. `report`: nullable.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_restore(struct mjb_endpoint *ep,
                         const char *json,
                         size_t len,
@@ -321,20 +329,24 @@ mjb_outcome mjb_restore(struct mjb_endpoint *ep,
 // Latch a stop, at once, from any thread; never waits for the native lock (also while a long
 // step holds it) and works on fenced endpoints. `safety_state` (nullable) receives the state
 // right after latching; `confirmed` is true only when no native work is in flight.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_stop(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
 // Positive acknowledgement that the simulation is paused: `MJB_OK` only when a stop is
 // latched, no native work is in flight and the endpoint is not fenced; otherwise
 // `MJB_REJECTED` (`MJB_REASON_NOT_STOPPED` / `MJB_REASON_UNRESOLVED_NATIVE_WORK`) or
 // `MJB_FENCED`. Never takes the native lock.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_confirm_paused(struct mjb_endpoint *ep);
 
 // Clear the stop latch, under the same conditions as `mjb_confirm_paused`. Stop history is
 // kept. Never takes the native lock.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
 
 // Read the latch, confirmation, stop history, work in flight and fence without the native
 // lock. `safety_state`: must not be NULL.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
 // The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.

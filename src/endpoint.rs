@@ -176,6 +176,9 @@ fn parse_model_source(v: &Value, ptr: &str) -> Result<ModelSource, Refusal> {
 pub struct Shape {
     pub dims: Dims,
     pub configuration: u64,
+    /// The integration state layout, wherever the engine has the state API (whatever the
+    /// profile): it is the checkpoint format of `mujoco_integration_v1` and, for both
+    /// profiles, the image a failed native call is rolled back to.
     pub layout: Option<Layout>,
 }
 
@@ -243,13 +246,15 @@ fn resolve_profile(wanted: Option<Profile>) -> Result<Profile, Refusal> {
     }
 }
 
-fn shape_of(mj: &Mujoco, profile: Profile, configuration: u64) -> Result<Shape, Refusal> {
-    let layout = match profile {
-        Profile::Integration => Some(
-            mj.layout(native::engine().sig_integration)
+fn shape_of(mj: &Mujoco, configuration: u64) -> Result<Shape, Refusal> {
+    let engine = native::engine();
+    let layout = if engine.supports_integration() {
+        Some(
+            mj.layout(engine.sig_integration)
                 .map_err(|e| engine_refusal(&e, "deriving the state layout"))?,
-        ),
-        Profile::Basic => None,
+        )
+    } else {
+        None
     };
     Ok(Shape {
         dims: mj.dims(),
@@ -272,7 +277,7 @@ impl Endpoint {
             )
             .at("/model")
         })?;
-        let shape = shape_of(&mj, profile, 0)?;
+        let shape = shape_of(&mj, 0)?;
         Ok(Self::with_shape(mj, config, profile, shape))
     }
 
@@ -289,7 +294,7 @@ impl Endpoint {
         check_engine()?;
         let profile = resolve_profile(config.profile)?;
         let mj = Mujoco::adopt(m, d);
-        let shape = match shape_of(&mj, profile, 0) {
+        let shape = match shape_of(&mj, 0) {
             Ok(s) => s,
             Err(e) => {
                 // Give the pair back untouched: the host keeps ownership on refusal.
@@ -399,14 +404,27 @@ impl Endpoint {
 
     // ---- images and rollback ----------------------------------------------------------------
 
+    /// The most complete image this engine can read back: the integration state where the
+    /// state API exists, else the public fields.
     fn capture(&self, n: &Native) -> Result<Image, NativeError> {
         match &n.shape.layout {
-            Some(layout) => {
-                let mut v = vec![0.0; layout.size];
-                n.mj.get_state(layout.sig, &mut v)?;
-                Ok(Image::State(v))
-            }
+            Some(_) => self.capture_state(n),
             None => Ok(Image::Public(n.mj.public())),
+        }
+    }
+
+    fn capture_state(&self, n: &Native) -> Result<Image, NativeError> {
+        let layout = n.shape.layout.as_ref().expect("state API present");
+        let mut v = vec![0.0; layout.size];
+        n.mj.get_state(layout.sig, &mut v)?;
+        Ok(Image::State(v))
+    }
+
+    /// Read the same kind of image as `like`.
+    fn capture_like(&self, n: &Native, like: &Image) -> Result<Image, NativeError> {
+        match like {
+            Image::State(_) => self.capture_state(n),
+            Image::Public(_) => Ok(Image::Public(n.mj.public())),
         }
     }
 
@@ -427,7 +445,7 @@ impl Endpoint {
 
     /// Read back and compare bit for bit.
     fn holds(&self, n: &Native, image: &Image) -> Result<bool, NativeError> {
-        Ok(match (self.capture(n)?, image) {
+        Ok(match (self.capture_like(n, image)?, image) {
             (Image::State(now), Image::State(want)) => {
                 now.len() == want.len()
                     && now
@@ -745,7 +763,7 @@ impl Endpoint {
             }
         };
         self.mutate(timeout_ms, move |n, _| {
-            let shape = match shape_of(&mj, self.profile, n.shape.configuration + 1) {
+            let shape = match shape_of(&mj, n.shape.configuration + 1) {
                 Ok(s) => Arc::new(s),
                 Err(r) => return Answer::refused(r, n.tick, n.tick),
             };
@@ -761,12 +779,13 @@ impl Endpoint {
 
     fn checkpoint_value(&self, n: &Native) -> Result<Value, Refusal> {
         let facts = self.facts(&n.shape);
-        match self
-            .capture(n)
-            .map_err(|e| engine_refusal(&e, "reading the state"))?
-        {
-            Image::State(v) => checkpoint::integration_document(&facts, &v, n.tick),
-            Image::Public(p) => Ok(checkpoint::basic_document(&facts, &p, n.tick)),
+        match self.profile {
+            Profile::Integration => match self.capture_state(n) {
+                Ok(Image::State(v)) => checkpoint::integration_document(&facts, &v, n.tick),
+                Ok(Image::Public(_)) => unreachable!("capture_state reads the state vector"),
+                Err(e) => Err(engine_refusal(&e, "reading the state")),
+            },
+            Profile::Basic => Ok(checkpoint::basic_document(&facts, &n.mj.public(), n.tick)),
         }
     }
 

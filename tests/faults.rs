@@ -145,6 +145,36 @@ mod with_faults {
         ep.step_ok(1);
     }
 
+    /// Where the engine has the state API, even a basic-profile endpoint rolls back to the
+    /// complete integration state (warm-start included), not only the public fields.
+    #[cfg(mjb_integration)]
+    #[test]
+    fn basic_profile_rollback_restores_the_complete_state_where_the_engine_can_read_it() {
+        let (ep, _) = setup("mujoco_basic_v1");
+        let full = || {
+            with_endpoint(&ep, |e| {
+                e.with_native(mjbridge::endpoint::WAIT_FOREVER, |mj, _| {
+                    let sig = mjbridge::native::engine().sig_integration;
+                    let mut v = vec![0.0; mj.state_size(sig).unwrap()];
+                    mj.get_state(sig, &mut v).unwrap();
+                    v
+                })
+                .unwrap()
+            })
+        };
+        let before = full();
+        let ws = with_endpoint(&ep, |e| {
+            e.shape().layout.as_ref().unwrap().range("warmstart")
+        });
+        assert!(before[ws].iter().any(|x| *x != 0.0), "warm-start is live");
+        arm(&ep, Fault::StepError);
+        assert_eq!(ep.step(1).0, Outcome::MJB_ROLLED_BACK);
+        assert!(
+            same_bits(&full(), &before),
+            "every integration component is back"
+        );
+    }
+
     #[test]
     fn a_panic_is_caught_at_the_boundary_and_fences_the_endpoint() {
         let (ep, _) = setup(auto_profile());

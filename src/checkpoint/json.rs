@@ -212,6 +212,8 @@ impl Parser<'_> {
     fn object(&mut self, depth: usize) -> Result<Value, Refusal> {
         self.expect(b'{')?;
         let mut fields: Vec<(String, Value)> = Vec::new();
+        // Duplicate detection must stay linear: a 1 MiB object can hold 100k distinct keys.
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         self.ws();
         if self.peek() == Some(b'}') {
             self.i += 1;
@@ -223,7 +225,7 @@ impl Parser<'_> {
                 return Err(self.malformed("expected a field name"));
             }
             let key = self.string()?;
-            if fields.iter().any(|(k, _)| *k == key) {
+            if !seen.insert(key.clone()) {
                 let at = pointer_push(&self.pointer(), &key);
                 return Err(Refusal::rejected(
                     Reason::MJB_REASON_DUPLICATE_FIELD,
@@ -782,6 +784,19 @@ mod tests {
             let e = parse_document(bad).unwrap_err();
             assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn an_object_with_eighty_thousand_keys_parses_in_linear_time() {
+        // Quadratic duplicate detection would make this take minutes (just under 1 MiB).
+        let mut doc = String::from("{");
+        for i in 0..80_000 {
+            doc.push_str(&format!("\"k{i}\":0,"));
+        }
+        doc.push_str("\"k0\":1}");
+        let e = parse_document(doc.as_bytes()).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.pointer.as_deref(), Some("/k0"));
     }
 
     #[test]

@@ -288,6 +288,7 @@ pub extern "C" fn mjb_endpoint_free(ep: *mut mjb_endpoint) -> mjb_outcome {
 /// `timeout_ms`: bounds admission only (`0` tries once, `MJB_WAIT_FOREVER` waits); past it the
 /// call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 /// Takes the native lock.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_step(
     ep: *mut mjb_endpoint,
@@ -301,6 +302,7 @@ pub unsafe extern "C" fn mjb_step(
 /// Write the controls: `ctrl` holds `n` doubles, borrowed for the call; `n` must equal the
 /// model's `nu` and every value must be finite (else `MJB_REJECTED`, nothing written). `ctrl`
 /// may be NULL only when `n` is 0. `report`: nullable. Takes the native lock.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_set_ctrl(
     ep: *mut mjb_endpoint,
@@ -311,6 +313,14 @@ pub unsafe extern "C" fn mjb_set_ctrl(
 ) -> mjb_outcome {
     if ctrl.is_null() && n != 0 {
         return refuse_early(report, null_refusal("ctrl"));
+    }
+    if n > isize::MAX as usize / std::mem::size_of::<f64>() {
+        let r = Refusal::new(
+            Outcome::MJB_INVALID_ARGUMENT,
+            Reason::MJB_REASON_OUT_OF_RANGE,
+            "n is larger than any array",
+        );
+        return refuse_early(report, r);
     }
     let values: &[f64] = if n == 0 {
         &[]
@@ -326,6 +336,7 @@ pub unsafe extern "C" fn mjb_set_ctrl(
 /// the other served fields) are refused with `MJB_REASON_READ_ONLY_FIELD` and the JSON
 /// pointer. The whole document is validated before anything is written. `report`: nullable.
 /// Takes the native lock.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_world_write(
     ep: *mut mjb_endpoint,
@@ -343,8 +354,9 @@ pub unsafe extern "C" fn mjb_world_write(
 /// Read the world document (resource read).
 ///
 /// `out_string`: must not be NULL; NULL on entry, on `MJB_OK` a new string the caller frees
-/// with `mjb_string_free`. Produced under the native lock, so the public fields and the
-/// checkpoint never tear. Works on fenced endpoints.
+/// with `mjb_string_free`. Takes the native lock (admission bounded by `timeout_ms`, as for
+/// `mjb_step`): the public fields and the checkpoint never tear. Works on fenced endpoints.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_world_read(
     ep: *mut mjb_endpoint,
@@ -356,6 +368,7 @@ pub unsafe extern "C" fn mjb_world_read(
 
 /// Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
 /// Ownership and locking as for `mjb_world_read`.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_snapshot(
     ep: *mut mjb_endpoint,
@@ -370,6 +383,7 @@ pub unsafe extern "C" fn mjb_snapshot(
 /// A model whose integration state has more than 32,768 values is refused
 /// (`MJB_REASON_TOO_MANY_VALUES`), never truncated. Ownership and locking as for
 /// `mjb_world_read`.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_checkpoint_read(
     ep: *mut mjb_endpoint,
@@ -384,6 +398,7 @@ pub unsafe extern "C" fn mjb_checkpoint_read(
 /// Bumps the descriptor's `configuration`, so checkpoints taken before are refused. Tick and
 /// safety state are kept. The model is compiled before the lock is taken; the swap happens
 /// under it. `report`: nullable.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_endpoint_replace_model(
     ep: *mut mjb_endpoint,
@@ -406,6 +421,7 @@ pub unsafe extern "C" fn mjb_endpoint_replace_model(
 /// bitwise readback, tick. Never calls `mj_forward`. A failed setter or readback is rolled
 /// back (`MJB_ROLLED_BACK`) or, when that cannot be proven, `MJB_UNKNOWN` and the endpoint is
 /// fenced. Admitted while stopped; the endpoint stays stopped. `report`: nullable.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_restore(
     ep: *mut mjb_endpoint,
@@ -423,6 +439,7 @@ pub unsafe extern "C" fn mjb_restore(
 /// Latch a stop, at once, from any thread; never waits for the native lock (also while a long
 /// step holds it) and works on fenced endpoints. `safety_state` (nullable) receives the state
 /// right after latching; `confirmed` is true only when no native work is in flight.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_stop(
     ep: *mut mjb_endpoint,
@@ -445,6 +462,7 @@ pub unsafe extern "C" fn mjb_stop(
 /// latched, no native work is in flight and the endpoint is not fenced; otherwise
 /// `MJB_REJECTED` (`MJB_REASON_NOT_STOPPED` / `MJB_REASON_UNRESOLVED_NATIVE_WORK`) or
 /// `MJB_FENCED`. Never takes the native lock.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub extern "C" fn mjb_confirm_paused(ep: *mut mjb_endpoint) -> mjb_outcome {
     call(|| {
@@ -455,6 +473,7 @@ pub extern "C" fn mjb_confirm_paused(ep: *mut mjb_endpoint) -> mjb_outcome {
 
 /// Clear the stop latch, under the same conditions as `mjb_confirm_paused`. Stop history is
 /// kept. Never takes the native lock.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub extern "C" fn mjb_safety_reset(ep: *mut mjb_endpoint) -> mjb_outcome {
     call(|| {
@@ -465,6 +484,7 @@ pub extern "C" fn mjb_safety_reset(ep: *mut mjb_endpoint) -> mjb_outcome {
 
 /// Read the latch, confirmation, stop history, work in flight and fence without the native
 /// lock. `safety_state`: must not be NULL.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_safety_read(
     ep: *mut mjb_endpoint,
