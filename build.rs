@@ -39,6 +39,12 @@ const PINNED_WHEELS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 const DEFAULT_VERSION: &str = "4.0.0";
+/// What is taken out of a wheel; part of the cache stamp so a change re-extracts.
+const EXTRACTED: &[&str] = &[
+    "mujoco/libmujoco.so.*",
+    "mujoco/include/*",
+    "mujoco/plugin/*",
+];
 
 struct Found {
     include: PathBuf,
@@ -244,7 +250,8 @@ fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
         .join(&version);
     let root = cache.join("mujoco");
     let stamp = cache.join("extracted.sha256");
-    if fs::read_to_string(&stamp).ok().as_deref() != Some(sha) {
+    let stamp_text = format!("{sha} {}", EXTRACTED.join(" "));
+    if fs::read_to_string(&stamp).ok() != Some(stamp_text.clone()) {
         fs::create_dir_all(&cache).expect("create MuJoCo cache folder");
         let wheel = match env::var_os("MJB_MUJOCO_WHEEL") {
             Some(p) => PathBuf::from(p),
@@ -281,7 +288,7 @@ fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
             ));
             return None;
         }
-        fs::write(&stamp, sha).expect("write cache stamp");
+        fs::write(&stamp, &stamp_text).expect("write cache stamp");
     }
     Some(Found {
         include: root.join("include"),
@@ -324,25 +331,27 @@ fn download(url: &str, dest: &Path) -> Result<(), String> {
     fs::rename(&partial, dest).map_err(|e| e.to_string())
 }
 
-/// Only the library and headers are taken out of the wheel.
+/// Only the library, its headers and its plugin libraries are taken out of the wheel.
 fn extract(wheel: &Path, dest: &Path) -> Result<(), String> {
     let unzip = Command::new("unzip")
         .args(["-q", "-o"])
         .arg(wheel)
-        .args(["mujoco/libmujoco.so.*", "mujoco/include/*", "-d"])
+        .args(EXTRACTED)
+        .arg("-d")
         .arg(dest)
         .status();
     match unzip {
         Ok(s) if s.success() => Ok(()),
         other => {
             // Python's zipfile is the fallback where unzip is missing.
-            let script = "import sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
+            let script = "import fnmatch,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
                 [z.extract(n, sys.argv[2]) for n in z.namelist() \
-                if n.startswith('mujoco/libmujoco.so.') or n.startswith('mujoco/include/')]";
+                if any(fnmatch.fnmatch(n, p) for p in sys.argv[3:])]";
             let py = Command::new("python3")
                 .args(["-c", script])
                 .arg(wheel)
                 .arg(dest)
+                .args(EXTRACTED)
                 .status();
             match py {
                 Ok(s) if s.success() => Ok(()),

@@ -18,12 +18,22 @@ pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 /// Arrays and objects nested deeper than this are refused (no recursion without bound).
 pub const MAX_DEPTH: usize = 64;
 
-#[derive(Clone, Debug, PartialEq)]
+/// A finite JSON number, parsed once.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Num {
-    /// The text of a parsed number (already checked: valid JSON number, finite).
-    Raw(Box<str>),
-    F64(f64),
-    U64(u64),
+    /// Written with a fraction or an exponent, or built from a double.
+    Float(f64),
+    /// Written as an integer: its exact value when it fits an i128, and the nearest double.
+    Int(Option<i128>, f64),
+}
+
+impl Num {
+    /// The number as a double (exactly as `str::parse::<f64>` reads its text).
+    pub fn value(self) -> f64 {
+        match self {
+            Num::Float(x) | Num::Int(_, x) => x,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -38,21 +48,17 @@ pub enum Value {
 
 impl From<f64> for Value {
     fn from(x: f64) -> Self {
-        Value::Num(Num::F64(x))
+        Value::Num(Num::Float(x))
     }
 }
 impl From<u64> for Value {
     fn from(x: u64) -> Self {
-        Value::Num(Num::U64(x))
+        Value::Num(Num::Int(Some(x.into()), x as f64))
     }
 }
 impl From<i64> for Value {
     fn from(x: i64) -> Self {
-        if x >= 0 {
-            Value::Num(Num::U64(x as u64))
-        } else {
-            Value::Num(Num::F64(x as f64))
-        }
+        Value::Num(Num::Int(Some(x.into()), x as f64))
     }
 }
 impl From<&str> for Value {
@@ -382,7 +388,20 @@ impl Parser<'_> {
         }
         let text = std::str::from_utf8(&self.s[start..self.i]).expect("ascii");
         match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Value::Num(Num::Raw(text.into()))),
+            Ok(x) if x.is_finite() => {
+                let integer = !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                Ok(Value::Num(if integer {
+                    // i128 holds every integer of up to 38 digits; longer ones are out of
+                    // range for any integer field.
+                    let digits = text.len() - usize::from(text.starts_with('-'));
+                    Num::Int(
+                        (digits <= 38).then(|| text.parse().expect("integer token")),
+                        x,
+                    )
+                } else {
+                    Num::Float(x)
+                }))
+            }
             _ => Err(Refusal::rejected(
                 Reason::MJB_REASON_NOT_FINITE,
                 format!("number {text} is not a finite double"),
@@ -439,11 +458,14 @@ impl Value {
 
     /// A finite number, exactly as written. Booleans are not numbers.
     pub fn as_f64(&self, ptr: &str) -> Result<f64, Refusal> {
+        self.number().ok_or_else(|| wrong_type(ptr, "a number"))
+    }
+
+    /// The value of a number, or None for anything else.
+    pub fn number(&self) -> Option<f64> {
         match self {
-            Value::Num(Num::Raw(t)) => Ok(t.parse::<f64>().expect("checked at parse")),
-            Value::Num(Num::F64(x)) => Ok(*x),
-            Value::Num(Num::U64(x)) => Ok(*x as f64),
-            _ => Err(wrong_type(ptr, "a number")),
+            Value::Num(n) => Some(n.value()),
+            _ => None,
         }
     }
 
@@ -457,22 +479,17 @@ impl Value {
             .at(ptr)
         };
         let v: i128 = match self {
-            Value::Num(Num::Raw(t)) => {
-                if t.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-                    return Err(not_int(&format!("the number {t}")));
-                }
-                let digits = t.trim_start_matches('-');
-                if digits.len() > 38 {
-                    return Err(Refusal::rejected(
-                        Reason::MJB_REASON_OUT_OF_RANGE,
-                        format!("integer {t} is out of range {min}..={max}"),
-                    )
-                    .at(ptr));
-                }
-                t.parse::<i128>().expect("integer token")
+            Value::Num(Num::Int(Some(v), _)) => *v,
+            Value::Num(Num::Int(None, x)) => {
+                return Err(Refusal::rejected(
+                    Reason::MJB_REASON_OUT_OF_RANGE,
+                    format!("integer {x:e} is out of range {min}..={max}"),
+                )
+                .at(ptr))
             }
-            Value::Num(Num::U64(x)) => *x as i128,
-            Value::Num(Num::F64(_)) => return Err(not_int("a non-integer number")),
+            Value::Num(n @ Num::Float(_)) => {
+                return Err(not_int(&format!("the number {}", Value::Num(*n).to_json())))
+            }
             Value::Bool(_) => return Err(not_int("a boolean")),
             other => {
                 return Err(wrong_type(
@@ -500,7 +517,10 @@ impl Value {
         self.as_arr(ptr)?
             .iter()
             .enumerate()
-            .map(|(i, v)| v.as_f64(&pointer_index(ptr, i)))
+            .map(|(i, v)| {
+                v.number()
+                    .ok_or_else(|| wrong_type(&pointer_index(ptr, i), "a number"))
+            })
             .collect()
     }
 }
@@ -615,15 +635,34 @@ impl Value {
 }
 
 fn write_num(n: &Num, out: &mut String, canonical: bool) {
-    match n {
-        Num::F64(x) => write_f64(*x, out, canonical),
-        // JCS works on doubles: an integer above 2^53 is canonicalized through its double.
-        Num::U64(x) if canonical && *x > (1u64 << 53) => write_f64(*x as f64, out, true),
-        Num::U64(x) => {
-            let _ = write!(out, "{x}");
+    match *n {
+        Num::Float(x) => write_f64(x, out, canonical),
+        // JCS works on doubles: an integer beyond 2^53 is canonicalized through its double.
+        Num::Int(Some(i), x) if canonical && i.unsigned_abs() > 1u128 << 53 => {
+            write_f64(x, out, true)
         }
-        Num::Raw(t) if canonical => write_f64(t.parse().expect("checked at parse"), out, true),
-        Num::Raw(t) => out.push_str(t),
+        Num::Int(Some(i), _) => {
+            let _ = write!(out, "{i}");
+        }
+        Num::Int(None, x) => write_f64(x, out, canonical),
+    }
+}
+
+/// A small stack buffer for formatting one number without a heap allocation.
+struct NumBuf {
+    b: [u8; 32],
+    n: usize,
+}
+
+impl std::fmt::Write for NumBuf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.n + s.len();
+        self.b
+            .get_mut(self.n..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.n = end;
+        Ok(())
     }
 }
 
@@ -642,12 +681,20 @@ pub fn write_f64(x: f64, out: &mut String, canonical: bool) {
     if x < 0.0 {
         out.push('-');
     }
-    // "d.ddde-7": shortest digits in scientific form.
-    let sci = format!("{:e}", x.abs());
+    // "d.ddde-7": shortest digits in scientific form (at most 17 digits and "e-324").
+    let mut sci = NumBuf { b: [0; 32], n: 0 };
+    write!(sci, "{:e}", x.abs()).expect("fits 32 bytes");
+    let sci = std::str::from_utf8(&sci.b[..sci.n]).expect("ascii");
     let (mantissa, exp) = sci.split_once('e').expect("scientific form");
     let exp: i32 = exp.parse().expect("exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let k = digits.len() as i32;
+    let mut digit_buf = [0u8; 20];
+    let mut k = 0usize;
+    for b in mantissa.bytes().filter(|b| *b != b'.') {
+        digit_buf[k] = b;
+        k += 1;
+    }
+    let digits = std::str::from_utf8(&digit_buf[..k]).expect("ascii");
+    let k = k as i32;
     let n = exp + 1; // value = 0.digits × 10^n
     if k <= n && n <= 21 {
         out.push_str(&digits);

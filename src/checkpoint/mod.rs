@@ -336,24 +336,20 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
             let eq = layout.range("eq_active");
             let mut out = Vec::with_capacity(values.len());
             for (i, v) in values.iter().enumerate() {
-                let p = pointer_index(&values_ptr, i);
-                if eq.contains(&i) {
-                    let ok = match v {
-                        Value::Num(_) => {
-                            let x = v.as_f64(&p)?;
-                            x.to_bits() == 0f64.to_bits() || x == 1.0
-                        }
-                        _ => false,
-                    };
-                    if !ok {
-                        return Err(refuse(
-                            Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
-                            &p,
-                            format!("equality activation {} must be exactly 0 or 1", v.to_json()),
-                        ));
-                    }
+                let x = v.number();
+                // Exactly +0 or 1: not -0, not a boolean, nothing a byte conversion would bend.
+                let in_domain = x.is_some_and(|x| x.to_bits() == 0f64.to_bits() || x == 1.0);
+                if eq.contains(&i) && !in_domain {
+                    return Err(refuse(
+                        Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+                        &pointer_index(&values_ptr, i),
+                        format!("equality activation {} must be exactly 0 or 1", v.to_json()),
+                    ));
                 }
-                out.push(v.as_f64(&p)?);
+                match x {
+                    Some(x) => out.push(x),
+                    None => return Err(v.as_f64(&pointer_index(&values_ptr, i)).unwrap_err()),
+                }
             }
             // 4. the public fields are their segments of values, bit for bit.
             let segment_matches = |name: &str, got: &[f64], ptr: &str| -> Result<(), Refusal> {
