@@ -697,7 +697,7 @@ pub fn write_f64(x: f64, out: &mut String, canonical: bool) {
     let k = k as i32;
     let n = exp + 1; // value = 0.digits × 10^n
     if k <= n && n <= 21 {
-        out.push_str(&digits);
+        out.push_str(digits);
         out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         out.push_str(&digits[..n as usize]);
@@ -706,7 +706,7 @@ pub fn write_f64(x: f64, out: &mut String, canonical: bool) {
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         out.push_str(&digits[..1]);
         if k > 1 {
