@@ -9,7 +9,6 @@ mod common;
 mod gate;
 
 use common::*;
-use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::outcome::Outcome;
 use std::time::Instant;
@@ -47,15 +46,8 @@ fn main() {
     let step_median = show("mjb_step(1) (baseline, lock free)", steps);
 
     // Hold the native lock: a step blocked in the control callback.
-    let model = with_endpoint(&ep, |e| {
-        e.with_native(WAIT_FOREVER, |mj, _| mj.model_ptr()).unwrap()
-    });
-    let g = gate::install(model);
-    let raw = ep.0 as usize;
-    let stepper = std::thread::spawn(move || {
-        let mut r = mjb_report::default();
-        unsafe { mjb_step(raw as *mut mjb_endpoint, 1_000_000, WAIT_FOREVER, &mut r) }
-    });
+    let g = gate::install(model_of(&ep));
+    let stepper = spawn_step(&ep, 1_000_000);
     g.wait_entered(1);
 
     let mut st = mjb_safety_state::default();
@@ -94,10 +86,11 @@ fn main() {
     show("mjb_world_read(timeout 0) refused as busy", busy);
 
     g.open();
-    let o = stepper.join().unwrap();
+    let (o, r) = stepper.join().unwrap();
+    assert_eq!(o, Outcome::MJB_OK);
     assert_eq!(
-        o,
-        Outcome::MJB_OK,
+        r.tick_after - r.tick_before,
+        1,
         "the held step halted at the latched stop"
     );
     println!(

@@ -31,6 +31,12 @@
 struct mjModel_;
 struct mjData_;
 
+/* The version of the bridge this header belongs to (mjb_version() at run time). */
+#define MJB_VERSION "0.1.0"
+#define MJB_VERSION_MAJOR 0
+#define MJB_VERSION_MINOR 1
+#define MJB_VERSION_PATCH 0
+
 // `timeout_ms` value that waits for the native lock without a deadline.
 #define MJB_WAIT_FOREVER 4294967295
 

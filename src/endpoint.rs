@@ -1,6 +1,7 @@
 //! An endpoint owns one MuJoCo model/data pair, its tick, its native lock and its safety
 //! state. Every native read or write happens under the lock, after admission with a deadline;
-//! the facts documents are validated against live beside the lock, so validation never waits.
+//! the facts a document is validated against (engine, dimensions, layout, configuration, seed)
+//! are kept beside the lock, so validation never waits for it.
 //!
 //! Flow of a mutation: bytes → strict document (no lock) → admission (fence, deadline) →
 //! native phase → verification → outcome.
@@ -408,22 +409,23 @@ impl Endpoint {
     /// state API exists, else the public fields.
     fn capture(&self, n: &Native) -> Result<Image, NativeError> {
         match &n.shape.layout {
-            Some(_) => self.capture_state(n),
+            Some(_) => Ok(Image::State(self.state_vector(n)?)),
             None => Ok(Image::Public(n.mj.public())),
         }
     }
 
-    fn capture_state(&self, n: &Native) -> Result<Image, NativeError> {
+    /// `mj_getState` of the integration signature (the engine has the state API).
+    fn state_vector(&self, n: &Native) -> Result<Vec<f64>, NativeError> {
         let layout = n.shape.layout.as_ref().expect("state API present");
         let mut v = vec![0.0; layout.size];
         n.mj.get_state(layout.sig, &mut v)?;
-        Ok(Image::State(v))
+        Ok(v)
     }
 
     /// Read the same kind of image as `like`.
     fn capture_like(&self, n: &Native, like: &Image) -> Result<Image, NativeError> {
         match like {
-            Image::State(_) => self.capture_state(n),
+            Image::State(_) => Ok(Image::State(self.state_vector(n)?)),
             Image::Public(_) => Ok(Image::Public(n.mj.public())),
         }
     }
@@ -780,11 +782,12 @@ impl Endpoint {
     fn checkpoint_value(&self, n: &Native) -> Result<Value, Refusal> {
         let facts = self.facts(&n.shape);
         match self.profile {
-            Profile::Integration => match self.capture_state(n) {
-                Ok(Image::State(v)) => checkpoint::integration_document(&facts, &v, n.tick),
-                Ok(Image::Public(_)) => unreachable!("capture_state reads the state vector"),
-                Err(e) => Err(engine_refusal(&e, "reading the state")),
-            },
+            Profile::Integration => {
+                let v = self
+                    .state_vector(n)
+                    .map_err(|e| engine_refusal(&e, "reading the state"))?;
+                checkpoint::integration_document(&facts, &v, n.tick)
+            }
             Profile::Basic => Ok(checkpoint::basic_document(&facts, &n.mj.public(), n.tick)),
         }
     }

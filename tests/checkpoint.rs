@@ -927,11 +927,7 @@ fn basic_profile_on_an_engine_with_the_state_api_is_explicit_and_weaker() {
 #[test]
 fn restore_never_runs_the_control_callback_so_never_mj_forward() {
     let ep = contact_ep("");
-    let model = with_endpoint(&ep, |e| {
-        e.with_native(mjbridge::endpoint::WAIT_FOREVER, |mj, _| mj.model_ptr())
-            .unwrap()
-    });
-    let g = gate::install(model);
+    let g = gate::install(model_of(&ep));
     g.open();
     ep.step_ok(4);
     let per_step = g.entered();

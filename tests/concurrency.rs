@@ -10,22 +10,6 @@ use mjbridge::ffi::*;
 use mjbridge::outcome::{Outcome, Reason};
 use std::thread;
 
-fn model_of(ep: &Ep) -> *mut mjbridge::native::MjModel {
-    with_endpoint(ep, |e| {
-        e.with_native(WAIT_FOREVER, |mj, _| mj.model_ptr()).unwrap()
-    })
-}
-
-/// Start `mjb_step(ep, n)` on another thread.
-fn spawn_step(ep: &Ep, n: u32) -> thread::JoinHandle<(Outcome, mjb_report)> {
-    let raw = ep.0 as usize;
-    thread::spawn(move || {
-        let mut r = mjb_report::default();
-        let o = unsafe { mjb_step(raw as *mut mjb_endpoint, n, WAIT_FOREVER, &mut r) };
-        (o, r)
-    })
-}
-
 #[test]
 fn stop_latches_at_once_while_a_step_is_blocked_in_a_control_callback() {
     let ep = open_model("contact_act.xml", "");

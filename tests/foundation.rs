@@ -4,7 +4,6 @@ mod common;
 #[path = "common/gate.rs"]
 mod gate;
 use common::*;
-use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::outcome::{Outcome, Reason};
 
@@ -184,16 +183,8 @@ fn handles_closed_twice_or_foreign_are_invalid_arguments_not_ub() {
 #[test]
 fn closing_while_another_thread_steps_lets_that_call_finish() {
     let ep = open_model("pendulum.xml", "");
-    let model = with_endpoint(&ep, |e| {
-        e.with_native(WAIT_FOREVER, |mj, _| mj.model_ptr()).unwrap()
-    });
-    let g = gate::install(model);
-    let raw = ep.0 as usize;
-    let stepper = std::thread::spawn(move || {
-        let mut r = mjb_report::default();
-        let o = unsafe { mjb_step(raw as *mut mjb_endpoint, 3, WAIT_FOREVER, &mut r) };
-        (o, r)
-    });
+    let g = gate::install(model_of(&ep));
+    let stepper = spawn_step(&ep, 3);
     g.wait_entered(1); // the stepper is inside mj_step, holding the native lock
     let raw_ep = ep.0;
     std::mem::forget(ep);

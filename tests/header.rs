@@ -6,7 +6,19 @@ use std::path::Path;
 #[test]
 fn committed_header_matches_cbindgen_output() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+    let mut config =
+        cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+    // The version comes from Cargo.toml, so the header can never disagree with mjb_version().
+    let version = format!(
+        "\n\n/* The version of the bridge this header belongs to (mjb_version() at run time). */\n\
+         #define MJB_VERSION \"{}\"\n#define MJB_VERSION_MAJOR {}\n#define MJB_VERSION_MINOR {}\n\
+         #define MJB_VERSION_PATCH {}",
+        env!("CARGO_PKG_VERSION"),
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_PATCH"),
+    );
+    config.after_includes = Some(config.after_includes.unwrap_or_default() + &version);
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_crate(root)

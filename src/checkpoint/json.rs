@@ -575,10 +575,6 @@ impl<'a> Fields<'a> {
         self.get(name)
             .expect("required field checked in Fields::new")
     }
-
-    pub fn keys(&self) -> impl Iterator<Item = &'a str> {
-        self.fields.iter().map(|(k, _)| k.as_str())
-    }
 }
 
 // ---- printing -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   printf("mjbridge %s\n", mjb_version());
+  CHECK(strcmp(mjb_version(), MJB_VERSION) == 0); /* header and library agree */
 
   /* open -> step -> read -> free */
   mjb_outcome o;

@@ -206,3 +206,20 @@ pub fn reason_of(r: &mjb_report) -> Reason {
 pub fn same_bits(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
+
+/// The endpoint's MuJoCo model (to gate its control callback; never mutated through this).
+pub fn model_of(ep: &Ep) -> *mut mjbridge::native::MjModel {
+    with_endpoint(ep, |e| {
+        e.with_native(WAIT_FOREVER, |mj, _| mj.model_ptr()).unwrap()
+    })
+}
+
+/// Start `mjb_step(ep, n, WAIT_FOREVER)` on another thread.
+pub fn spawn_step(ep: &Ep, n: u32) -> std::thread::JoinHandle<(Outcome, mjb_report)> {
+    let raw = ep.0 as usize;
+    std::thread::spawn(move || {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_step(raw as *mut mjb_endpoint, n, WAIT_FOREVER, &mut r) };
+        (o, r)
+    })
+}
