@@ -116,3 +116,56 @@ fn errors_outside_the_bridge_still_reach_the_hosts_own_handler() {
     };
     host("host_error_handler", h, &["pendulum.xml"]);
 }
+
+#[test]
+fn cpp_binding_owns_handles_raii_and_reports_refusals() {
+    let h = Host {
+        compiler: ("CXX", "c++"),
+        std: "c++17",
+        source: "tests/cpp/binding_raii.cpp",
+        ..C99
+    };
+    host("binding_raii", h, &["contact_act.xml", "broken.xml"]);
+}
+
+#[test]
+fn cpp_binding_under_address_and_undefined_sanitizers() {
+    let h = Host {
+        compiler: ("CXX", "c++"),
+        std: "c++17",
+        source: "tests/cpp/binding_raii.cpp",
+        extra: &[
+            "-fsanitize=address,undefined",
+            "-fno-omit-frame-pointer",
+            "-fno-sanitize-recover=all",
+        ],
+        env: &[("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")],
+        ..C99
+    };
+    host("binding_raii_asan", h, &["contact_act.xml", "broken.xml"]);
+}
+
+/// Every function of the header (but the test-only one) is reachable through the C++ binding.
+#[test]
+fn cpp_binding_covers_every_exported_function() {
+    let header = std::fs::read_to_string(root().join("include/mjbridge.h")).unwrap();
+    let binding = std::fs::read_to_string(root().join("bindings/cpp/mjbridge.hpp")).unwrap();
+    // Declarations: `mjb_<name>(` on lines that are not comments.
+    let mut functions = Vec::new();
+    for line in header.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for (i, _) in line.match_indices("mjb_") {
+            let name: String = line[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if line[i + name.len()..].starts_with('(') {
+                functions.push(name);
+            }
+        }
+    }
+    assert!(functions.len() >= 20, "{functions:?}");
+    for f in functions.iter().filter(|f| !f.starts_with("mjb_test_")) {
+        let used = binding.contains(&format!("{f}(")) || binding.contains(&format!("{f},"));
+        assert!(used, "{f} is not wrapped by bindings/cpp/mjbridge.hpp");
+    }
+}

@@ -81,7 +81,9 @@ pub fn build(b: Build, out_name: &str) -> PathBuf {
         .arg("-I")
         .arg(root().join("include"))
         .arg("-I")
-        .arg(root().join("tests/c"));
+        .arg(root().join("tests/c"))
+        .arg("-I")
+        .arg(root().join("bindings/cpp"));
     let engine = mjbridge::native::engine();
     if b.with_mujoco {
         cmd.arg("-I").arg(engine.build_include);
