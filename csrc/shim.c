@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,27 +63,32 @@ static void leave_through_guard(const char* text) {
   }
 }
 
+/* The handler the bridge's routing forwards to. Written under handler_lock, read by any
+ * thread that raises: atomic. */
 #if MJB_HAS_LOG_HANDLER
-static mjfLogHandler prev_log_handler = NULL;
+static _Atomic(mjfLogHandler) prev_log_handler = NULL;
 
 static void route_log(const mjLogMessage* message) {
   if (message->level == mjLOG_ERROR) leave_through_guard(message->subject);
-  if (prev_log_handler) prev_log_handler(message);
+  mjfLogHandler prev = atomic_load(&prev_log_handler);
+  if (prev) prev(message);
 }
 
 /* Called under handler_lock. mju_setLogHandler is the only way to read the active handler:
  * swap ours in and remember what was there unless it was ours already. */
 static void ensure_routing(void) {
   mjfLogHandler prev = mju_setLogHandler(route_log);
-  if (prev != route_log) prev_log_handler = prev;
+  if (prev != route_log) atomic_store(&prev_log_handler, prev);
 }
 #else
-static void (*prev_user_error)(const char*) = NULL;
+typedef void (*mjb_error_fn)(const char*);
+static _Atomic(mjb_error_fn) prev_user_error = NULL;
 
 static void route_error(const char* text) {
   leave_through_guard(text);
-  if (prev_user_error) {
-    prev_user_error(text); /* must not return, by MuJoCo's contract */
+  mjb_error_fn prev = atomic_load(&prev_user_error);
+  if (prev) {
+    prev(text); /* must not return, by MuJoCo's contract */
   }
   /* Nobody else handles it: do what MuJoCo does by default (report and exit), minus the
    * "press Enter" wait of old releases, which would hang a host with no console. */
@@ -92,7 +98,7 @@ static void route_error(const char* text) {
 
 static void ensure_routing(void) {
   if (mju_user_error != route_error) {
-    prev_user_error = mju_user_error;
+    atomic_store(&prev_user_error, mju_user_error);
     mju_user_error = route_error;
   }
 }

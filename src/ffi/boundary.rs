@@ -108,6 +108,13 @@ pub unsafe fn bytes<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'
             Err(null_refusal(what))
         };
     }
+    if len > isize::MAX as usize {
+        return Err(Refusal::new(
+            Outcome::MJB_INVALID_ARGUMENT,
+            Reason::MJB_REASON_OUT_OF_RANGE,
+            format!("{what}: length {len} is larger than any buffer"),
+        ));
+    }
     Ok(std::slice::from_raw_parts(ptr.cast::<u8>(), len))
 }
 
