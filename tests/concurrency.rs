@@ -453,10 +453,21 @@ fn stress_one_endpoint_many_threads_then_replay_single_threaded() {
     for seed in [1u64, 2, 3] {
         let ep = open_model("contact_act.xml", CONFIG_EXTRA);
         let log = stress_endpoint(&ep, &docs, &bad, 4, 150, seed);
-        assert!(
-            log.len() > 10,
-            "enough admitted effects to mean something: {}",
+        let steps = log
+            .iter()
+            .filter(|(_, e)| matches!(e, Effect::Step(_)))
+            .count();
+        let restores = log
+            .iter()
+            .filter(|(_, e)| matches!(e, Effect::Restore(_)))
+            .count();
+        println!(
+            "seed {seed}: {} admitted effects ({steps} steps, {restores} restores)",
             log.len()
+        );
+        assert!(
+            steps > 10 && restores > 10,
+            "the replay must cover both kinds of effect"
         );
         let seqs: Vec<u64> = log.iter().map(|(s, _)| *s).collect();
         assert!(
