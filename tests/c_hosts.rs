@@ -40,6 +40,14 @@ fn host(name: &str, h: Host, models: &[&str]) {
     assert!(out.contains(&done), "{out}");
 }
 
+/// ASan (with leak detection) and UBSan, any finding fatal.
+const SANITIZE: &[&str] = &[
+    "-fsanitize=address,undefined",
+    "-fno-omit-frame-pointer",
+    "-fno-sanitize-recover=all",
+];
+const SANITIZE_ENV: &[(&str, &str)] = &[("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")];
+
 const C99: Host = Host {
     compiler: ("CC", "cc"),
     std: "c99",
@@ -84,12 +92,8 @@ fn c_host_lifecycle_null_double_free_and_compile_error() {
 fn c_host_lifecycle_under_address_and_undefined_sanitizers() {
     let h = Host {
         source: "tests/c/lifecycle.c",
-        extra: &[
-            "-fsanitize=address,undefined",
-            "-fno-omit-frame-pointer",
-            "-fno-sanitize-recover=all",
-        ],
-        env: &[("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")],
+        extra: SANITIZE,
+        env: SANITIZE_ENV,
         ..C99
     };
     host("lifecycle_asan", h, &["pendulum.xml", "broken.xml"]);
@@ -134,12 +138,8 @@ fn cpp_binding_under_address_and_undefined_sanitizers() {
         compiler: ("CXX", "c++"),
         std: "c++17",
         source: "tests/cpp/binding_raii.cpp",
-        extra: &[
-            "-fsanitize=address,undefined",
-            "-fno-omit-frame-pointer",
-            "-fno-sanitize-recover=all",
-        ],
-        env: &[("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")],
+        extra: SANITIZE,
+        env: SANITIZE_ENV,
         ..C99
     };
     host("binding_raii_asan", h, &["contact_act.xml", "broken.xml"]);
