@@ -153,14 +153,22 @@ unsafe fn mutation(
         match on_endpoint(ep, |e| Ok(f(e))) {
             Ok(a) => answer(a, report),
             Err(r) => {
-                if !report.is_null() {
-                    (*report).outcome = r.outcome as i32;
-                    (*report).reason = r.reason as i32;
-                }
+                report_refusal(report, &r);
                 Err(r)
             }
         }
     })
+}
+
+/// Put a refusal's outcome and reason in a (zeroed) report.
+///
+/// # Safety
+/// `report` is NULL or valid for writes.
+unsafe fn report_refusal(report: *mut mjb_report, r: &Refusal) {
+    if !report.is_null() {
+        (*report).outcome = r.outcome as i32;
+        (*report).reason = r.reason as i32;
+    }
 }
 
 /// Refuse before the endpoint is looked at (bad pointer or bytes), still filling the report.
@@ -170,10 +178,7 @@ unsafe fn mutation(
 unsafe fn refuse_early(report: *mut mjb_report, r: Refusal) -> mjb_outcome {
     call(|| {
         zero(report);
-        if !report.is_null() {
-            (*report).outcome = r.outcome as i32;
-            (*report).reason = r.reason as i32;
-        }
+        report_refusal(report, &r);
         Err(r)
     })
 }
