@@ -309,6 +309,9 @@ pub struct Mujoco {
     m: NonNull<MjModel>,
     d: NonNull<MjData>,
     dims: Dims,
+    /// `mj_stateSize` per signature: the model never changes for this pair, so each size is
+    /// asked of the engine once (get/set check buffer lengths on every call, on the step path).
+    state_sizes: std::cell::RefCell<Vec<(u32, usize)>>,
     faults: Faults,
 }
 
@@ -383,6 +386,7 @@ impl Mujoco {
             m,
             d,
             dims,
+            state_sizes: Default::default(),
             faults: Faults::default(),
         }
     }
@@ -436,12 +440,18 @@ impl Mujoco {
     }
 
     pub fn state_size(&self, sig: u32) -> Result<usize, NativeError> {
+        if let Some(&(_, n)) = self.state_sizes.borrow().iter().find(|(s, _)| *s == sig) {
+            return Ok(n);
+        }
         let mut msg = msg_buf();
         let mut n: c_int = 0;
         // SAFETY: valid model; out-pointer and buffer.
         let code = unsafe { mjb_shim_state_size(self.m.as_ptr(), sig, &mut n, msg.as_mut_ptr()) };
         status(code, &msg)?;
-        usize::try_from(n).map_err(|_| NativeError::Failed(format!("negative state size {n}")))
+        let n = usize::try_from(n)
+            .map_err(|_| NativeError::Failed(format!("negative state size {n}")))?;
+        self.state_sizes.borrow_mut().push((sig, n));
+        Ok(n)
     }
 
     pub fn get_state(&self, sig: u32, out: &mut [f64]) -> Result<(), NativeError> {
