@@ -73,10 +73,13 @@ impl Safety {
         s
     }
 
-    /// Latch a stop. Returns whether the pause is confirmed (no native work in flight).
-    pub fn stop(&self) -> bool {
+    /// Latch a stop. Returns the state this stop produced: `stopped` is always true (a reset
+    /// racing in from another thread afterwards is a later event, not this stop's result) and
+    /// `confirmed` comes from the handshake in the module comment.
+    pub fn stop(&self) -> SafetyView {
         self.stopped.store(true, SeqCst);
-        let confirmed = self.in_flight.load(SeqCst) == 0;
+        let in_flight = self.in_flight.load(SeqCst);
+        let confirmed = in_flight == 0;
         // Read after the in-flight load: when confirmed, every step that passed the latch
         // check has published its tick and left, so this is the exact tick of the pause.
         let tick = self.tick.load(SeqCst);
@@ -85,7 +88,13 @@ impl Safety {
             .first_stop_tick
             .compare_exchange(NO_TICK, tick, SeqCst, SeqCst);
         self.last_stop_tick.store(tick, SeqCst);
-        confirmed
+        let later = self.view();
+        SafetyView {
+            stopped: true,
+            confirmed,
+            in_flight,
+            ..later
+        }
     }
 
     pub fn is_stopped(&self) -> bool {

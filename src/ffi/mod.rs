@@ -452,10 +452,7 @@ pub unsafe extern "C" fn mjb_stop(
 ) -> mjb_outcome {
     call(|| {
         zero(safety_state);
-        let view = on_endpoint(ep, |e| {
-            e.safety.stop();
-            Ok(e.safety.view())
-        })?;
+        let view = on_endpoint(ep, |e| Ok(e.safety.stop()))?;
         if !safety_state.is_null() {
             safety_state.write(view.into());
         }
