@@ -32,9 +32,9 @@ struct mjModel_;
 struct mjData_;
 
 /* The version of the bridge this header belongs to (mjb_version() at run time). */
-#define MJB_VERSION "0.1.0"
+#define MJB_VERSION "0.2.0"
 #define MJB_VERSION_MAJOR 0
-#define MJB_VERSION_MINOR 1
+#define MJB_VERSION_MINOR 2
 #define MJB_VERSION_PATCH 0
 
 // `timeout_ms` value that waits for the native lock without a deadline.
@@ -145,6 +145,11 @@ enum mjb_reason
   MJB_REASON_ENGINE_RESET = 36,
   // A Rust panic was caught.
   MJB_REASON_PANIC = 37,
+  // An integer-coded value of the native state outside its native domain (a HISTORY
+  // ring-buffer cursor that is not an integer in its buffer's range).
+  MJB_REASON_STATE_DOMAIN = 38,
+  // The tick would pass its maximum (u64); refused before any engine step.
+  MJB_REASON_TICK_OVERFLOW = 39,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -384,7 +389,7 @@ const char *mjb_outcome_name(int32_t outcome);
 // Static string: do not free.
 const char *mjb_reason_name(int32_t reason);
 
-// The bridge's version (`"0.1.0"`, from Cargo.toml). Static string: do not free.
+// The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
 const char *mjb_version(void);
 
 // Which MuJoCo the bridge was built against and which it runs with, as a JSON object:

@@ -93,6 +93,11 @@ pub enum mjb_reason {
     MJB_REASON_ENGINE_RESET = 36,
     /// A Rust panic was caught.
     MJB_REASON_PANIC = 37,
+    /// An integer-coded value of the native state outside its native domain (a HISTORY
+    /// ring-buffer cursor that is not an integer in its buffer's range).
+    MJB_REASON_STATE_DOMAIN = 38,
+    /// The tick would pass its maximum (u64); refused before any engine step.
+    MJB_REASON_TICK_OVERFLOW = 39,
 }
 
 impl mjb_outcome {
@@ -175,6 +180,8 @@ reasons!(
     MJB_REASON_DIMENSION,
     MJB_REASON_ENGINE_RESET,
     MJB_REASON_PANIC,
+    MJB_REASON_STATE_DOMAIN,
+    MJB_REASON_TICK_OVERFLOW,
 );
 
 impl mjb_reason {

@@ -617,7 +617,7 @@ fn static_name(name: Option<&'static str>, fallback: &'static str) -> *const c_c
     names[name.unwrap_or(fallback)].as_ptr()
 }
 
-/// The bridge's version (`"0.1.0"`, from Cargo.toml). Static string: do not free.
+/// The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
 #[no_mangle]
 pub extern "C" fn mjb_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
