@@ -355,6 +355,35 @@ int mjb_shim_raise(const char* text, char* msg) {
 
 /* ---- plain accessors ---------------------------------------------------------------------- */
 
+int mjb_shim_history_buffers(const struct mjModel_* m, mjb_shim_history_buffer* out, int cap) {
+#if MJB_HAS_HISTORY_STATE
+  int count = 0;
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_history[2 * i] <= 0) continue;
+    if (count < cap) {
+      mjb_shim_history_buffer b = {0, i, m->actuator_historyadr[i], m->actuator_history[2 * i], 1};
+      out[count] = b;
+    }
+    count++;
+  }
+  for (int i = 0; i < m->nsensor; i++) {
+    if (m->sensor_history[2 * i] <= 0) continue;
+    if (count < cap) {
+      mjb_shim_history_buffer b = {1, i, m->sensor_historyadr[i], m->sensor_history[2 * i],
+                                   m->sensor_dim[i]};
+      out[count] = b;
+    }
+    count++;
+  }
+  return count;
+#else
+  (void)m;
+  (void)out;
+  (void)cap;
+  return 0;
+#endif
+}
+
 void mjb_shim_delete(struct mjModel_* m, struct mjData_* d) {
   if (d) mj_deleteData(d);
   if (m) mj_deleteModel(m);

@@ -86,6 +86,21 @@ int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double
 /* Raise mju_error(text) inside a guard: proves the guard, drives fault injection. */
 int mjb_shim_raise(const char* text, char* msg);
 
+/* One HISTORY ring buffer of the model (MuJoCo >= 3.5): a delayed actuator or sensor.
+ * The buffer is [user, cursor, times(nsample), values(nsample*dim)] at `adr` in
+ * mjData.history; its cursor (an int stored as mjtNum) must lie in [0, nsample-1]. */
+typedef struct mjb_shim_history_buffer {
+  int32_t kind; /* 0 actuator, 1 sensor */
+  int32_t id;   /* actuator or sensor id */
+  int64_t adr;  /* offset in mjData.history (so in the HISTORY state component) */
+  int64_t nsample;
+  int64_t dim;
+} mjb_shim_history_buffer;
+
+/* Fill up to cap buffers in (actuators, then sensors) order; returns how many the model has
+ * (0 on engines without history). */
+int mjb_shim_history_buffers(const struct mjModel_* m, mjb_shim_history_buffer* out, int cap);
+
 void mjb_shim_delete(struct mjModel_* m, struct mjData_* d);
 void mjb_shim_dims_of(const struct mjModel_* m, mjb_shim_dims* out);
 void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out);

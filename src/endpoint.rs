@@ -387,8 +387,20 @@ impl Endpoint {
         }
         native.admitted += 1;
         let sequence = native.admitted;
+        let before = native.tick;
         let work = self.safety.begin_work();
-        let mut answer = f(&mut native, &work);
+        // A panic inside the native phase fences the endpoint here, where the admission tick
+        // and sequence are known, so its report says where it happened.
+        let _inside = crate::panics::enter();
+        let mut answer = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            f(&mut native, &work)
+        })) {
+            Ok(a) => a,
+            Err(p) => {
+                self.safety.fence(Reason::MJB_REASON_PANIC);
+                Answer::refused(crate::panics::refusal(p), before, native.tick)
+            }
+        };
         answer.report.sequence = sequence;
         answer
     }
@@ -516,6 +528,19 @@ impl Endpoint {
         }
         self.mutate(timeout_ms, |n, work| {
             let before = n.tick;
+            if before.checked_add(u64::from(nstep)).is_none() {
+                return Answer::refused(
+                    Refusal::rejected(
+                        Reason::MJB_REASON_TICK_OVERFLOW,
+                        format!(
+                            "the tick is {before}; {nstep} more steps would pass its maximum {} (no step was taken)",
+                            u64::MAX
+                        ),
+                    ),
+                    before,
+                    before,
+                );
+            }
             let mut resets = 0u64;
             let mut answer = None;
             for i in 0..nstep {

@@ -16,8 +16,10 @@
 pub mod checkpoint;
 pub mod endpoint;
 pub mod ffi;
+pub mod log;
 pub mod native;
 pub mod outcome;
+pub mod panics;
 pub mod safety;
 pub mod world;
 

@@ -145,6 +145,39 @@ fn cpp_binding_under_address_and_undefined_sanitizers() {
     host("binding_raii_asan", h, &["contact_act.xml", "broken.xml"]);
 }
 
+/// A panic caught inside the bridge reports where it happened and prints nothing on the
+/// host's stderr, even with RUST_BACKTRACE=1 (fault-injection builds only).
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_caught_panic_reports_its_admission_and_keeps_the_hosts_stderr_quiet() {
+    let Some(cc) = tool("CC", "cc") else {
+        return;
+    };
+    let exe = build(
+        Build {
+            compiler: &cc,
+            std: "c99",
+            sources: vec![root().join("tests/c/panic_quiet.c")],
+            with_mujoco: false,
+            extra: vec![],
+        },
+        "panic_quiet",
+    );
+    let o = std::process::Command::new(&exe)
+        .arg(model_path("pendulum.xml"))
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("panic_quiet: all checks passed"),
+        "{stdout}"
+    );
+    assert_eq!(stderr, "", "the host's stderr stays quiet");
+}
+
 /// Every function of the header (but the test-only one) is reachable through the C++ binding.
 #[test]
 fn cpp_binding_covers_every_exported_function() {

@@ -46,6 +46,52 @@ fn auto_profile_follows_the_engines_api_and_integration_is_refused_where_incompl
 }
 
 #[test]
+fn a_step_that_would_pass_the_maximum_tick_is_refused_before_any_engine_step() {
+    for profile in profiles() {
+        let ep = open_model("pendulum.xml", &format!("\"profile\":{}", js(profile)));
+        ep.step_ok(3);
+        let mut c = parse(&ep.checkpoint());
+        c["tick"] = json!(u64::MAX - 1);
+        assert_eq!(
+            ep.restore(&c.to_string()).0,
+            Outcome::MJB_OK,
+            "{:?}",
+            last_error()
+        );
+        // Two steps would wrap: refused whole, nothing stepped.
+        let hash = ep.hash();
+        let public = ep.public();
+        let (o, r) = ep.step(2);
+        assert_eq!(o, Outcome::MJB_REJECTED);
+        assert_eq!(
+            reason_of(&r),
+            mjbridge::outcome::Reason::MJB_REASON_TICK_OVERFLOW
+        );
+        assert_eq!((r.tick_before, r.tick_after), (u64::MAX - 1, u64::MAX - 1));
+        assert_eq!(last_reason(), "MJB_REASON_TICK_OVERFLOW");
+        assert_eq!(ep.hash(), hash, "{profile}: no engine step was taken");
+        assert!(same_bits(&ep.public().qpos, &public.qpos));
+        // One step reaches the maximum; the next is refused; zero steps are fine.
+        ep.step_ok(1);
+        assert_eq!(ep.world_json()["world"]["tick"], json!(u64::MAX));
+        let hash = ep.hash();
+        let (o, r) = ep.step(1);
+        assert_eq!(o, Outcome::MJB_REJECTED);
+        assert_eq!(
+            reason_of(&r),
+            mjbridge::outcome::Reason::MJB_REASON_TICK_OVERFLOW
+        );
+        assert_eq!(ep.hash(), hash);
+        assert!(!ep.safety().fenced);
+        assert_eq!(ep.step(0).0, Outcome::MJB_OK);
+        // Restoring a smaller tick makes stepping possible again.
+        c["tick"] = json!(5);
+        assert_eq!(ep.restore(&c.to_string()).0, Outcome::MJB_OK);
+        ep.step_ok(1);
+    }
+}
+
+#[test]
 fn basic_profile_restores_and_verifies_time_qpos_qvel_ctrl_act() {
     let ep = open_model(
         "contact_act.xml",
@@ -277,6 +323,90 @@ mod integration {
         let now = parse(&ep.checkpoint());
         assert_eq!(now["values"][eq.start], 0);
         assert_eq!(now["values"][eq.start + 1], 1);
+    }
+
+    /// The HISTORY ring-buffer cursors of tests/models/history_plastic.xml, found from the
+    /// engine's own behaviour rather than from the bridge's layout: the state is
+    /// time(1) qpos(2) qvel(2) act(0), then the actuator buffer [user, cursor, 8 times,
+    /// 8 values] and the sensor buffer [user, cursor, 4 times, 4 values]. Every step inserts one
+    /// sample into each, so after k steps the cursors are (7 + k) % 8 and (3 + k) % 4.
+    #[cfg(mjb_history)]
+    const CURSORS: [(usize, u32); 2] = [(5 + 1, 8), (5 + 18 + 1, 4)];
+
+    #[cfg(mjb_history)]
+    #[test]
+    fn history_cursors_outside_their_ring_buffer_are_refused_and_nothing_changes() {
+        let ep = open_model("history_plastic.xml", "");
+        ep.set_ctrl(&[1.0, 3.0]);
+        ep.step_ok(7);
+        let good = parse(&ep.checkpoint());
+        assert_eq!(good["values"][CURSORS[0].0], json!((7 + 7) % 8));
+        assert_eq!(good["values"][CURSORS[1].0], json!((3 + 7) % 4));
+        // The layout the bridge derived agrees with the engine's behaviour.
+        let cursors = with_endpoint(&ep, |e| e.shape().layout.clone().unwrap().cursors);
+        let derived: Vec<(usize, u32)> = cursors.iter().map(|c| (c.index, c.nsample)).collect();
+        assert_eq!(derived, CURSORS);
+
+        for (index, nsample) in CURSORS {
+            assert_eq!(ep.restore(&good.to_string()).0, Outcome::MJB_OK);
+            let hash = ep.hash();
+            let safety = ep.safety();
+            let bad = [
+                json!(1e12),
+                json!(2147483647),
+                json!(-1),
+                json!(nsample),
+                json!(nsample as f64 + 0.5),
+                json!(0.5),
+                json!(-0.0),
+                json!(-2147483648i64),
+                json!(true),
+                json!(null),
+            ];
+            for v in bad {
+                let mut c = good.clone();
+                c["values"][index] = v.clone();
+                let (o, r) = ep.restore(&c.to_string());
+                assert_eq!(o, Outcome::MJB_REJECTED, "cursor {index} = {v}");
+                let err = last_error();
+                assert_eq!(
+                    err["reason"], "MJB_REASON_STATE_DOMAIN",
+                    "cursor {index} = {v}: {err}"
+                );
+                assert_eq!(err["pointer"], format!("/values/{index}"));
+                assert_eq!(r.sequence, 0, "refused before admission");
+                assert_eq!(
+                    ep.hash(),
+                    hash,
+                    "state unchanged after cursor {index} = {v}"
+                );
+                assert_eq!(ep.safety(), safety);
+            }
+            // Every cursor the engine itself can write is accepted and reads back exactly.
+            for k in 0..nsample {
+                let mut c = good.clone();
+                c["values"][index] = json!(k);
+                assert_eq!(
+                    ep.restore(&c.to_string()).0,
+                    Outcome::MJB_OK,
+                    "{:?}",
+                    last_error()
+                );
+                assert_eq!(parse(&ep.checkpoint())["values"][index], json!(k));
+            }
+        }
+        // The repro of the defect: a far cursor made the next step write into the actuator's
+        // buffer. Now it is refused, and stepping from the good checkpoint matches a reference.
+        assert_eq!(ep.restore(&good.to_string()).0, Outcome::MJB_OK);
+        let mut far = good.clone();
+        far["values"][CURSORS[1].0] = json!(1e12);
+        assert_eq!(ep.restore(&far.to_string()).0, Outcome::MJB_REJECTED);
+        ep.step_ok(1);
+        let after = parse(&ep.checkpoint());
+        let reference = open_model("history_plastic.xml", "");
+        reference.set_ctrl(&[1.0, 3.0]);
+        reference.step_ok(8);
+        assert_eq!(after["values"], parse(&reference.checkpoint())["values"]);
     }
 
     #[cfg(all(mjb_history, mjb_plastic))]

@@ -178,10 +178,14 @@ mod with_faults {
     #[test]
     fn a_panic_is_caught_at_the_boundary_and_fences_the_endpoint() {
         let (ep, _) = setup(auto_profile());
+        let (_, before) = ep.step(0);
         arm(&ep, Fault::Panic);
         let (o, r) = ep.step(1);
         assert_eq!(o, Outcome::MJB_PANIC);
         assert_eq!(r.outcome, Outcome::MJB_PANIC as i32);
+        // The report says where: the admission tick (30, from setup) and its sequence.
+        assert_eq!((r.tick_before, r.tick_after), (30, 30));
+        assert_eq!(r.sequence, before.sequence + 1);
         assert_eq!(last_reason(), "MJB_REASON_PANIC");
         assert_fenced_as(&ep, Reason::MJB_REASON_PANIC);
         // The process and other endpoints carry on.

@@ -332,8 +332,10 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
                     ),
                 ));
             }
-            // 3. every value a finite number; equality activations exactly 0 or 1.
+            // 3. every value a finite number; every integer-coded value in its native domain:
+            // equality activations exactly 0 or 1, history cursors integers in 0..nsample.
             let eq = layout.range("eq_active");
+            let mut cursors = layout.cursors.iter().peekable();
             let mut out = Vec::with_capacity(values.len());
             for (i, v) in values.iter().enumerate() {
                 let x = v.number();
@@ -345,6 +347,20 @@ pub fn validate(bytes: &[u8], f: &Facts) -> Result<Checkpoint, Refusal> {
                         &pointer_index(&values_ptr, i),
                         format!("equality activation {} must be exactly 0 or 1", v.to_json()),
                     ));
+                }
+                if let Some(c) = cursors.next_if(|c| c.index == i) {
+                    if !x.is_some_and(|x| c.admits(x)) {
+                        return Err(refuse(
+                            Reason::MJB_REASON_STATE_DOMAIN,
+                            &pointer_index(&values_ptr, i),
+                            format!(
+                                "history cursor of {} is {}; it must be an integer in 0..={} (the engine indexes its ring buffer with it)",
+                                c.owner,
+                                v.to_json(),
+                                c.nsample - 1
+                            ),
+                        ));
+                    }
                 }
                 match x {
                     Some(x) => out.push(x),

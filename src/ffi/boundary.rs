@@ -146,23 +146,11 @@ pub fn last_error() -> Option<Refusal> {
     LAST_ERROR.with(|e| e.borrow().clone())
 }
 
-fn panic_refusal(payload: Box<dyn std::any::Any + Send>) -> Refusal {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    Refusal::new(
-        Outcome::MJB_PANIC,
-        Reason::MJB_REASON_PANIC,
-        format!("a panic was caught at the C boundary: {text}"),
-    )
-}
-
 /// Run an export's body: a panic becomes `MJB_PANIC`, a refusal is recorded for
 /// `mjb_last_error` and its outcome returned.
 pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> Outcome {
-    let r = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_refusal(p)));
+    let _inside = crate::panics::enter();
+    let r = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(crate::panics::refusal(p)));
     match r {
         Ok(o) => o,
         Err(refusal) => {
@@ -183,7 +171,7 @@ pub fn on_endpoint<T>(
         Ok(r) => r,
         Err(p) => {
             e.safety.fence(Reason::MJB_REASON_PANIC);
-            Err(panic_refusal(p))
+            Err(crate::panics::refusal(p))
         }
     }
 }

@@ -209,6 +209,26 @@ pub struct Segment {
     pub len: usize,
 }
 
+/// A value of the state vector that the engine converts to an integer and uses as an index:
+/// the cursor of a HISTORY ring buffer (MuJoCo >= 3.5), read by the engine as `(int)buf[1]`
+/// and used as `(cursor + 1 + i) % nsample`. Its native domain is the integers
+/// `0..nsample`, exactly as the engine writes them (so never `-0`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// Index in the state vector.
+    pub index: usize,
+    pub nsample: u32,
+    /// What owns the buffer, for messages: `actuator 3`, `sensor 0`.
+    pub owner: String,
+}
+
+impl Cursor {
+    /// `x` is one of the values the engine itself stores in this cursor.
+    pub fn admits(&self, x: f64) -> bool {
+        x.to_bits() == (x as u32 as f64).to_bits() && (x as u32) < self.nsample
+    }
+}
+
 /// Where each component sits in `mj_getState(m, d, _, sig)`: components appear in bit order,
 /// so a component's offset is the sum of `mj_stateSize(m, bit)` over the lower set bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,6 +236,9 @@ pub struct Layout {
     pub sig: u32,
     pub size: usize,
     pub segments: Vec<Segment>,
+    /// HISTORY ring-buffer cursors in the state vector, in index order (derived from the
+    /// model's `actuator_historyadr`/`sensor_historyadr`, never guessed).
+    pub cursors: Vec<Cursor>,
 }
 
 impl Layout {
@@ -432,11 +455,52 @@ impl Mujoco {
                 "mj_stateSize({sig}) = {size} but its components add up to {offset}"
             )));
         }
+        let cursors = match segments.iter().find(|s| s.name == "history") {
+            Some(history) => self.history_cursors(history)?,
+            None => Vec::new(),
+        };
         Ok(Layout {
             sig,
             size,
             segments,
+            cursors,
         })
+    }
+
+    /// The cursor of every HISTORY ring buffer, placed in the state vector. Each buffer is
+    /// `[user, cursor, times(nsample), values(nsample*dim)]` at its address in the component.
+    fn history_cursors(&self, history: &Segment) -> Result<Vec<Cursor>, NativeError> {
+        // SAFETY: valid model; a NULL buffer with cap 0 only counts.
+        let count = unsafe { mjb_shim_history_buffers(self.m.as_ptr(), std::ptr::null_mut(), 0) };
+        let mut raw = vec![ShimHistoryBuffer::default(); count.max(0) as usize];
+        // SAFETY: raw holds `count` elements.
+        unsafe { mjb_shim_history_buffers(self.m.as_ptr(), raw.as_mut_ptr(), count) };
+        let mut cursors = Vec::with_capacity(raw.len());
+        for b in raw {
+            let owner = format!(
+                "{} {}",
+                if b.kind == 0 { "actuator" } else { "sensor" },
+                b.id
+            );
+            let bad = |what: &str| {
+                NativeError::Failed(format!(
+                    "history buffer of {owner}: {what} (adr {}, nsample {}, dim {})",
+                    b.adr, b.nsample, b.dim
+                ))
+            };
+            let nsample = u32::try_from(b.nsample).map_err(|_| bad("bad nsample"))?;
+            let len = 2 + b.nsample * (b.dim + 1);
+            if b.adr < 0 || nsample == 0 || b.dim < 1 || b.adr + len > history.len as i64 {
+                return Err(bad("outside the HISTORY component"));
+            }
+            cursors.push(Cursor {
+                index: history.offset + b.adr as usize + 1,
+                nsample,
+                owner,
+            });
+        }
+        cursors.sort_by_key(|c| c.index);
+        Ok(cursors)
     }
 
     pub fn state_size(&self, sig: u32) -> Result<usize, NativeError> {

@@ -60,7 +60,22 @@ pub struct ShimWarnings {
     pub badqacc: i64,
 }
 
+#[repr(C)]
+#[derive(Default, Clone, Copy, Debug)]
+pub struct ShimHistoryBuffer {
+    pub kind: i32,
+    pub id: i32,
+    pub adr: i64,
+    pub nsample: i64,
+    pub dim: i64,
+}
+
 extern "C" {
+    pub fn mjb_shim_history_buffers(
+        m: *const MjModel,
+        out: *mut ShimHistoryBuffer,
+        cap: c_int,
+    ) -> c_int;
     pub fn mjb_shim_engine_info(out: *mut ShimEngine);
     pub fn mjb_shim_state_component(i: c_int, name: *mut *const c_char, mask: *mut u32) -> c_int;
     pub fn mjb_shim_install_error_handler();
