@@ -6,9 +6,11 @@
 //! Flow of a mutation: bytes → strict document (no lock) → admission (fence, deadline) →
 //! native phase → verification → outcome.
 
-use crate::checkpoint::json::{self, Fields, Value};
-use crate::checkpoint::{self, Checkpoint, Facts, Profile};
-use crate::native::{self, Dims, Layout, ModelSource, Mujoco, NativeError, Public};
+use crate::checkpoint::json::{self, Value};
+use crate::checkpoint::read::{Kind, Reader};
+use crate::checkpoint::write::Writer;
+use crate::checkpoint::{self, Buffers, Facts, Profile};
+use crate::native::{self, Dims, Layout, Mujoco, NativeError, Public};
 use crate::outcome::{Outcome, Reason, Refusal};
 use crate::safety::{InFlight, Safety};
 use crate::world;
@@ -70,107 +72,7 @@ impl Answer {
     }
 }
 
-/// The endpoint configuration from `mjb_endpoint_open` / `mjb_endpoint_adopt`.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub model: Option<ModelSource>,
-    pub name: String,
-    pub seed: u64,
-    /// `None` is "auto".
-    pub profile: Option<Profile>,
-    pub fidelity: Option<Value>,
-}
-
-/// Parse a strict endpoint configuration. `with_model` says whether `model` is required
-/// (open) or not allowed (adopt: the host brings the model).
-pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
-    let doc = json::parse_document(bytes)?;
-    let allowed: &[&str] = if with_model {
-        &["model", "name", "seed", "profile", "fidelity"]
-    } else {
-        &["name", "seed", "profile", "fidelity"]
-    };
-    let required: &[&str] = if with_model { &["model"] } else { &[] };
-    let f = Fields::new(&doc, "", allowed, required)?;
-    let model = match f.get("model") {
-        Some((v, p)) => Some(parse_model_source(v, &p)?),
-        None => None,
-    };
-    let name = match f.get("name") {
-        Some((v, p)) => v.as_str(&p)?.to_owned(),
-        None => String::new(),
-    };
-    let seed = match f.get("seed") {
-        Some((v, p)) => v.as_u64(&p)?,
-        None => 0,
-    };
-    let profile = match f.get("profile") {
-        None => None,
-        Some((v, p)) => match v.as_str(&p)? {
-            "auto" => None,
-            s => Some(Profile::from_name(s).ok_or_else(|| {
-                Refusal::rejected(
-                    Reason::MJB_REASON_PROFILE,
-                    format!("unknown profile {s:?} (auto, mujoco_integration_v1, mujoco_basic_v1)"),
-                )
-                .at(p.clone())
-            })?),
-        },
-    };
-    let fidelity = match f.get("fidelity") {
-        None | Some((Value::Null, _)) => None,
-        Some((v, p)) => {
-            // A declaration says what is claimed, for what scope, on what evidence.
-            let d = Fields::new(
-                v,
-                &p,
-                &["claim", "scope", "evidence"],
-                &["claim", "scope", "evidence"],
-            )?;
-            for k in ["claim", "scope"] {
-                let (v, p) = d.req(k);
-                v.as_str(&p)?;
-            }
-            let (ev, ep) = d.req("evidence");
-            match ev {
-                Value::Str(_) => {}
-                Value::Arr(items) => {
-                    for (i, it) in items.iter().enumerate() {
-                        it.as_str(&json::pointer_index(&ep, i))?;
-                    }
-                }
-                _ => {
-                    return Err(Refusal::rejected(
-                        Reason::MJB_REASON_WRONG_TYPE,
-                        "expected a string or an array of strings",
-                    )
-                    .at(ep))
-                }
-            }
-            Some(v.clone())
-        }
-    };
-    Ok(Config {
-        model,
-        name,
-        seed,
-        profile,
-        fidelity,
-    })
-}
-
-fn parse_model_source(v: &Value, ptr: &str) -> Result<ModelSource, Refusal> {
-    let f = Fields::new(v, ptr, &["xml_path", "xml"], &[])?;
-    match (f.get("xml_path"), f.get("xml")) {
-        (Some((v, p)), None) => Ok(ModelSource::XmlPath(v.as_str(&p)?.to_owned())),
-        (None, Some((v, p))) => Ok(ModelSource::Xml(v.as_str(&p)?.to_owned())),
-        _ => Err(Refusal::rejected(
-            Reason::MJB_REASON_MISSING_FIELD,
-            "model needs exactly one of \"xml_path\" or \"xml\"",
-        )
-        .at(ptr)),
-    }
-}
+pub use crate::config::{parse_config, Config};
 
 /// The model facts validation needs, replaced as a whole when the model is.
 #[derive(Debug)]
@@ -189,17 +91,36 @@ struct Native {
     shape: Arc<Shape>,
     /// Mutations admitted so far (orders concurrent callers' effects).
     admitted: u64,
+    /// The pre-mutation image of the integration state (reused: no allocation per step).
+    pre: Vec<f64>,
+    /// Read-back buffer for verifying a state write (reused).
+    readback: Vec<f64>,
+    /// The state vector a document read serves (reused).
+    state: Vec<f64>,
+    /// Bytes of the last document served, to size the next one's buffer once.
+    last_document_bytes: usize,
 }
 
-/// A state image to restore or to roll back to.
-enum Image {
-    State(Vec<f64>),
+/// A state image to restore or to roll back to: the integration state in a buffer, or the
+/// public fields where the engine has no state API.
+enum Image<'a> {
+    State(&'a [f64]),
+    Public(&'a Public),
+}
+
+/// What a mutation captured before touching the engine (the state itself is in
+/// `Native::pre`).
+enum Pre {
+    State,
     Public(Public),
 }
 
 pub struct Endpoint {
     pub safety: Safety,
     native: Mutex<Native>,
+    /// Number buffers of earlier restores, reused by the next ones (validation runs before
+    /// the lock, so concurrent restores each take their own).
+    spare: Mutex<Vec<Buffers>>,
     shape: RwLock<Arc<Shape>>,
     name: String,
     seed: u64,
@@ -315,7 +236,12 @@ impl Endpoint {
                 tick: 0,
                 shape: shape.clone(),
                 admitted: 0,
+                pre: Vec::new(),
+                readback: Vec::new(),
+                state: Vec::new(),
+                last_document_bytes: 0,
             }),
+            spare: Mutex::new(Vec::new()),
             shape: RwLock::new(shape),
             name: config.name,
             seed: config.seed,
@@ -417,58 +343,52 @@ impl Endpoint {
 
     // ---- images and rollback ----------------------------------------------------------------
 
-    /// The most complete image this engine can read back: the integration state where the
-    /// state API exists, else the public fields.
-    fn capture(&self, n: &Native) -> Result<Image, NativeError> {
-        match &n.shape.layout {
-            Some(_) => Ok(Image::State(self.state_vector(n)?)),
-            None => Ok(Image::Public(n.mj.public())),
+    /// Capture the most complete image this engine can read back: the integration state (into
+    /// `n.pre`) where the state API exists, else the public fields.
+    fn capture(&self, n: &mut Native) -> Result<Pre, NativeError> {
+        match n.shape.layout.as_ref() {
+            Some(l) => {
+                n.pre.resize(l.size, 0.0);
+                n.mj.get_state(l.sig, &mut n.pre)?;
+                Ok(Pre::State)
+            }
+            None => Ok(Pre::Public(n.mj.public())),
         }
     }
 
-    /// `mj_getState` of the integration signature (the engine has the state API).
-    fn state_vector(&self, n: &Native) -> Result<Vec<f64>, NativeError> {
-        let layout = n.shape.layout.as_ref().expect("state API present");
-        let mut v = vec![0.0; layout.size];
-        n.mj.get_state(layout.sig, &mut v)?;
-        Ok(v)
-    }
-
-    /// Read the same kind of image as `like`.
-    fn capture_like(&self, n: &Native, like: &Image) -> Result<Image, NativeError> {
-        match like {
-            Image::State(_) => Ok(Image::State(self.state_vector(n)?)),
-            Image::Public(_) => Ok(Image::Public(n.mj.public())),
-        }
-    }
-
-    fn apply(&self, n: &mut Native, image: &Image) -> Result<(), NativeError> {
+    fn apply(mj: &mut Mujoco, shape: &Shape, image: Image) -> Result<(), NativeError> {
         match image {
             Image::State(v) => {
-                let sig = n
-                    .shape
+                let sig = shape
                     .layout
                     .as_ref()
                     .expect("state image needs a layout")
                     .sig;
-                n.mj.set_state(sig, v)
+                mj.set_state(sig, v)
             }
-            Image::Public(p) => n.mj.write_public(p),
+            Image::Public(p) => mj.write_public(p),
         }
     }
 
     /// Read back and compare bit for bit.
-    fn holds(&self, n: &Native, image: &Image) -> Result<bool, NativeError> {
-        Ok(match (self.capture_like(n, image)?, image) {
-            (Image::State(now), Image::State(want)) => {
-                now.len() == want.len()
-                    && now
+    fn holds(
+        mj: &Mujoco,
+        shape: &Shape,
+        image: Image,
+        readback: &mut Vec<f64>,
+    ) -> Result<bool, NativeError> {
+        Ok(match image {
+            Image::State(want) => {
+                let l = shape.layout.as_ref().expect("state image needs a layout");
+                readback.resize(l.size, 0.0);
+                mj.get_state(l.sig, readback)?;
+                readback.len() == want.len()
+                    && readback
                         .iter()
                         .zip(want)
                         .all(|(a, b)| a.to_bits() == b.to_bits())
             }
-            (Image::Public(now), Image::Public(want)) => now.same_bits(want),
-            _ => false,
+            Image::Public(want) => mj.public().same_bits(want),
         })
     }
 
@@ -476,7 +396,7 @@ impl Endpoint {
     fn roll_back(
         &self,
         n: &mut Native,
-        pre: &Image,
+        pre: &Pre,
         reset_first: bool,
         cause: Reason,
         what: String,
@@ -487,8 +407,16 @@ impl Endpoint {
             if reset_first {
                 n.mj.reset()?;
             }
-            self.apply(n, pre)?;
-            self.holds(n, pre)
+            let image = match pre {
+                Pre::State => Image::State(&n.pre),
+                Pre::Public(p) => Image::Public(p),
+            };
+            Self::apply(&mut n.mj, &n.shape, image)?;
+            let image = match pre {
+                Pre::State => Image::State(&n.pre),
+                Pre::Public(p) => Image::Public(p),
+            };
+            Self::holds(&n.mj, &n.shape, image, &mut n.readback)
         })();
         match restored {
             Ok(true) => Answer::refused(
@@ -650,49 +578,115 @@ impl Endpoint {
     }
 
     fn parse_world_write(&self, bytes: &[u8]) -> Result<Option<Vec<f64>>, Refusal> {
-        let doc = json::parse_document(bytes)?;
-        let top = doc.as_obj("")?;
-        if top.iter().any(|(k, _)| k == "state_hash") {
+        use checkpoint::{read_numbers, unknown_field, Slot};
+        let nu = self.shape().dims.nu.max(0) as usize;
+        let mut r = Reader::new(bytes)?;
+        let mut state_hash = false;
+        let mut unknown = None;
+        let mut world: Option<Result<(), Refusal>> = None;
+        let mut read_only = None;
+        let mut world_unknown = None;
+        let mut ctrl = Slot::Absent;
+        let mut ctrl_buf = Vec::new();
+        r.object(|r, key| match key {
+            "state_hash" => {
+                state_hash = true;
+                r.skip()
+            }
+            "world" => {
+                if r.kind()? != Kind::Object {
+                    world = Some(Err(Refusal::rejected(
+                        Reason::MJB_REASON_WRONG_TYPE,
+                        "expected an object",
+                    )
+                    .at("/world")));
+                    return r.skip();
+                }
+                world = Some(Ok(()));
+                r.object(|r, key| {
+                    if world::READ_ONLY_FIELDS.contains(&key) {
+                        if read_only.is_none() {
+                            read_only = Some(
+                                Refusal::rejected(
+                                    Reason::MJB_REASON_READ_ONLY_FIELD,
+                                    format!("world.{key} is read-only"),
+                                )
+                                .at(r.pointer()),
+                            );
+                        }
+                        return r.skip();
+                    }
+                    match key {
+                        "ctrl" => {
+                            ctrl = read_numbers(r, &mut ctrl_buf, nu)?;
+                            Ok(())
+                        }
+                        _ => unknown_field(r, key, &mut world_unknown),
+                    }
+                })
+            }
+            _ => unknown_field(r, key, &mut unknown),
+        })?;
+        r.finish()?;
+        if state_hash {
             return Err(Refusal::rejected(
                 Reason::MJB_REASON_READ_ONLY_FIELD,
                 "state_hash is computed by the bridge",
             )
             .at("/state_hash"));
         }
-        let f = Fields::new(&doc, "", &["world"], &["world"])?;
-        let (w, wp) = f.req("world");
-        let fields = w.as_obj(&wp)?;
-        for (k, _) in fields {
-            if world::READ_ONLY_FIELDS.contains(&k.as_str()) {
-                return Err(Refusal::rejected(
-                    Reason::MJB_REASON_READ_ONLY_FIELD,
-                    format!("world.{k} is read-only"),
-                )
-                .at(json::pointer_push(&wp, k)));
+        if let Some(u) = unknown {
+            return Err(u);
+        }
+        match world {
+            None => return Err(checkpoint::missing("", "world")),
+            Some(w) => w?,
+        }
+        if let Some(r) = read_only.or(world_unknown) {
+            return Err(r);
+        }
+        match ctrl.opt()? {
+            None => Ok(None),
+            Some(count) => {
+                if count != nu {
+                    return Err(Refusal::rejected(
+                        Reason::MJB_REASON_DIMENSION,
+                        format!("ctrl has {count} values; the model has nu = {nu}"),
+                    )
+                    .at("/world/ctrl"));
+                }
+                // Finite by construction: the reader refuses non-finite numbers.
+                self.check_ctrl(&ctrl_buf, "/world/ctrl")?;
+                Ok(Some(ctrl_buf))
             }
         }
-        let wf = Fields::new(w, &wp, world::WRITABLE_FIELDS, &[])?;
-        match wf.get("ctrl") {
-            None => Ok(None),
-            Some((v, p)) => {
-                let c = v.as_f64_vec(&p)?;
-                self.check_ctrl(&c, &p)?;
-                Ok(Some(c))
-            }
+    }
+
+    fn take_buffers(&self) -> Buffers {
+        self.spare.lock().pop().unwrap_or_default()
+    }
+
+    fn give_back(&self, b: Buffers) {
+        let mut spare = self.spare.lock();
+        // Enough for a few concurrent restores; more would only hold memory.
+        if spare.len() < 4 {
+            spare.push(b);
         }
     }
 
     /// Validate a checkpoint (no lock), then restore it under the lock and prove it.
     pub fn restore(&self, bytes: &[u8], timeout_ms: u32) -> Answer {
         let shape = self.shape();
-        let checkpoint = match checkpoint::validate(bytes, &self.facts(&shape)) {
+        let mut bufs = self.take_buffers();
+        let checkpoint = match checkpoint::validate(bytes, &self.facts(&shape), &mut bufs) {
             Ok(c) => c,
             Err(r) => {
+                self.give_back(bufs);
                 let t = self.safety.view_tick();
                 return Answer::refused(r, t, t);
             }
         };
-        self.mutate(timeout_ms, |n, _| {
+        let answer = self.mutate(timeout_ms, |n, _| {
             let before = n.tick;
             // The model may have been replaced between validation and admission.
             if !Arc::ptr_eq(&n.shape, &shape) {
@@ -714,12 +708,20 @@ impl Endpoint {
                 Err(e) => return Answer::refused(engine_refusal(&e, "reading the pre-restore state"), before, before),
             };
             let tick = checkpoint.tick();
-            let target = match checkpoint {
-                Checkpoint::Integration { values, .. } => Image::State(values),
-                Checkpoint::Basic { public, .. } => Image::Public(public),
+            let public;
+            let target = match checkpoint.profile {
+                Profile::Integration => Image::State(&checkpoint.buffers.values),
+                Profile::Basic => {
+                    public = checkpoint.public();
+                    Image::Public(&public)
+                }
             };
-            match self.apply(n, &target) {
-                Ok(()) => match self.holds(n, &target) {
+            let target2 = match &target {
+                Image::State(v) => Image::State(v),
+                Image::Public(p) => Image::Public(p),
+            };
+            match Self::apply(&mut n.mj, &n.shape, target) {
+                Ok(()) => match Self::holds(&n.mj, &n.shape, target2, &mut n.readback) {
                     Ok(true) => {
                         n.tick = tick;
                         self.safety.publish_tick(tick);
@@ -760,17 +762,15 @@ impl Endpoint {
                     )
                 }
             }
-        })
+        });
+        self.give_back(checkpoint.into_buffers());
+        answer
     }
 
     /// Replace the owned model/data; bumps the configuration counter, keeps tick and safety.
     pub fn replace_model(&self, config_json: &[u8], timeout_ms: u32) -> Answer {
         let t = self.safety.view_tick();
-        let source = match json::parse_document(config_json).and_then(|doc| {
-            let f = Fields::new(&doc, "", &["model"], &["model"])?;
-            let (v, p) = f.req("model");
-            parse_model_source(v, &p)
-        }) {
+        let source = match crate::config::parse_replacement(config_json) {
             Ok(s) => s,
             Err(r) => return Answer::refused(r, t, t),
         };
@@ -804,39 +804,72 @@ impl Endpoint {
 
     // ---- reads --------------------------------------------------------------------------------
 
-    fn checkpoint_value(&self, n: &Native) -> Result<Value, Refusal> {
-        let facts = self.facts(&n.shape);
-        match self.profile {
-            Profile::Integration => {
-                let v = self
-                    .state_vector(n)
-                    .map_err(|e| engine_refusal(&e, "reading the state"))?;
-                checkpoint::integration_document(&facts, &v, n.tick)
-            }
-            Profile::Basic => Ok(checkpoint::basic_document(&facts, &n.mj.public(), n.tick)),
-        }
+    /// Read the integration state into `n.state` (the engine has the state API).
+    fn read_state(n: &mut Native) -> Result<(), Refusal> {
+        let l = n.shape.layout.as_ref().expect("state API present");
+        n.state.resize(l.size, 0.0);
+        n.mj.get_state(l.sig, &mut n.state)
+            .map_err(|e| engine_refusal(&e, "reading the state"))
+    }
+
+    /// An output buffer sized from the last document served (grown once, then exact-ish).
+    fn out_buffer(n: &Native, numbers: usize) -> String {
+        let guess = if n.last_document_bytes > 0 {
+            n.last_document_bytes + n.last_document_bytes / 8 + 64
+        } else {
+            checkpoint::estimated_bytes(numbers)
+        };
+        String::with_capacity(guess)
     }
 
     /// The checkpoint document alone.
     pub fn checkpoint_read(&self, timeout_ms: u32) -> Result<String, Refusal> {
-        let n = self.admit(timeout_ms)?;
-        Ok(self.checkpoint_value(&n)?.to_json())
+        let mut guard = self.admit(timeout_ms)?;
+        let n = &mut *guard;
+        let shape = n.shape.clone();
+        let facts = self.facts(&shape);
+        let text = match self.profile {
+            Profile::Integration => {
+                Self::read_state(n)?;
+                let mut w = Writer::reusing(Self::out_buffer(n, n.state.len()));
+                checkpoint::write_integration(&mut w, &facts, &n.state, n.tick)?;
+                w.into_text()
+            }
+            Profile::Basic => {
+                let p = n.mj.public();
+                let mut w = Writer::reusing(Self::out_buffer(n, p.qpos.len() + p.qvel.len()));
+                checkpoint::write_basic(&mut w, &facts, &p, n.tick);
+                w.into_text()
+            }
+        };
+        n.last_document_bytes = text.len();
+        Ok(text)
     }
 
     /// The world document (resource read and snapshot serve the same bytes).
     pub fn world_read(&self, timeout_ms: u32) -> Result<String, Refusal> {
-        let n = self.admit(timeout_ms)?;
-        let checkpoint = self.checkpoint_value(&n)?;
+        let mut guard = self.admit(timeout_ms)?;
+        let n = &mut *guard;
+        let shape = n.shape.clone();
+        let facts = self.facts(&shape);
         let public = n.mj.public();
-        Ok(world::document(world::WorldParts {
-            name: &self.name,
-            profile: self.profile,
-            tick: n.tick,
-            public: &public,
-            seed: self.seed,
-            declared: self.fidelity.as_ref(),
-            checkpoint,
-        }))
+        let integration = self.profile == Profile::Integration;
+        if integration {
+            Self::read_state(n)?;
+        }
+        let numbers = n.state.len() + 2 * (public.qpos.len() + public.qvel.len());
+        let out = String::with_capacity(checkpoint::estimated_bytes(numbers));
+        world::write_document(
+            world::WorldParts {
+                name: &self.name,
+                facts: &facts,
+                tick: n.tick,
+                public: &public,
+                declared: self.fidelity.as_ref(),
+                state: integration.then_some(&n.state[..]),
+            },
+            out,
+        )
     }
 
     /// Run `f` on the owned pair under the native lock (for hosts' own reads and for tests).

@@ -14,6 +14,7 @@
 //! - The C ABI lives in [`ffi`]: one panic boundary, checked handles, library-owned strings.
 
 pub mod checkpoint;
+pub mod config;
 pub mod endpoint;
 pub mod ffi;
 pub mod log;

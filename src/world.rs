@@ -2,12 +2,14 @@
 //!
 //! `state_hash` is SHA-256 over the RFC 8785 (JCS) canonical form of the `world` object, so any
 //! JCS implementation can recompute it. It covers `native_checkpoint`: nothing is cached or
-//! left out.
+//! left out. The document is printed once; the hash streams the canonical bytes through
+//! SHA-256, reusing the printed numbers (see [`crate::checkpoint::write`]).
 
-use crate::checkpoint::json::{obj, Value};
-use crate::checkpoint::Profile;
+use crate::checkpoint::json::Value;
+use crate::checkpoint::write::{self, Canon, Writer};
+use crate::checkpoint::{self, Facts, Profile};
 use crate::native::Public;
-use sha2::{Digest, Sha256};
+use crate::outcome::Refusal;
 
 /// The fields a world write may carry, and the ones it must refuse as read-only.
 pub const WRITABLE_FIELDS: &[&str] = &["ctrl"];
@@ -25,63 +27,102 @@ pub const READ_ONLY_FIELDS: &[&str] = &[
     "native_checkpoint",
 ];
 
-pub struct WorldParts<'a> {
-    pub name: &'a str,
-    pub profile: Profile,
-    pub tick: u64,
-    pub public: &'a Public,
-    pub seed: u64,
-    pub declared: Option<&'a Value>,
-    pub checkpoint: Value,
-}
-
 /// What a profile promises, said in the world document itself.
-fn continuation(profile: Profile) -> &'static str {
+pub fn continuation(profile: Profile) -> &'static str {
     match profile {
         Profile::Integration => "complete_integration_state",
         Profile::Basic => "public_fields_only_no_exact_continuation",
     }
 }
 
-/// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`.
-pub fn document(parts: WorldParts) -> String {
-    let p = parts.public;
-    let world = obj([
-        ("name", parts.name.into()),
-        ("profile", parts.profile.name().into()),
-        ("checkpoint_scope", continuation(parts.profile).into()),
-        ("tick", parts.tick.into()),
-        ("time", p.time.into()),
-        ("qpos", Value::from(&p.qpos[..])),
-        ("qvel", Value::from(&p.qvel[..])),
-        ("ctrl", Value::from(&p.ctrl[..])),
-        ("act", Value::from(&p.act[..])),
-        ("seed", parts.seed.into()),
-        (
-            "determinism",
-            obj([
-                ("derived", "none".into()),
-                ("declared", parts.declared.cloned().unwrap_or(Value::Null)),
-            ]),
-        ),
-        ("native_checkpoint", parts.checkpoint),
-    ]);
-    let hash = state_hash(&world);
-    let mut out = String::with_capacity(4096);
-    out.push_str("{\"world\":");
-    out.push_str(&world.to_json());
-    out.push_str(",\"state_hash\":\"");
-    out.push_str(&hash);
-    out.push_str("\"}");
-    out
+pub struct WorldParts<'a> {
+    pub name: &'a str,
+    pub facts: &'a Facts<'a>,
+    pub tick: u64,
+    pub public: &'a Public,
+    pub declared: Option<&'a Value>,
+    /// The integration state vector (integration profile only).
+    pub state: Option<&'a [f64]>,
 }
 
-/// `sha256:<hex>` of the JCS form of a world object.
-pub fn state_hash(world: &Value) -> String {
-    let digest = Sha256::digest(world.to_canonical().as_bytes());
+/// `sha256:<hex>` of the JCS canonical form of a JSON value (given as its canonical text).
+pub fn hash_of_canonical(canonical: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(canonical.as_bytes());
     let mut s = String::from("sha256:");
     for b in digest {
         s.push_str(&format!("{b:02x}"));
     }
     s
+}
+
+/// Read a world document `{"world": {...}, "state_hash": "..."}` and recompute its hash:
+/// returns `(stored, recomputed)` (either may be absent when the field is).
+pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), Refusal> {
+    let mut r = crate::checkpoint::read::Reader::new(bytes)?;
+    let (mut stored, mut recomputed) = (None, None);
+    r.object(|r, key| {
+        match key {
+            "world" => {
+                let mut c = String::new();
+                r.canonical(&mut c)?;
+                recomputed = Some(hash_of_canonical(&c));
+            }
+            "state_hash" if r.kind()? == crate::checkpoint::read::Kind::String => {
+                stored = Some(r.string()?)
+            }
+            _ => r.skip()?,
+        }
+        Ok(())
+    })?;
+    r.finish()?;
+    Ok((stored, recomputed))
+}
+
+/// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`,
+/// written into `out` (cleared first; pass a reused buffer).
+pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
+    let p = parts.public;
+    let numbers = parts.state.map_or(0, <[f64]>::len)
+        + 2 * (p.qpos.len() + p.qvel.len())
+        + p.ctrl.len()
+        + p.act.len();
+    let mut w = Writer::reusing(out);
+    w.text.reserve(checkpoint::estimated_bytes(numbers) + 256);
+    w.text.push_str("{\"world\":");
+    let world_start = w.text.len();
+    w.begin_object();
+    w.str_field("name", parts.name);
+    w.str_field("profile", parts.facts.profile.name());
+    w.str_field("checkpoint_scope", continuation(parts.facts.profile));
+    w.u64_field("tick", parts.tick);
+    w.f64_field("time", p.time);
+    w.f64s_field("qpos", &p.qpos);
+    w.f64s_field("qvel", &p.qvel);
+    w.f64s_field("ctrl", &p.ctrl);
+    w.f64s_field("act", &p.act);
+    w.u64_field("seed", parts.facts.seed);
+    w.field("determinism", |w| {
+        w.begin_object();
+        w.str_field("derived", "none");
+        w.value_field("declared", parts.declared.unwrap_or(&Value::Null));
+        w.end_object()
+    });
+    let mut result = Ok(());
+    w.field("native_checkpoint", |w| match parts.state {
+        Some(state) => checkpoint::write_integration(w, parts.facts, state, parts.tick)
+            .unwrap_or_else(|e| {
+                result = Err(e);
+                Canon::Text(String::new())
+            }),
+        None => checkpoint::write_basic(w, parts.facts, p, parts.tick),
+    });
+    result?;
+    let world = w.end_object();
+    let hash = write::state_hash(&w.text, &world);
+    debug_assert!(world_start > 0);
+    w.text.push_str(",\"state_hash\":\"");
+    w.text.push_str(&hash);
+    w.text.push_str("\"}");
+    Ok(w.into_text())
 }

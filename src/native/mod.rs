@@ -39,8 +39,10 @@ impl NativeError {
     }
 }
 
-fn msg_buf() -> Vec<c_char> {
-    vec![0; MSG_CAP]
+/// The message buffer a guarded call fills on failure: on the stack, so the step path does
+/// not allocate.
+fn msg_buf() -> [c_char; MSG_CAP] {
+    [0; MSG_CAP]
 }
 
 fn msg_text(buf: &[c_char]) -> String {

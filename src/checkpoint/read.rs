@@ -1,0 +1,812 @@
+//! A strict, streaming JSON reader: the only way the bridge reads documents.
+//!
+//! Why not a tree: a general tree costs a node per value (48 bytes for a number written as
+//! `0,`), so a hostile 1 MiB document could make every call allocate tens of MiB before any
+//! field was checked. Callers here walk the document with the schema they expect and read
+//! numbers straight into their own buffers; everything else is validated and skipped without
+//! being kept. Why not serde_json: it keeps the last of duplicate keys in `Value`, reports
+//! `1e400` as a syntax error without a pointer, and its typed path gives no JSON pointer
+//! without a second crate; `BENCHMARKS.md` has the measurements that decided it.
+//!
+//! What is strict: one top-level object; no duplicate keys (at any depth); finite numbers only
+//! (`1e400` is refused with `MJB_REASON_NOT_FINITE`, `NaN`/`Infinity` are not JSON); no bad
+//! escapes or lone surrogates; nesting at most [`MAX_DEPTH`]; at most [`MAX_DOCUMENT_BYTES`].
+//! Those are *parse* errors: the first one in document order ends the read, with the JSON
+//! pointer of where it happened. Field-level problems (unknown, missing, wrong type) are the
+//! caller's, which records them and keeps reading so that a later parse error still wins.
+//!
+//! Memory: besides what the caller keeps, the reader holds one 8-byte span per key of the
+//! objects currently open (duplicates are found by sorting them when an object closes, or
+//! when a parse error needs to know whether a duplicate came first), so at most about one
+//! byte per byte of input; JSON pointers are built only when something is refused.
+
+use super::json::{pointer_index, pointer_push, MAX_DEPTH, MAX_DOCUMENT_BYTES};
+use crate::outcome::{Reason, Refusal};
+
+/// What the next value is, by its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+}
+
+impl Kind {
+    pub fn article(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Number => "a number",
+            Kind::String => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
+        }
+    }
+}
+
+/// A number token, parsed once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Number<'a> {
+    /// The exact double (`str::parse::<f64>` of the token), always finite.
+    pub value: f64,
+    /// The token: no fraction or exponent means a JSON integer.
+    pub text: &'a str,
+}
+
+impl Number<'_> {
+    pub fn is_integer(&self) -> bool {
+        !self.text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+    }
+
+    /// The integer's exact value when it is written as an integer of at most 38 digits (so it
+    /// fits an i128); longer integers are out of range for every integer field.
+    pub fn integer(&self) -> Option<i128> {
+        if !self.is_integer() {
+            return None;
+        }
+        let digits = self.text.len() - usize::from(self.text.starts_with('-'));
+        (digits <= 38).then(|| self.text.parse().expect("integer token"))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Seg {
+    /// A key, as the byte range of its raw text between the quotes.
+    Key(u32, u32),
+    Index(usize),
+}
+
+#[derive(Clone, Copy)]
+struct KeySpan {
+    start: u32,
+    end: u32,
+}
+
+pub struct Reader<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+    path: Vec<Seg>,
+    /// Key spans of every open object, innermost last; `opened[k]` is where object k's start.
+    keys: Vec<KeySpan>,
+    opened: Vec<usize>,
+    /// The path length at which each open object sits (where its members' pointers start).
+    object_depths: Vec<usize>,
+}
+
+fn malformed_at(i: usize, what: &str) -> String {
+    format!("{what} (byte {i})")
+}
+
+impl<'a> Reader<'a> {
+    /// Check the size and the encoding; position at the first value (which must be an
+    /// object).
+    pub fn new(bytes: &'a [u8]) -> Result<Self, Refusal> {
+        if bytes.len() > MAX_DOCUMENT_BYTES {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_TOO_LARGE,
+                format!(
+                    "document is {} bytes; the limit is {MAX_DOCUMENT_BYTES}",
+                    bytes.len()
+                ),
+            )
+            .at(""));
+        }
+        let s = std::str::from_utf8(bytes).map_err(|e| {
+            Refusal::rejected(
+                Reason::MJB_REASON_INVALID_UTF8,
+                format!("document is not UTF-8: {e}"),
+            )
+        })?;
+        let mut r = Reader {
+            s,
+            b: bytes,
+            i: 0,
+            path: Vec::with_capacity(8),
+            keys: Vec::new(),
+            opened: Vec::with_capacity(8),
+            object_depths: Vec::with_capacity(8),
+        };
+        r.ws();
+        if r.peek() != Some(b'{') {
+            return Err(r.malformed("the document must be one JSON object"));
+        }
+        Ok(r)
+    }
+
+    /// After the top-level value: only whitespace may follow.
+    pub fn finish(mut self) -> Result<(), Refusal> {
+        self.ws();
+        if self.i != self.b.len() {
+            return Err(self.malformed("unexpected content after the top-level object"));
+        }
+        Ok(())
+    }
+
+    // ---- pointers and errors ------------------------------------------------------------------
+
+    /// The JSON pointer of the value being read (built only for refusals).
+    pub fn pointer(&self) -> String {
+        let mut p = String::new();
+        for seg in &self.path {
+            match *seg {
+                Seg::Key(a, b) => p = pointer_push(&p, &self.key_text(a, b)),
+                Seg::Index(i) => p = pointer_index(&p, i),
+            }
+        }
+        p
+    }
+
+    fn key_text(&self, a: u32, b: u32) -> String {
+        decode_chars(&self.s[a as usize..b as usize]).collect()
+    }
+
+    /// A parse error here, unless a duplicate key came before it in an object still open.
+    fn parse_error(&mut self, reason: Reason, message: String) -> Refusal {
+        if let Some(dup) = self.first_duplicate_in_open_objects() {
+            return dup;
+        }
+        Refusal::rejected(reason, message).at(self.pointer())
+    }
+
+    fn malformed(&mut self, what: &str) -> Refusal {
+        let msg = malformed_at(self.i, what);
+        self.parse_error(Reason::MJB_REASON_MALFORMED_JSON, msg)
+    }
+
+    /// The duplicate whose second occurrence comes first in the document, among the open
+    /// objects (each object's keys sorted by content, then scanned for equal neighbours).
+    fn first_duplicate_in_open_objects(&mut self) -> Option<Refusal> {
+        let mut best: Option<(u32, usize, KeySpan)> = None;
+        for level in 0..self.opened.len() {
+            let start = self.opened[level];
+            let end = self
+                .opened
+                .get(level + 1)
+                .copied()
+                .unwrap_or(self.keys.len());
+            if let Some(second) = duplicate_in(self.s, &mut self.keys[start..end]) {
+                if best.is_none_or(|(at, _, _)| second.start < at) {
+                    best = Some((second.start, level, second));
+                }
+            }
+        }
+        best.map(|(_, level, key)| self.duplicate_refusal(level, key))
+    }
+
+    fn duplicate_refusal(&self, level: usize, key: KeySpan) -> Refusal {
+        // The object at `level` is the value at the path prefix that holds `level` keys or
+        // indices before it: the path has one segment per enclosing container.
+        let depth_of_object = self.object_depths[level];
+        let mut p = String::new();
+        for seg in &self.path[..depth_of_object] {
+            match *seg {
+                Seg::Key(a, b) => p = pointer_push(&p, &self.key_text(a, b)),
+                Seg::Index(i) => p = pointer_index(&p, i),
+            }
+        }
+        let text = self.key_text(key.start, key.end);
+        let p = pointer_push(&p, &text);
+        Refusal::rejected(
+            Reason::MJB_REASON_DUPLICATE_FIELD,
+            format!("field {text:?} appears more than once"),
+        )
+        .at(p)
+    }
+
+    // ---- scanning -----------------------------------------------------------------------------
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), Refusal> {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(self.malformed(&format!("expected '{}'", c as char)))
+        }
+    }
+
+    /// What the next value is (after whitespace); malformed when no value can start here or
+    /// when it would sit deeper than [`MAX_DEPTH`] containers.
+    pub fn kind(&mut self) -> Result<Kind, Refusal> {
+        self.ws();
+        if self.path.len() > MAX_DEPTH {
+            return Err(self.malformed(&format!("nesting deeper than {MAX_DEPTH}")));
+        }
+        match self.peek() {
+            Some(b'{') => Ok(Kind::Object),
+            Some(b'[') => Ok(Kind::Array),
+            Some(b'"') => Ok(Kind::String),
+            Some(b't' | b'f') => Ok(Kind::Bool),
+            Some(b'n') => Ok(Kind::Null),
+            Some(b'-' | b'0'..=b'9') => Ok(Kind::Number),
+            Some(_) => Err(self.malformed("unexpected character")),
+            None => Err(self.malformed("unexpected end of document")),
+        }
+    }
+
+    /// Read an object, calling `field(reader, key)` for each member; `field` must consume
+    /// the member's value (read it or [`skip`](Self::skip) it). The next value must be an
+    /// object (check [`kind`](Self::kind) first).
+    pub fn object(
+        &mut self,
+        mut field: impl FnMut(&mut Self, &str) -> Result<(), Refusal>,
+    ) -> Result<(), Refusal> {
+        self.kind()?;
+        self.expect(b'{')?;
+        self.opened.push(self.keys.len());
+        self.object_depths.push(self.path.len());
+        let mut key = String::new();
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return self.close_object();
+        }
+        loop {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.malformed("expected a field name"));
+            }
+            let (a, b, escaped) = self.string_span()?;
+            self.keys.push(KeySpan {
+                start: a as u32,
+                end: b as u32,
+            });
+            key.clear();
+            if escaped {
+                key.extend(decode_chars(&self.s[a..b]));
+            } else {
+                key.push_str(&self.s[a..b]);
+            }
+            self.ws();
+            self.expect(b':')?;
+            self.path.push(Seg::Key(a as u32, b as u32));
+            field(self, &key)?;
+            self.path.pop();
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return self.close_object();
+                }
+                _ => return Err(self.malformed("expected ',' or '}'")),
+            }
+        }
+    }
+
+    fn close_object(&mut self) -> Result<(), Refusal> {
+        let start = *self.opened.last().expect("an object is open");
+        if let Some(second) = duplicate_in(self.s, &mut self.keys[start..]) {
+            // Closing it found a duplicate; one in an enclosing object may come earlier.
+            let level = self.opened.len() - 1;
+            let mine = self.duplicate_refusal(level, second);
+            let outer = self.first_duplicate_in_open_objects_before(level, second.start);
+            return Err(outer.unwrap_or(mine));
+        }
+        self.keys.truncate(start);
+        self.opened.pop();
+        self.object_depths.pop();
+        Ok(())
+    }
+
+    /// A duplicate in an object enclosing `level` whose second occurrence is before `at`.
+    fn first_duplicate_in_open_objects_before(&mut self, level: usize, at: u32) -> Option<Refusal> {
+        let mut best: Option<(u32, usize, KeySpan)> = None;
+        for l in 0..level {
+            let start = self.opened[l];
+            let end = self.opened[l + 1];
+            if let Some(second) = duplicate_in(self.s, &mut self.keys[start..end]) {
+                if second.start < at && best.is_none_or(|(b, _, _)| second.start < b) {
+                    best = Some((second.start, l, second));
+                }
+            }
+        }
+        best.map(|(_, l, key)| self.duplicate_refusal(l, key))
+    }
+
+    /// Read an array, calling `item(reader, index)` for each element; `item` must consume it.
+    /// Returns the number of elements.
+    pub fn array(
+        &mut self,
+        mut item: impl FnMut(&mut Self, usize) -> Result<(), Refusal>,
+    ) -> Result<usize, Refusal> {
+        self.kind()?;
+        self.expect(b'[')?;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(0);
+        }
+        let mut n = 0usize;
+        loop {
+            self.ws();
+            self.path.push(Seg::Index(n));
+            item(self, n)?;
+            self.path.pop();
+            n += 1;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(n);
+                }
+                _ => return Err(self.malformed("expected ',' or ']'")),
+            }
+        }
+    }
+
+    /// Validate and skip one value of any kind.
+    pub fn skip(&mut self) -> Result<(), Refusal> {
+        match self.kind()? {
+            Kind::Object => self.object(|r, _| r.skip()),
+            Kind::Array => self.array(|r, _| r.skip()).map(drop),
+            Kind::String => self.string_span().map(drop),
+            Kind::Number => self.number().map(drop),
+            Kind::Bool => self.boolean().map(drop),
+            Kind::Null => self.null(),
+        }
+    }
+
+    /// Read the next value and append its RFC 8785 (JCS) canonical form to `out`: keys sorted
+    /// by UTF-16 code units, numbers as ECMAScript prints their double, strings re-escaped.
+    pub fn canonical(&mut self, out: &mut String) -> Result<(), Refusal> {
+        match self.kind()? {
+            Kind::Object => {
+                let mut members: Vec<(String, String)> = Vec::new();
+                self.object(|r, key| {
+                    let mut v = String::new();
+                    r.canonical(&mut v)?;
+                    members.push((key.to_owned(), v));
+                    Ok(())
+                })?;
+                members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    super::json::write_str(k, out);
+                    out.push(':');
+                    out.push_str(v);
+                }
+                out.push('}');
+            }
+            Kind::Array => {
+                out.push('[');
+                self.array(|r, i| {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    r.canonical(out)
+                })?;
+                out.push(']');
+            }
+            Kind::String => {
+                let s = self.string()?;
+                super::json::write_str(&s, out);
+            }
+            Kind::Number => {
+                let n = self.number()?;
+                super::json::write_f64(n.value, out, true);
+            }
+            Kind::Bool => out.push_str(if self.boolean()? { "true" } else { "false" }),
+            Kind::Null => {
+                self.null()?;
+                out.push_str("null");
+            }
+        }
+        Ok(())
+    }
+
+    /// The raw text of the next value (validated and skipped), for messages.
+    pub fn raw(&mut self) -> Result<&'a str, Refusal> {
+        self.ws();
+        let start = self.i;
+        self.skip()?;
+        Ok(&self.s[start..self.i])
+    }
+
+    pub fn boolean(&mut self) -> Result<bool, Refusal> {
+        if self.b[self.i..].starts_with(b"true") {
+            self.i += 4;
+            Ok(true)
+        } else if self.b[self.i..].starts_with(b"false") {
+            self.i += 5;
+            Ok(false)
+        } else {
+            Err(self.malformed("invalid literal"))
+        }
+    }
+
+    pub fn null(&mut self) -> Result<(), Refusal> {
+        if self.b[self.i..].starts_with(b"null") {
+            self.i += 4;
+            Ok(())
+        } else {
+            Err(self.malformed("invalid literal"))
+        }
+    }
+
+    /// Read a string value.
+    pub fn string(&mut self) -> Result<String, Refusal> {
+        let (a, b, escaped) = self.string_span()?;
+        Ok(if escaped {
+            decode_chars(&self.s[a..b]).collect()
+        } else {
+            self.s[a..b].to_owned()
+        })
+    }
+
+    /// Validate a string; return the byte range of its raw text between the quotes and
+    /// whether it holds escapes.
+    fn string_span(&mut self) -> Result<(usize, usize, bool), Refusal> {
+        self.expect(b'"')?;
+        let start = self.i;
+        let mut escaped = false;
+        loop {
+            while let Some(c) = self.peek() {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    let end = self.i;
+                    self.i += 1;
+                    return Ok((start, end, escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.i += 1;
+                    let Some(c) = self.peek() else {
+                        return Err(self.malformed("truncated escape"));
+                    };
+                    self.i += 1;
+                    match c {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&hi) {
+                                if !self.b[self.i..].starts_with(b"\\u") {
+                                    return Err(self.malformed("lone surrogate in \\u escape"));
+                                }
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(self.malformed("lone surrogate in \\u escape"));
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.malformed("lone surrogate in \\u escape"));
+                            }
+                        }
+                        _ => return Err(self.malformed("invalid escape")),
+                    }
+                }
+                Some(_) => return Err(self.malformed("control character in string")),
+                None => return Err(self.malformed("unterminated string")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, Refusal> {
+        match self.b.get(self.i..self.i + 4) {
+            Some(d) if d.iter().all(u8::is_ascii_hexdigit) => {
+                self.i += 4;
+                Ok(hex_value(d))
+            }
+            Some(_) => Err(self.malformed("bad \\u escape")),
+            None => Err(self.malformed("truncated \\u escape")),
+        }
+    }
+
+    /// Read a number: strict JSON grammar, and finite.
+    pub fn number(&mut self) -> Result<Number<'a>, Refusal> {
+        let start = self.i;
+        let b = self.b;
+        let mut i = self.i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                i += 1;
+                while let Some(b'0'..=b'9') = b.get(i) {
+                    i += 1;
+                }
+            }
+            _ => {
+                self.i = i;
+                return Err(self.malformed("invalid number"));
+            }
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
+                return Err(self.malformed("invalid number"));
+            }
+            while let Some(b'0'..=b'9') = b.get(i) {
+                i += 1;
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
+                return Err(self.malformed("invalid number"));
+            }
+            while let Some(b'0'..=b'9') = b.get(i) {
+                i += 1;
+            }
+        }
+        self.i = i;
+        let text = &self.s[start..i];
+        match text.parse::<f64>() {
+            Ok(value) if value.is_finite() => Ok(Number { value, text }),
+            _ => Err(self.parse_error(
+                Reason::MJB_REASON_NOT_FINITE,
+                format!("number {text} is not a finite double"),
+            )),
+        }
+    }
+}
+
+fn hex_value(d: &[u8]) -> u32 {
+    d.iter().fold(0, |acc, &c| {
+        acc * 16
+            + match c {
+                b'0'..=b'9' => u32::from(c - b'0'),
+                b'a'..=b'f' => u32::from(c - b'a' + 10),
+                _ => u32::from(c - b'A' + 10),
+            }
+    })
+}
+
+/// The characters of a validated string's raw text, escapes decoded.
+pub fn decode_chars(raw: &str) -> impl Iterator<Item = char> + '_ {
+    let mut it = raw.chars();
+    std::iter::from_fn(move || {
+        let c = it.next()?;
+        if c != '\\' {
+            return Some(c);
+        }
+        Some(match it.next()? {
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'u' => {
+                let hi = hex4_chars(&mut it);
+                if (0xD800..0xDC00).contains(&hi) {
+                    it.next(); // '\\'
+                    it.next(); // 'u'
+                    let lo = hex4_chars(&mut it);
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                        .unwrap_or('\u{FFFD}')
+                } else {
+                    char::from_u32(hi).unwrap_or('\u{FFFD}')
+                }
+            }
+            other => other, // '"', '\\', '/'
+        })
+    })
+}
+
+fn hex4_chars(it: &mut std::str::Chars) -> u32 {
+    (0..4).fold(0u32, |acc, _| {
+        acc * 16 + it.next().and_then(|c| c.to_digit(16)).unwrap_or(0)
+    })
+}
+
+/// Compare two raw key texts by their decoded characters.
+fn key_cmp(s: &str, a: KeySpan, b: KeySpan) -> std::cmp::Ordering {
+    let ra = &s[a.start as usize..a.end as usize];
+    let rb = &s[b.start as usize..b.end as usize];
+    if !ra.contains('\\') && !rb.contains('\\') {
+        return ra.cmp(rb);
+    }
+    decode_chars(ra).cmp(decode_chars(rb))
+}
+
+/// Sort one object's key spans by content and return the later occurrence of the duplicate
+/// whose later occurrence comes first in the document, if any.
+fn duplicate_in(s: &str, keys: &mut [KeySpan]) -> Option<KeySpan> {
+    if keys.len() < 2 {
+        return None;
+    }
+    // Equal keys end up adjacent, in document order (ties broken by position; sorting in
+    // place allocates nothing).
+    keys.sort_unstable_by(|a, b| key_cmp(s, *a, *b).then(a.start.cmp(&b.start)));
+    let mut best: Option<KeySpan> = None;
+    for w in keys.windows(2) {
+        if key_cmp(s, w[0], w[1]).is_eq() && best.is_none_or(|b| w[1].start < b.start) {
+            best = Some(w[1]);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Read a whole document (every value validated and skipped).
+    fn parse(bytes: &[u8]) -> Result<(), Refusal> {
+        let mut r = Reader::new(bytes)?;
+        r.skip()?;
+        r.finish()
+    }
+
+    fn canonical(bytes: &[u8]) -> String {
+        let mut r = Reader::new(bytes).unwrap();
+        let mut out = String::new();
+        r.canonical(&mut out).unwrap();
+        r.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_pointer_at_any_depth() {
+        let e = parse(br#"{"a":{"b":1,"b":2}}"#).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.pointer.as_deref(), Some("/a/b"));
+        // Escapes do not hide a duplicate.
+        let e = parse(br#"{"x":[{"ab":1,"a\u0062":2}]}"#).unwrap_err();
+        assert_eq!(e.pointer.as_deref(), Some("/x/0/ab"));
+    }
+
+    #[test]
+    fn the_first_parse_error_in_document_order_wins_even_when_a_duplicate_is_found_later() {
+        // The duplicate "a" (byte 9) comes before the syntax error in the nested value.
+        let e = parse(br#"{"a":1,"a":{"b":[1,}}"#).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.pointer.as_deref(), Some("/a"));
+        // An outer duplicate before an inner one: the outer is reported.
+        let e = parse(br#"{"o":1,"o":2,"i":{"k":1,"k":2}}"#).unwrap_err();
+        assert_eq!(e.pointer.as_deref(), Some("/o"));
+        // An inner duplicate closed before the outer one appears: the inner is reported.
+        let e = parse(br#"{"i":{"k":1,"k":2},"o":1,"o":2}"#).unwrap_err();
+        assert_eq!(e.pointer.as_deref(), Some("/i/k"));
+        // A syntax error before any duplicate.
+        let e = parse(br#"{"a":[1,,2],"a":1}"#).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON);
+        assert_eq!(e.pointer.as_deref(), Some("/a/1"));
+    }
+
+    #[test]
+    fn non_finite_numbers_are_refused_where_they_are() {
+        let e = parse(br#"{"v":[1,2,1e400]}"#).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_NOT_FINITE);
+        assert_eq!(e.pointer.as_deref(), Some("/v/2"));
+        for bad in [
+            &br#"{"v":NaN}"#[..],
+            br#"{"v":Infinity}"#,
+            br#"{"v":-Infinity}"#,
+            br#"{"v":01}"#,
+            br#"{"v":1.}"#,
+            br#"{"v":.5}"#,
+            br#"{"v":+1}"#,
+            br#"{"v":-}"#,
+            br#"{"v":1e}"#,
+            br#"[1]"#,
+            br#"{"v":1} x"#,
+            br#"{"v":"\ud800"}"#,
+            br#"{"v":"\udc00"}"#,
+            br#"{"v":"\ud800\u0041"}"#,
+            br#"{"v":"\x"}"#,
+            br#"{"v":"\u12"}"#,
+            b"{\"v\":\"\x01\"}",
+            br#"{"v":tru}"#,
+            br#"{"v" 1}"#,
+            br#"{"v":1,}"#,
+            br#"{"v":[1 2]}"#,
+            br#"{1:2}"#,
+            b"",
+            b"   ",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_object_with_eighty_thousand_keys_parses_in_linear_time() {
+        // Quadratic duplicate detection would make this take minutes (just under 1 MiB).
+        let mut doc = String::from("{");
+        for i in 0..80_000 {
+            doc.push_str(&format!("\"k{i}\":0,"));
+        }
+        doc.push_str("\"k0\":1}");
+        let e = parse(doc.as_bytes()).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.pointer.as_deref(), Some("/k0"));
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100));
+        let e = parse(deep.as_bytes()).unwrap_err();
+        assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON);
+        // 64 levels below the top-level object are fine.
+        let ok = format!("{{\"a\":{}1{}}}", "[".repeat(63), "]".repeat(63));
+        parse(ok.as_bytes()).unwrap();
+        let over = format!("{{\"a\":{}1{}}}", "[".repeat(64), "]".repeat(64));
+        assert!(parse(over.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn integers_are_told_from_fractions_and_exponents() {
+        let n = |t: &str| {
+            let doc = format!("{{\"n\":{t}}}");
+            let mut r = Reader::new(doc.as_bytes()).unwrap();
+            let mut got = None;
+            r.object(|r, _| {
+                let n = r.number()?;
+                got = Some((n.is_integer(), n.integer()));
+                Ok(())
+            })
+            .unwrap();
+            got.unwrap()
+        };
+        assert_eq!(n("7"), (true, Some(7)));
+        assert_eq!(n("-0"), (true, Some(0)));
+        assert_eq!(n("1.0"), (false, None));
+        assert_eq!(n("1e0"), (false, None));
+        assert_eq!(
+            n("18446744073709551616"),
+            (true, Some(18446744073709551616))
+        );
+        assert_eq!(n(&"9".repeat(39)), (true, None));
+    }
+
+    #[test]
+    fn canonical_form_sorts_keys_by_utf16_and_escapes_like_jcs() {
+        assert_eq!(
+            canonical(
+                "{\"b\":[-0,1e21,0.5,1.0,1E2],\"a\":\"\\u0007\\u00e9\\n\",\"\u{20ac}\":1,\"\u{1f600}\":2}"
+                    .as_bytes()
+            ),
+            "{\"a\":\"\\u0007\u{e9}\\n\",\"b\":[0,1e+21,0.5,1,100],\"\u{20ac}\":1,\"\u{1f600}\":2}"
+        );
+    }
+}

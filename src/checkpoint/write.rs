@@ -1,0 +1,255 @@
+//! Writing documents: every served document is printed once, straight into its output string,
+//! and its RFC 8785 (JCS) canonical form is described alongside (which bytes of the served
+//! text it reuses, in which key order), so a state hash streams through SHA-256 without
+//! printing any number a second time.
+//!
+//! The served text and the canonical text differ only in key order (JCS sorts keys by UTF-16
+//! code units), in `-0` (served as `-0`, canonical `0`) and in integers above 2^53
+//! (canonicalized through their double); strings are escaped identically.
+
+use super::json::{write_f64, write_str, Value};
+use sha2::{Digest, Sha256};
+use std::ops::Range;
+
+/// How the canonical form of one value is obtained.
+#[derive(Clone, Debug)]
+pub enum Canon {
+    /// The served bytes at this range are canonical as they are, except that a `-0` number
+    /// token in them (when `negative_zero`) is canonically `0`.
+    Served {
+        range: Range<usize>,
+        negative_zero: bool,
+    },
+    /// Canonical text that differs from the served text (or was never served).
+    Text(String),
+    /// An object: its members in served order.
+    Object(Vec<(String, Canon)>),
+}
+
+/// A document being written: the served text and, per object, its canonical description.
+pub struct Writer {
+    pub text: String,
+    /// Members of the objects currently open, innermost last.
+    stack: Vec<(Vec<(String, Canon)>, bool)>,
+}
+
+impl Writer {
+    pub fn with_capacity(bytes: usize) -> Self {
+        Writer {
+            text: String::with_capacity(bytes),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Reuse a buffer (cleared) for the served text.
+    pub fn reusing(mut text: String) -> Self {
+        text.clear();
+        Writer {
+            text,
+            stack: Vec::new(),
+        }
+    }
+
+    pub fn begin_object(&mut self) {
+        self.text.push('{');
+        self.stack.push((Vec::new(), false));
+    }
+
+    /// Close the innermost object; returns its canonical description.
+    pub fn end_object(&mut self) -> Canon {
+        self.text.push('}');
+        let (members, _) = self.stack.pop().expect("an object is open");
+        Canon::Object(members)
+    }
+
+    fn key(&mut self, key: &str) {
+        let top = self.stack.last_mut().expect("an object is open");
+        if top.1 {
+            self.text.push(',');
+        }
+        top.1 = true;
+        write_str(key, &mut self.text);
+        self.text.push(':');
+    }
+
+    fn member(&mut self, key: &str, canon: Canon) {
+        self.stack
+            .last_mut()
+            .expect("an object is open")
+            .0
+            .push((key.to_owned(), canon));
+    }
+
+    /// A member whose value is written by `f`; its canonical form is whatever `f` returns.
+    pub fn field(&mut self, key: &str, f: impl FnOnce(&mut Writer) -> Canon) {
+        self.key(key);
+        let canon = f(self);
+        self.member(key, canon);
+    }
+
+    pub fn str_field(&mut self, key: &str, value: &str) {
+        self.field(key, |w| {
+            let start = w.text.len();
+            write_str(value, &mut w.text);
+            Canon::Served {
+                range: start..w.text.len(),
+                negative_zero: false,
+            }
+        });
+    }
+
+    pub fn u64_field(&mut self, key: &str, value: u64) {
+        self.field(key, |w| w.integer(i128::from(value)));
+    }
+
+    pub fn i64_field(&mut self, key: &str, value: i64) {
+        self.field(key, |w| w.integer(i128::from(value)));
+    }
+
+    pub fn f64_field(&mut self, key: &str, value: f64) {
+        self.field(key, |w| w.number(value));
+    }
+
+    pub fn f64s_field(&mut self, key: &str, values: &[f64]) {
+        self.field(key, |w| w.numbers(values));
+    }
+
+    /// A small value from the `Value` model (a declaration, `null`).
+    pub fn value_field(&mut self, key: &str, value: &Value) {
+        self.field(key, |w| {
+            w.text.push_str(&value.to_json());
+            Canon::Text(value.to_canonical())
+        });
+    }
+
+    /// An integer: canonical as served unless it is beyond 2^53 (JCS goes through doubles).
+    pub fn integer(&mut self, v: i128) -> Canon {
+        let start = self.text.len();
+        let mut b = itoa::Buffer::new();
+        self.text.push_str(b.format(v));
+        if v.unsigned_abs() > 1u128 << 53 {
+            let mut c = String::new();
+            write_f64(v as f64, &mut c, true);
+            Canon::Text(c)
+        } else {
+            Canon::Served {
+                range: start..self.text.len(),
+                negative_zero: false,
+            }
+        }
+    }
+
+    pub fn number(&mut self, x: f64) -> Canon {
+        let start = self.text.len();
+        write_f64(x, &mut self.text, false);
+        Canon::Served {
+            range: start..self.text.len(),
+            negative_zero: x == 0.0 && x.is_sign_negative(),
+        }
+    }
+
+    /// An array of doubles, printed once.
+    pub fn numbers(&mut self, xs: &[f64]) -> Canon {
+        let start = self.text.len();
+        // At most 24 bytes a number plus a comma: reserve once.
+        self.text.reserve(xs.len() * 25 + 2);
+        self.text.push('[');
+        let mut negative_zero = false;
+        let mut buf = ryu_js::Buffer::new();
+        for (i, &x) in xs.iter().enumerate() {
+            if i > 0 {
+                self.text.push(',');
+            }
+            if x == 0.0 {
+                if x.is_sign_negative() {
+                    negative_zero = true;
+                    self.text.push_str("-0");
+                } else {
+                    self.text.push('0');
+                }
+            } else {
+                self.text.push_str(buf.format_finite(x));
+            }
+        }
+        self.text.push(']');
+        Canon::Served {
+            range: start..self.text.len(),
+            negative_zero,
+        }
+    }
+
+    /// Finish: the served text.
+    pub fn into_text(self) -> String {
+        debug_assert!(self.stack.is_empty());
+        self.text
+    }
+}
+
+/// `sha256:<hex>` of the canonical form of `canon`, whose served bytes are in `served`.
+pub fn state_hash(served: &str, canon: &Canon) -> String {
+    let mut h = Sha256::new();
+    feed(&mut h, served, canon);
+    let digest = h.finalize();
+    let mut s = String::with_capacity(7 + 64);
+    s.push_str("sha256:");
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for b in digest {
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+/// Stream the canonical bytes of `canon` into the hasher.
+pub fn feed(h: &mut Sha256, served: &str, canon: &Canon) {
+    match canon {
+        Canon::Served {
+            range,
+            negative_zero: false,
+        } => h.update(&served.as_bytes()[range.clone()]),
+        Canon::Served {
+            range,
+            negative_zero: true,
+        } => feed_without_negative_zero(h, &served.as_bytes()[range.clone()]),
+        Canon::Text(t) => h.update(t.as_bytes()),
+        Canon::Object(members) => {
+            let mut order: Vec<&(String, Canon)> = members.iter().collect();
+            order.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            h.update(b"{");
+            for (i, (k, v)) in order.into_iter().enumerate() {
+                if i > 0 {
+                    h.update(b",");
+                }
+                let mut key = String::with_capacity(k.len() + 2);
+                write_str(k, &mut key);
+                h.update(key.as_bytes());
+                h.update(b":");
+                feed(h, served, v);
+            }
+            h.update(b"}");
+        }
+    }
+}
+
+/// Served number text with every `-0` token written as `0` (the only difference JCS makes
+/// for numbers the bridge printed). A `-0` token is `-0` followed by a delimiter or the end;
+/// `-0.5` and `-0e1` are other numbers.
+fn feed_without_negative_zero(h: &mut Sha256, bytes: &[u8]) {
+    let mut from = 0;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        let at_token_start = i == 0 || matches!(bytes[i - 1], b'[' | b',' | b':');
+        if at_token_start
+            && bytes[i] == b'-'
+            && bytes[i + 1] == b'0'
+            && matches!(bytes.get(i + 2), None | Some(b',' | b']' | b'}'))
+        {
+            h.update(&bytes[from..i]);
+            from = i + 1; // drop the '-'
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    h.update(&bytes[from..]);
+}
