@@ -97,8 +97,10 @@ struct Native {
     readback: Vec<f64>,
     /// The state vector a document read serves (reused).
     state: Vec<f64>,
-    /// Bytes of the last document served, to size the next one's buffer once.
+    /// Bytes of the last checkpoint and world document served, to size the next one's
+    /// buffer once (a document grows only with its numbers' digits).
     last_document_bytes: usize,
+    last_world_bytes: usize,
 }
 
 /// A state image to restore or to roll back to: the integration state in a buffer, or the
@@ -188,10 +190,10 @@ fn shape_of(mj: &Mujoco, configuration: u64) -> Result<Shape, Refusal> {
 impl Endpoint {
     /// Load a model per `config` and own it.
     pub fn open(config_json: &[u8]) -> Result<Endpoint, Refusal> {
-        let config = parse_config(config_json, true)?;
+        let mut config = parse_config(config_json, true)?;
         check_engine()?;
         let profile = resolve_profile(config.profile)?;
-        let source = config.model.clone().expect("open requires model");
+        let source = config.model.take().expect("open requires model");
         let mj = Mujoco::load(&source).map_err(|e| {
             Refusal::rejected(
                 Reason::MJB_REASON_MODEL_LOAD,
@@ -229,6 +231,7 @@ impl Endpoint {
 
     fn with_shape(mj: Mujoco, config: Config, profile: Profile, shape: Shape) -> Endpoint {
         let shape = Arc::new(shape);
+        let size = shape.layout.as_ref().map_or(0, |l| l.size);
         Endpoint {
             safety: Safety::new(0),
             native: Mutex::new(Native {
@@ -236,12 +239,13 @@ impl Endpoint {
                 tick: 0,
                 shape: shape.clone(),
                 admitted: 0,
-                pre: Vec::new(),
-                readback: Vec::new(),
-                state: Vec::new(),
+                pre: Vec::with_capacity(size),
+                readback: Vec::with_capacity(size),
+                state: Vec::with_capacity(size),
                 last_document_bytes: 0,
+                last_world_bytes: 0,
             }),
-            spare: Mutex::new(Vec::new()),
+            spare: Mutex::new(vec![Buffers::for_shape(&shape)]),
             shape: RwLock::new(shape),
             name: config.name,
             seed: config.seed,
@@ -795,6 +799,14 @@ impl Endpoint {
                 Err(r) => return Answer::refused(r, n.tick, n.tick),
             };
             let old = std::mem::replace(&mut n.mj, mj);
+            let size = shape.layout.as_ref().map_or(0, |l| l.size);
+            for v in [&mut n.pre, &mut n.readback, &mut n.state] {
+                v.clear();
+                v.reserve(size);
+            }
+            n.last_document_bytes = 0;
+            n.last_world_bytes = 0;
+            *self.spare.lock() = vec![Buffers::for_shape(&shape)];
             n.shape = shape.clone();
             *self.shape.write() = shape;
             drop(old);
@@ -812,10 +824,11 @@ impl Endpoint {
             .map_err(|e| engine_refusal(&e, "reading the state"))
     }
 
-    /// An output buffer sized from the last document served (grown once, then exact-ish).
-    fn out_buffer(n: &Native, numbers: usize) -> String {
-        let guess = if n.last_document_bytes > 0 {
-            n.last_document_bytes + n.last_document_bytes / 8 + 64
+    /// An output buffer sized from the last document of its kind (`last` bytes), or from an
+    /// estimate for the first one.
+    fn out_buffer(last: usize, numbers: usize) -> String {
+        let guess = if last > 0 {
+            last + last / 8 + 64
         } else {
             checkpoint::estimated_bytes(numbers)
         };
@@ -831,13 +844,16 @@ impl Endpoint {
         let text = match self.profile {
             Profile::Integration => {
                 Self::read_state(n)?;
-                let mut w = Writer::reusing(Self::out_buffer(n, n.state.len()));
+                let mut w = Writer::reusing(Self::out_buffer(n.last_document_bytes, n.state.len()));
                 checkpoint::write_integration(&mut w, &facts, &n.state, n.tick)?;
                 w.into_text()
             }
             Profile::Basic => {
                 let p = n.mj.public();
-                let mut w = Writer::reusing(Self::out_buffer(n, p.qpos.len() + p.qvel.len()));
+                let mut w = Writer::reusing(Self::out_buffer(
+                    n.last_document_bytes,
+                    p.qpos.len() + p.qvel.len(),
+                ));
                 checkpoint::write_basic(&mut w, &facts, &p, n.tick);
                 w.into_text()
             }
@@ -858,8 +874,8 @@ impl Endpoint {
             Self::read_state(n)?;
         }
         let numbers = n.state.len() + 2 * (public.qpos.len() + public.qvel.len());
-        let out = String::with_capacity(checkpoint::estimated_bytes(numbers));
-        world::write_document(
+        let out = Self::out_buffer(n.last_world_bytes, numbers);
+        let text = world::write_document(
             world::WorldParts {
                 name: &self.name,
                 facts: &facts,
@@ -869,7 +885,9 @@ impl Endpoint {
                 state: integration.then_some(&n.state[..]),
             },
             out,
-        )
+        )?;
+        n.last_world_bytes = text.len();
+        Ok(text)
     }
 
     /// Run `f` on the owned pair under the native lock (for hosts' own reads and for tests).

@@ -88,7 +88,7 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
         + p.ctrl.len()
         + p.act.len();
     let mut w = Writer::reusing(out);
-    w.text.reserve(checkpoint::estimated_bytes(numbers) + 256);
+    w.text.reserve(numbers.min(64) + 256);
     w.text.push_str("{\"world\":");
     let world_start = w.text.len();
     w.begin_object();

@@ -78,6 +78,21 @@ pub struct Buffers {
     pub act: Vec<f64>,
 }
 
+impl Buffers {
+    /// Buffers already large enough for this model's checkpoints.
+    pub fn for_shape(shape: &crate::endpoint::Shape) -> Buffers {
+        let d = &shape.dims;
+        let n = |x: i64| Vec::with_capacity(x.max(0) as usize);
+        Buffers {
+            values: Vec::with_capacity(shape.layout.as_ref().map_or(0, |l| l.size)),
+            qpos: n(d.nq),
+            qvel: n(d.nv),
+            ctrl: n(d.nu),
+            act: n(d.na),
+        }
+    }
+}
+
 /// A checkpoint that passed validation, ready for the native phase. It owns the buffers it
 /// was read into; [`Checkpoint::into_buffers`] gives them back for reuse.
 #[derive(Debug)]

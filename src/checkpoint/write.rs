@@ -151,8 +151,8 @@ impl Writer {
     /// An array of doubles, printed once.
     pub fn numbers(&mut self, xs: &[f64]) -> Canon {
         let start = self.text.len();
-        // At most 24 bytes a number plus a comma: reserve once.
-        self.text.reserve(xs.len() * 25 + 2);
+        // The caller sized the buffer (from the last document or an estimate); reserving
+        // the worst case here would grow it for nothing.
         self.text.push('[');
         let mut negative_zero = false;
         let mut buf = ryu_js::Buffer::new();

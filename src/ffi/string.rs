@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 /// A library-owned, NUL-terminated UTF-8 string (opaque to C).
 #[allow(non_camel_case_types)]
 pub struct mjb_string {
-    /// The text followed by one NUL byte.
-    bytes: Box<[u8]>,
+    /// The text followed by one NUL byte. A `Vec` (not a boxed slice) so that handing a
+    /// document over never reallocates it to trim spare capacity.
+    bytes: Vec<u8>,
 }
 
 static LIVE: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
@@ -16,9 +17,7 @@ static LIVE: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
 pub fn new_string(text: String) -> *mut mjb_string {
     let mut v = text.into_bytes();
     v.push(0);
-    let p = Box::into_raw(Box::new(mjb_string {
-        bytes: v.into_boxed_slice(),
-    }));
+    let p = Box::into_raw(Box::new(mjb_string { bytes: v }));
     LIVE.lock().insert(p as usize);
     p
 }
