@@ -357,12 +357,13 @@ pub(crate) fn read_numbers(
     }
     let mut bad = None;
     let n = r.array(|r, i| {
-        if r.kind()? == Kind::Number {
+        if r.at_number() {
             let x = r.number()?.value;
             if i < cap {
                 buf.push(x);
             }
         } else {
+            r.kind()?;
             if bad.is_none() {
                 bad = Some(wrong_type(r, "a number"));
             }
@@ -393,7 +394,7 @@ fn read_values(r: &mut Reader, buf: &mut Vec<f64>, cap: usize) -> Result<Slot<Va
     }
     let mut first_other = None;
     let count = r.array(|r, i| {
-        if r.kind()? == Kind::Number {
+        if r.at_number() {
             let x = r.number()?.value;
             if i < cap && first_other.is_none() {
                 buf.push(x);

@@ -351,22 +351,36 @@ impl<'a> Reader<'a> {
             return Ok(0);
         }
         let mut n = 0usize;
+        self.path.push(Seg::Index(0));
+        let at = self.path.len() - 1;
+        // Elements sit one level deeper than the array (checked here once, so that
+        // `at_number` need not).
+        if self.path.len() > MAX_DEPTH {
+            return Err(self.malformed(&format!("nesting deeper than {MAX_DEPTH}")));
+        }
         loop {
             self.ws();
-            self.path.push(Seg::Index(n));
+            self.path[at] = Seg::Index(n);
             item(self, n)?;
-            self.path.pop();
             n += 1;
             self.ws();
             match self.peek() {
                 Some(b',') => self.i += 1,
                 Some(b']') => {
                     self.i += 1;
+                    self.path.pop();
                     return Ok(n);
                 }
                 _ => return Err(self.malformed("expected ',' or ']'")),
             }
         }
+    }
+
+    /// Whether an array element (the array's loop already skipped whitespace) starts a
+    /// number: the hot path of number arrays, without [`kind`](Self::kind)'s checks.
+    #[inline]
+    pub fn at_number(&self) -> bool {
+        matches!(self.peek(), Some(b'-' | b'0'..=b'9'))
     }
 
     /// Validate and skip one value of any kind.
@@ -536,17 +550,25 @@ impl<'a> Reader<'a> {
 
     /// Read a number: strict JSON grammar, and finite.
     pub fn number(&mut self) -> Result<Number<'a>, Refusal> {
-        let start = self.i;
         let b = self.b;
-        let mut i = self.i;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
+        let start = self.i;
+        let mut i = start;
+        let negative = b.get(i) == Some(&b'-');
+        i += usize::from(negative);
+        // The significand's digits are accumulated while scanning: `m` is exact while
+        // `sig` (digits after the first non-zero one) is at most 19.
+        let mut m: u64 = 0;
+        let mut sig: u32 = 0;
+        let mut scale: i32 = 0;
         match b.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                i += 1;
-                while let Some(b'0'..=b'9') = b.get(i) {
+                while let Some(&c) = b.get(i) {
+                    if !c.is_ascii_digit() {
+                        break;
+                    }
+                    m = m.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                    sig += 1;
                     i += 1;
                 }
             }
@@ -555,31 +577,73 @@ impl<'a> Reader<'a> {
                 return Err(self.malformed("invalid number"));
             }
         }
+        let mut exact = true;
         if b.get(i) == Some(&b'.') {
             i += 1;
-            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+            let frac_start = i;
+            while let Some(&c) = b.get(i) {
+                if !c.is_ascii_digit() {
+                    break;
+                }
+                if m != 0 || c != b'0' {
+                    m = m.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                    sig += 1;
+                }
+                i += 1;
+            }
+            if i == frac_start {
                 self.i = i;
                 return Err(self.malformed("invalid number"));
             }
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
+            scale = -((i - frac_start) as i32);
         }
         if let Some(b'e' | b'E') = b.get(i) {
             i += 1;
+            let exp_negative = b.get(i) == Some(&b'-');
             if let Some(b'+' | b'-') = b.get(i) {
                 i += 1;
             }
-            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+            let exp_start = i;
+            let mut e: i32 = 0;
+            while let Some(&c) = b.get(i) {
+                if !c.is_ascii_digit() {
+                    break;
+                }
+                e = e.saturating_mul(10).saturating_add(i32::from(c - b'0'));
+                i += 1;
+            }
+            if i == exp_start {
                 self.i = i;
                 return Err(self.malformed("invalid number"));
             }
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
+            scale = scale.saturating_add(if exp_negative { -e } else { e });
+            exact = false;
         }
+        let _ = exact;
         self.i = i;
         let text = &self.s[start..i];
+        // Fast paths, exact by construction: zero, and Clinger's (a significand below 2^53
+        // times or over a power of ten up to 10^22: both exact, so one correct rounding).
+        if sig <= 19 {
+            let magnitude = if m == 0 {
+                Some(0.0)
+            } else if m < 1 << 53 && (-22..=22).contains(&scale) {
+                let x = m as f64;
+                Some(if scale < 0 {
+                    x / POW10[(-scale) as usize]
+                } else {
+                    x * POW10[scale as usize]
+                })
+            } else {
+                None
+            };
+            if let Some(v) = magnitude {
+                return Ok(Number {
+                    value: if negative { -v } else { v },
+                    text,
+                });
+            }
+        }
         match text.parse::<f64>() {
             Ok(value) if value.is_finite() => Ok(Number { value, text }),
             _ => Err(self.parse_error(
@@ -589,6 +653,12 @@ impl<'a> Reader<'a> {
         }
     }
 }
+
+/// Powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 fn hex_value(d: &[u8]) -> u32 {
     d.iter().fold(0, |acc, &c| {

@@ -1,0 +1,505 @@
+//! The performance table of BENCHMARKS.md, measured side by side in one process:
+//! mjbridge (through its C ABI), serde_json on the same fields and the identical bytes,
+//! nlohmann::json (compiled at run time from Debian's `nlohmann-json3-dev`), and raw
+//! `mj_getState`/`mj_setState`/`mj_step`, interleaved in rounds on one pinned CPU, with a
+//! counting allocator for peak heap.
+//!
+//! Run: `cargo bench --bench perf` (options: `MJB_BENCH_ROUNDS`, `MJB_BENCH_CPU`,
+//! `MJB_MODELS_DIR` for the shared MuJoCo models as an extra run).
+
+use mjbridge::endpoint::WAIT_FOREVER;
+use mjbridge::ffi::*;
+use mjbridge::outcome::Outcome;
+use serde::{Deserialize, Serialize};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+// ---- counting allocator ------------------------------------------------------------------------
+
+struct Counting;
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = CURRENT.fetch_add(by, Relaxed) + by;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        CURRENT.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            grew(new);
+            CURRENT.fetch_sub(l.size(), Relaxed);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn peak_of(f: impl FnOnce()) -> usize {
+    let base = CURRENT.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    f();
+    PEAK.load(Relaxed) - base
+}
+
+// ---- raw MuJoCo (the same library the bridge links) -------------------------------------------
+
+#[repr(C)]
+struct MjModel {
+    _p: [u8; 0],
+}
+#[repr(C)]
+struct MjData {
+    _p: [u8; 0],
+}
+
+extern "C" {
+    fn mj_loadXML(
+        path: *const c_char,
+        vfs: *const c_void,
+        err: *mut c_char,
+        len: c_int,
+    ) -> *mut MjModel;
+    fn mj_makeData(m: *const MjModel) -> *mut MjData;
+    fn mj_deleteData(d: *mut MjData);
+    fn mj_deleteModel(m: *mut MjModel);
+    fn mj_step(m: *const MjModel, d: *mut MjData);
+    fn mj_stateSize(m: *const MjModel, sig: c_int) -> c_int;
+    fn mj_getState(m: *const MjModel, d: *const MjData, state: *mut f64, sig: c_int);
+}
+
+struct Raw {
+    m: *mut MjModel,
+    d: *mut MjData,
+}
+
+impl Raw {
+    fn open(path: &Path) -> Raw {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        let mut err = [0 as c_char; 1000];
+        let m = unsafe { mj_loadXML(c.as_ptr(), std::ptr::null(), err.as_mut_ptr(), 1000) };
+        assert!(!m.is_null(), "raw load of {}", path.display());
+        Raw {
+            m,
+            d: unsafe { mj_makeData(m) },
+        }
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        unsafe {
+            mj_deleteData(self.d);
+            mj_deleteModel(self.m);
+        }
+    }
+}
+
+// ---- the nlohmann contender ---------------------------------------------------------------------
+
+struct Side {
+    _lib: libloading::Library,
+    open: unsafe extern "C" fn(*const c_char, c_int) -> *mut c_void,
+    close: unsafe extern "C" fn(*mut c_void),
+    write: unsafe extern "C" fn(*mut c_void, *mut *const c_char) -> usize,
+    restore: unsafe extern "C" fn(*mut c_void, *const c_char, usize) -> c_int,
+}
+
+fn build_side() -> Option<Side> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if !Path::new("/usr/include/nlohmann/json.hpp").is_file() {
+        println!("(nlohmann::json missing: apt install nlohmann-json3-dev; its columns are skipped)");
+        return None;
+    }
+    let engine = mjbridge::native::engine();
+    let out = std::env::temp_dir().join(format!("mjb-nlohmann-side-{}.so", std::process::id()));
+    let lib = Path::new(engine.build_library);
+    let status = std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()))
+        .args(["-std=c++17", "-O2", "-shared", "-fPIC", "-I"])
+        .arg(engine.build_include)
+        .arg(root.join("benches/perf/nlohmann_side.cpp"))
+        .arg(lib)
+        .arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run c++");
+    assert!(status.success(), "compiling the nlohmann side failed");
+    unsafe {
+        let lib = libloading::Library::new(&out).expect("load the nlohmann side");
+        let side = Side {
+            open: *lib.get(b"side_open").unwrap(),
+            close: *lib.get(b"side_close").unwrap(),
+            write: *lib.get(b"side_write").unwrap(),
+            restore: *lib.get(b"side_restore").unwrap(),
+            _lib: lib,
+        };
+        Some(side)
+    }
+}
+
+// ---- serde_json on the same fields ---------------------------------------------------------------
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Descriptor {
+    nq: i64,
+    nv: i64,
+    na: i64,
+    nu: i64,
+    nbody: i64,
+    neq: i64,
+    nmocap: i64,
+    nuserdata: i64,
+    npluginstate: i64,
+    timestep: f64,
+    configuration: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Checkpoint {
+    profile: String,
+    engine: String,
+    engine_version: i64,
+    descriptor: Descriptor,
+    signature: u64,
+    size: u64,
+    values: Vec<f64>,
+    tick: u64,
+    seed: u64,
+    time: f64,
+    qpos: Vec<f64>,
+    qvel: Vec<f64>,
+    ctrl: Vec<f64>,
+}
+
+#[derive(Serialize)]
+struct CheckpointRef<'a> {
+    profile: &'a str,
+    engine: &'a str,
+    engine_version: i64,
+    descriptor: &'a Descriptor,
+    signature: u64,
+    size: u64,
+    values: &'a [f64],
+    tick: u64,
+    seed: u64,
+    time: f64,
+    qpos: &'a [f64],
+    qvel: &'a [f64],
+    ctrl: &'a [f64],
+}
+
+// ---- models of our own ---------------------------------------------------------------------------
+
+/// A humanoid-sized walker: a free torso with four five-joint limbs, all motored.
+fn walker() -> String {
+    let mut limbs = String::new();
+    for (i, (x, y)) in [(0.2, 0.1), (0.2, -0.1), (-0.2, 0.1), (-0.2, -0.1)].iter().enumerate() {
+        let mut body = String::new();
+        let mut close = String::new();
+        for j in 0..5 {
+            let axis = if j % 2 == 0 { "0 1 0" } else { "1 0 0" };
+            body.push_str(&format!(
+                "<body name=\"l{i}s{j}\" pos=\"{} {} -0.1\"><joint name=\"j{i}_{j}\" type=\"hinge\" axis=\"{axis}\" range=\"-60 60\" damping=\"0.5\"/><geom type=\"capsule\" fromto=\"0 0 0 0 0 -0.1\" size=\"0.03\"/>",
+                if j == 0 { *x } else { 0.0 },
+                if j == 0 { *y } else { 0.0 },
+            ));
+            close.push_str("</body>");
+        }
+        limbs.push_str(&body);
+        limbs.push_str(&close);
+    }
+    let motors: String = (0..4)
+        .flat_map(|i| (0..5).map(move |j| format!("<motor joint=\"j{i}_{j}\" gear=\"20\" ctrlrange=\"-1 1\"/>")))
+        .collect();
+    format!(
+        "<mujoco model=\"walker\"><option timestep=\"0.005\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>\
+         <body name=\"torso\" pos=\"0 0 0.8\"><freejoint/><geom type=\"box\" size=\"0.25 0.15 0.08\"/>{limbs}</body>\
+         </worldbody><actuator>{motors}</actuator></mujoco>"
+    )
+}
+
+/// `n` free boxes dropping on a plane (31 state values each).
+fn boxes(n: usize) -> String {
+    let side = (n as f64).sqrt().ceil() as usize;
+    let mut bodies = String::new();
+    for i in 0..n {
+        let (x, y) = ((i % side) as f64 * 0.3, (i / side) as f64 * 0.3);
+        bodies.push_str(&format!(
+            "<body pos=\"{x} {y} {}\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>",
+            0.3 + (i % 7) as f64 * 0.05
+        ));
+    }
+    format!(
+        "<mujoco model=\"boxes{n}\"><option timestep=\"0.004\"/><size memory=\"200M\"/><worldbody><geom type=\"plane\" size=\"50 50 0.1\"/>{bodies}</worldbody></mujoco>"
+    )
+}
+
+// ---- measuring ----------------------------------------------------------------------------------
+
+fn pin(cpu: usize) {
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            println!("(could not pin to CPU {cpu})");
+        }
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Nanoseconds per call of `f`, `cycles` calls.
+fn per_call(cycles: usize, mut f: impl FnMut()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..cycles {
+        f();
+    }
+    t.elapsed().as_nanos() as f64 / cycles as f64
+}
+
+fn take_string(s: *mut mjb_string) -> String {
+    let len = mjb_string_len(s);
+    let p = mjb_string_data(s);
+    let t = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }.to_vec();
+    mjb_string_free(s);
+    String::from_utf8(t).unwrap()
+}
+
+struct Row {
+    name: String,
+    size: usize,
+    doc_bytes: usize,
+    ratios: Vec<(&'static str, f64)>,
+    times: Vec<(&'static str, f64)>,
+    heap: Vec<(&'static str, f64)>,
+}
+
+fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_step: bool) -> Row {
+    let cfg = format!(
+        "{{\"model\":{{\"xml_path\":{}}}}}",
+        serde_json::to_string(path.to_str().unwrap()).unwrap()
+    );
+    let mut ep = std::ptr::null_mut();
+    let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
+    assert_eq!(o, Outcome::MJB_OK, "open {name}");
+    let mut r = mjb_report::default();
+    unsafe { mjb_step(ep, 30, WAIT_FOREVER, &mut r) };
+    let read = || {
+        let mut s = std::ptr::null_mut();
+        let o = unsafe { mjb_checkpoint_read(ep, WAIT_FOREVER, &mut s) };
+        assert_eq!(o, Outcome::MJB_OK);
+        s
+    };
+    let doc = take_string(read());
+    let c: Checkpoint = serde_json::from_str(&doc).expect("serde reads the checkpoint");
+    let size = c.values.len();
+    let sig = c.signature as c_int;
+    let restore = |d: &str| {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_restore(ep, d.as_ptr().cast(), d.len(), WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::MJB_OK);
+    };
+    restore(&doc);
+    // serde's side reads the state of a raw pair of the same model.
+    let raw = Raw::open(path);
+    let n = unsafe { mj_stateSize(raw.m, sig) } as usize;
+    assert_eq!(n, size);
+    let mut state = vec![0.0; n];
+    let side_h = side.map(|s| {
+        let p = CString::new(path.to_str().unwrap()).unwrap();
+        let h = unsafe { (s.open)(p.as_ptr(), sig) };
+        assert!(!h.is_null());
+        h
+    });
+
+    let cycles = (200_000 / size.max(100)).clamp(3, 400);
+    let mut t: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
+    for _ in 0..rounds {
+        t.entry("bridge read").or_default().push(per_call(cycles, || {
+            mjb_string_free(read());
+        }));
+        t.entry("serde write").or_default().push(per_call(cycles, || {
+            unsafe { mj_getState(raw.m, raw.d, state.as_mut_ptr(), sig) };
+            let (a, b) = (1 + c.qpos.len(), 1 + c.qpos.len() + c.qvel.len());
+            let w = CheckpointRef {
+                profile: &c.profile,
+                engine: &c.engine,
+                engine_version: c.engine_version,
+                descriptor: &c.descriptor,
+                signature: c.signature,
+                size: c.size,
+                values: &state,
+                tick: c.tick,
+                seed: c.seed,
+                time: state[0],
+                qpos: &state[1..a],
+                qvel: &state[a..b],
+                ctrl: &c.ctrl,
+            };
+            std::hint::black_box(serde_json::to_string(&w).unwrap());
+        }));
+        t.entry("bridge restore").or_default().push(per_call(cycles, || restore(&doc)));
+        t.entry("serde parse").or_default().push(per_call(cycles, || {
+            std::hint::black_box(serde_json::from_slice::<Checkpoint>(doc.as_bytes()).unwrap());
+        }));
+        t.entry("bridge world read").or_default().push(per_call(cycles, || {
+            let mut s = std::ptr::null_mut();
+            unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) };
+            mjb_string_free(s);
+        }));
+        if let (Some(s), Some(h)) = (side, side_h) {
+            t.entry("nlohmann write").or_default().push(per_call(cycles, || {
+                let mut out = std::ptr::null();
+                std::hint::black_box(unsafe { (s.write)(h, &mut out) });
+            }));
+            t.entry("nlohmann restore").or_default().push(per_call(cycles, || {
+                let rc = unsafe { (s.restore)(h, doc.as_ptr().cast(), doc.len()) };
+                assert_eq!(rc, 0);
+            }));
+        }
+        if with_step {
+            let steps = 500;
+            t.entry("bridge step").or_default().push(per_call(steps, || {
+                let mut r = mjb_report::default();
+                unsafe { mjb_step(ep, 1, WAIT_FOREVER, &mut r) };
+            }));
+            t.entry("raw step").or_default().push(per_call(steps, || unsafe {
+                mj_step(raw.m, raw.d)
+            }));
+        }
+    }
+    let m: std::collections::BTreeMap<&str, f64> =
+        t.into_iter().map(|(k, v)| (k, median(v))).collect();
+    let mut ratios = vec![
+        ("read / serde write", m["bridge read"] / m["serde write"]),
+        ("restore / serde parse", m["bridge restore"] / m["serde parse"]),
+        ("world read / read", m["bridge world read"] / m["bridge read"]),
+    ];
+    if side.is_some() {
+        ratios.push(("nlohmann write / read", m["nlohmann write"] / m["bridge read"]));
+        ratios.push(("nlohmann restore / restore", m["nlohmann restore"] / m["bridge restore"]));
+    }
+    if with_step {
+        ratios.push(("step / mj_step", m["bridge step"] / m["raw step"]));
+    }
+    // Peak heap of one call in steady state (the endpoint's reusable buffers exist).
+    let restore_peak = peak_of(|| restore(&doc));
+    let mut held = std::ptr::null_mut();
+    let read_peak = peak_of(|| held = read());
+    mjb_string_free(held);
+    let heap = vec![
+        ("restore peak / doc", restore_peak as f64 / doc.len() as f64),
+        ("read peak / doc", read_peak as f64 / doc.len() as f64),
+    ];
+    if let (Some(s), Some(h)) = (side, side_h) {
+        unsafe { (s.close)(h) };
+    }
+    mjb_endpoint_free(ep);
+    Row {
+        name: name.to_owned(),
+        size,
+        doc_bytes: doc.len(),
+        ratios,
+        times: m.into_iter().collect(),
+        heap,
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let cpu: usize = std::env::var("MJB_BENCH_CPU").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let rounds: usize = std::env::var("MJB_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(9);
+    pin(cpu);
+    let side = build_side();
+    let dir = std::env::temp_dir().join(format!("mjb-perf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut models: Vec<(String, PathBuf, bool)> = Vec::new();
+    for (name, xml, step) in [
+        ("walker (own)", walker(), true),
+        ("107 boxes (own)", boxes(107), false),
+        ("160 boxes (own)", boxes(160), false),
+        ("1032 boxes (own)", boxes(1032), false),
+    ] {
+        let p = dir.join(format!("{}.xml", name.split(' ').next().unwrap().to_owned() + &name.len().to_string()));
+        std::fs::write(&p, xml).unwrap();
+        models.push((name.to_owned(), p, step));
+    }
+    let shared = std::env::var_os("MJB_MODELS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models/mujoco"));
+    for (file, step) in [("humanoid.xml", true), ("humanoid100.xml", false), ("22_humanoids.xml", false)] {
+        if shared.join(file).is_file() {
+            models.push((format!("{file} (shared)"), shared.join(file), step));
+        }
+    }
+    if let Ok(only) = std::env::var("MJB_BENCH_ONLY") {
+        models.retain(|(n, _, _)| n.contains(&only));
+    }
+    let e = mjbridge::native::engine();
+    println!("mjbridge {} on MuJoCo {}; {rounds} rounds, pinned to CPU {cpu}", env!("CARGO_PKG_VERSION"), e.version_string);
+    let mut rows = Vec::new();
+    for (name, path, step) in &models {
+        let row = measure(name, path, side.as_ref(), rounds, *step);
+        println!("\n{} — {} state values, checkpoint {} bytes", row.name, row.size, row.doc_bytes);
+        for (k, v) in &row.times {
+            println!("  {k:>18}: {:>10.1} µs", v / 1000.0);
+        }
+        for (k, v) in row.ratios.iter().chain(&row.heap) {
+            println!("  {k:>26}: {v:.3}");
+        }
+        rows.push(row);
+    }
+    // The table, as BENCHMARKS.md shows it.
+    println!("\n| ratio | {} |", rows.iter().map(|r| format!("{} ({})", r.name, r.size)).collect::<Vec<_>>().join(" | "));
+    println!("|---|{}", "---|".repeat(rows.len()));
+    let mut keys: Vec<&str> = Vec::new();
+    for r in &rows {
+        for (k, _) in r.ratios.iter().chain(&r.heap) {
+            if !keys.contains(k) {
+                keys.push(k);
+            }
+        }
+    }
+    for k in keys {
+        let cells: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                r.ratios
+                    .iter()
+                    .chain(&r.heap)
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| format!("{v:.2}"))
+                    .unwrap_or_default()
+            })
+            .collect();
+        println!("| {k} | {} |", cells.join(" | "));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
