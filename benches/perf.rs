@@ -126,7 +126,9 @@ struct Side {
 fn build_side() -> Option<Side> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !Path::new("/usr/include/nlohmann/json.hpp").is_file() {
-        println!("(nlohmann::json missing: apt install nlohmann-json3-dev; its columns are skipped)");
+        println!(
+            "(nlohmann::json missing: apt install nlohmann-json3-dev; its columns are skipped)"
+        );
         return None;
     }
     let engine = mjbridge::native::engine();
@@ -215,7 +217,10 @@ struct CheckpointRef<'a> {
 /// A humanoid-sized walker: a free torso with four five-joint limbs, all motored.
 fn walker() -> String {
     let mut limbs = String::new();
-    for (i, (x, y)) in [(0.2, 0.1), (0.2, -0.1), (-0.2, 0.1), (-0.2, -0.1)].iter().enumerate() {
+    for (i, (x, y)) in [(0.2, 0.1), (0.2, -0.1), (-0.2, 0.1), (-0.2, -0.1)]
+        .iter()
+        .enumerate()
+    {
         let mut body = String::new();
         let mut close = String::new();
         for j in 0..5 {
@@ -231,7 +236,10 @@ fn walker() -> String {
         limbs.push_str(&close);
     }
     let motors: String = (0..4)
-        .flat_map(|i| (0..5).map(move |j| format!("<motor joint=\"j{i}_{j}\" gear=\"20\" ctrlrange=\"-1 1\"/>")))
+        .flat_map(|i| {
+            (0..5)
+                .map(move |j| format!("<motor joint=\"j{i}_{j}\" gear=\"20\" ctrlrange=\"-1 1\"/>"))
+        })
         .collect();
     format!(
         "<mujoco model=\"walker\"><option timestep=\"0.005\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>\
@@ -340,69 +348,97 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
     let cycles = (200_000 / size.max(100)).clamp(3, 400);
     let mut t: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
     for _ in 0..rounds {
-        t.entry("bridge read").or_default().push(per_call(cycles, || {
-            mjb_string_free(read());
-        }));
-        t.entry("serde write").or_default().push(per_call(cycles, || {
-            unsafe { mj_getState(raw.m, raw.d, state.as_mut_ptr(), sig) };
-            let (a, b) = (1 + c.qpos.len(), 1 + c.qpos.len() + c.qvel.len());
-            let w = CheckpointRef {
-                profile: &c.profile,
-                engine: &c.engine,
-                engine_version: c.engine_version,
-                descriptor: &c.descriptor,
-                signature: c.signature,
-                size: c.size,
-                values: &state,
-                tick: c.tick,
-                seed: c.seed,
-                time: state[0],
-                qpos: &state[1..a],
-                qvel: &state[a..b],
-                ctrl: &c.ctrl,
-            };
-            std::hint::black_box(serde_json::to_string(&w).unwrap());
-        }));
-        t.entry("bridge restore").or_default().push(per_call(cycles, || restore(&doc)));
-        t.entry("serde parse").or_default().push(per_call(cycles, || {
-            std::hint::black_box(serde_json::from_slice::<Checkpoint>(doc.as_bytes()).unwrap());
-        }));
-        t.entry("bridge world read").or_default().push(per_call(cycles, || {
-            let mut s = std::ptr::null_mut();
-            unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) };
-            mjb_string_free(s);
-        }));
+        t.entry("bridge read")
+            .or_default()
+            .push(per_call(cycles, || {
+                mjb_string_free(read());
+            }));
+        t.entry("serde write")
+            .or_default()
+            .push(per_call(cycles, || {
+                unsafe { mj_getState(raw.m, raw.d, state.as_mut_ptr(), sig) };
+                let (a, b) = (1 + c.qpos.len(), 1 + c.qpos.len() + c.qvel.len());
+                let w = CheckpointRef {
+                    profile: &c.profile,
+                    engine: &c.engine,
+                    engine_version: c.engine_version,
+                    descriptor: &c.descriptor,
+                    signature: c.signature,
+                    size: c.size,
+                    values: &state,
+                    tick: c.tick,
+                    seed: c.seed,
+                    time: state[0],
+                    qpos: &state[1..a],
+                    qvel: &state[a..b],
+                    ctrl: &c.ctrl,
+                };
+                std::hint::black_box(serde_json::to_string(&w).unwrap());
+            }));
+        t.entry("bridge restore")
+            .or_default()
+            .push(per_call(cycles, || restore(&doc)));
+        t.entry("serde parse")
+            .or_default()
+            .push(per_call(cycles, || {
+                std::hint::black_box(serde_json::from_slice::<Checkpoint>(doc.as_bytes()).unwrap());
+            }));
+        t.entry("bridge world read")
+            .or_default()
+            .push(per_call(cycles, || {
+                let mut s = std::ptr::null_mut();
+                unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) };
+                mjb_string_free(s);
+            }));
         if let (Some(s), Some(h)) = (side, side_h) {
-            t.entry("nlohmann write").or_default().push(per_call(cycles, || {
-                let mut out = std::ptr::null();
-                std::hint::black_box(unsafe { (s.write)(h, &mut out) });
-            }));
-            t.entry("nlohmann restore").or_default().push(per_call(cycles, || {
-                let rc = unsafe { (s.restore)(h, doc.as_ptr().cast(), doc.len()) };
-                assert_eq!(rc, 0);
-            }));
+            t.entry("nlohmann write")
+                .or_default()
+                .push(per_call(cycles, || {
+                    let mut out = std::ptr::null();
+                    std::hint::black_box(unsafe { (s.write)(h, &mut out) });
+                }));
+            t.entry("nlohmann restore")
+                .or_default()
+                .push(per_call(cycles, || {
+                    let rc = unsafe { (s.restore)(h, doc.as_ptr().cast(), doc.len()) };
+                    assert_eq!(rc, 0);
+                }));
         }
         if with_step {
             let steps = 500;
-            t.entry("bridge step").or_default().push(per_call(steps, || {
-                let mut r = mjb_report::default();
-                unsafe { mjb_step(ep, 1, WAIT_FOREVER, &mut r) };
-            }));
-            t.entry("raw step").or_default().push(per_call(steps, || unsafe {
-                mj_step(raw.m, raw.d)
-            }));
+            t.entry("bridge step")
+                .or_default()
+                .push(per_call(steps, || {
+                    let mut r = mjb_report::default();
+                    unsafe { mjb_step(ep, 1, WAIT_FOREVER, &mut r) };
+                }));
+            t.entry("raw step")
+                .or_default()
+                .push(per_call(steps, || unsafe { mj_step(raw.m, raw.d) }));
         }
     }
     let m: std::collections::BTreeMap<&str, f64> =
         t.into_iter().map(|(k, v)| (k, median(v))).collect();
     let mut ratios = vec![
         ("read / serde write", m["bridge read"] / m["serde write"]),
-        ("restore / serde parse", m["bridge restore"] / m["serde parse"]),
-        ("world read / read", m["bridge world read"] / m["bridge read"]),
+        (
+            "restore / serde parse",
+            m["bridge restore"] / m["serde parse"],
+        ),
+        (
+            "world read / read",
+            m["bridge world read"] / m["bridge read"],
+        ),
     ];
     if side.is_some() {
-        ratios.push(("nlohmann write / read", m["nlohmann write"] / m["bridge read"]));
-        ratios.push(("nlohmann restore / restore", m["nlohmann restore"] / m["bridge restore"]));
+        ratios.push((
+            "nlohmann write / read",
+            m["nlohmann write"] / m["bridge read"],
+        ));
+        ratios.push((
+            "nlohmann restore / restore",
+            m["nlohmann restore"] / m["bridge restore"],
+        ));
     }
     if with_step {
         ratios.push(("step / mj_step", m["bridge step"] / m["raw step"]));
@@ -434,8 +470,14 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let cpu: usize = std::env::var("MJB_BENCH_CPU").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
-    let rounds: usize = std::env::var("MJB_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(9);
+    let cpu: usize = std::env::var("MJB_BENCH_CPU")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let rounds: usize = std::env::var("MJB_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(9);
     pin(cpu);
     let side = build_side();
     let dir = std::env::temp_dir().join(format!("mjb-perf-{}", std::process::id()));
@@ -447,14 +489,21 @@ fn main() {
         ("160 boxes (own)", boxes(160), false),
         ("1032 boxes (own)", boxes(1032), false),
     ] {
-        let p = dir.join(format!("{}.xml", name.split(' ').next().unwrap().to_owned() + &name.len().to_string()));
+        let p = dir.join(format!(
+            "{}.xml",
+            name.split(' ').next().unwrap().to_owned() + &name.len().to_string()
+        ));
         std::fs::write(&p, xml).unwrap();
         models.push((name.to_owned(), p, step));
     }
     let shared = std::env::var_os("MJB_MODELS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models/mujoco"));
-    for (file, step) in [("humanoid.xml", true), ("humanoid100.xml", false), ("22_humanoids.xml", false)] {
+    for (file, step) in [
+        ("humanoid.xml", true),
+        ("humanoid100.xml", false),
+        ("22_humanoids.xml", false),
+    ] {
         if shared.join(file).is_file() {
             models.push((format!("{file} (shared)"), shared.join(file), step));
         }
@@ -463,11 +512,18 @@ fn main() {
         models.retain(|(n, _, _)| n.contains(&only));
     }
     let e = mjbridge::native::engine();
-    println!("mjbridge {} on MuJoCo {}; {rounds} rounds, pinned to CPU {cpu}", env!("CARGO_PKG_VERSION"), e.version_string);
+    println!(
+        "mjbridge {} on MuJoCo {}; {rounds} rounds, pinned to CPU {cpu}",
+        env!("CARGO_PKG_VERSION"),
+        e.version_string
+    );
     let mut rows = Vec::new();
     for (name, path, step) in &models {
         let row = measure(name, path, side.as_ref(), rounds, *step);
-        println!("\n{} — {} state values, checkpoint {} bytes", row.name, row.size, row.doc_bytes);
+        println!(
+            "\n{} — {} state values, checkpoint {} bytes",
+            row.name, row.size, row.doc_bytes
+        );
         for (k, v) in &row.times {
             println!("  {k:>18}: {:>10.1} µs", v / 1000.0);
         }
@@ -477,7 +533,13 @@ fn main() {
         rows.push(row);
     }
     // The table, as BENCHMARKS.md shows it.
-    println!("\n| ratio | {} |", rows.iter().map(|r| format!("{} ({})", r.name, r.size)).collect::<Vec<_>>().join(" | "));
+    println!(
+        "\n| ratio | {} |",
+        rows.iter()
+            .map(|r| format!("{} ({})", r.name, r.size))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
     println!("|---|{}", "---|".repeat(rows.len()));
     let mut keys: Vec<&str> = Vec::new();
     for r in &rows {

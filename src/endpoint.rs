@@ -845,7 +845,13 @@ impl Endpoint {
             Profile::Integration => {
                 Self::read_state(n)?;
                 let mut w = Writer::reusing(Self::out_buffer(n.last_document_bytes, n.state.len()));
-                checkpoint::write_integration(&mut w, &facts, &n.state, n.tick)?;
+                checkpoint::write_integration(
+                    &mut w,
+                    &facts,
+                    &n.state,
+                    n.tick,
+                    &Default::default(),
+                )?;
                 w.into_text()
             }
             Profile::Basic => {
@@ -854,7 +860,7 @@ impl Endpoint {
                     n.last_document_bytes,
                     p.qpos.len() + p.qvel.len(),
                 ));
-                checkpoint::write_basic(&mut w, &facts, &p, n.tick);
+                checkpoint::write_basic(&mut w, &facts, &p, n.tick, &Default::default());
                 w.into_text()
             }
         };

@@ -6,7 +6,7 @@
 //! SHA-256, reusing the printed numbers (see [`crate::checkpoint::write`]).
 
 use crate::checkpoint::json::Value;
-use crate::checkpoint::write::{self, Canon, Writer};
+use crate::checkpoint::write::{self, Canon, Piece, Writer};
 use crate::checkpoint::{self, Facts, Profile};
 use crate::native::Public;
 use crate::outcome::Refusal;
@@ -97,10 +97,27 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
     w.str_field("checkpoint_scope", continuation(parts.facts.profile));
     w.u64_field("tick", parts.tick);
     w.f64_field("time", p.time);
-    w.f64s_field("qpos", &p.qpos);
-    w.f64s_field("qvel", &p.qvel);
-    w.f64s_field("ctrl", &p.ctrl);
-    w.f64s_field("act", &p.act);
+    // The public arrays are printed here once; the checkpoint below copies them.
+    let mut printed = checkpoint::Printed::default();
+    for (name, xs) in [
+        ("qpos", &p.qpos),
+        ("qvel", &p.qvel),
+        ("ctrl", &p.ctrl),
+        ("act", &p.act),
+    ] {
+        let mut piece = None;
+        w.field(name, |w| {
+            let c = w.numbers(xs);
+            piece = Some(Piece::inside(&c));
+            c
+        });
+        match name {
+            "qpos" => printed.qpos = piece,
+            "qvel" => printed.qvel = piece,
+            "ctrl" => printed.ctrl = piece,
+            _ => printed.act = piece,
+        }
+    }
     w.u64_field("seed", parts.facts.seed);
     w.field("determinism", |w| {
         w.begin_object();
@@ -110,12 +127,12 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
     });
     let mut result = Ok(());
     w.field("native_checkpoint", |w| match parts.state {
-        Some(state) => checkpoint::write_integration(w, parts.facts, state, parts.tick)
+        Some(state) => checkpoint::write_integration(w, parts.facts, state, parts.tick, &printed)
             .unwrap_or_else(|e| {
                 result = Err(e);
                 Canon::Text(String::new())
             }),
-        None => checkpoint::write_basic(w, parts.facts, p, parts.tick),
+        None => checkpoint::write_basic(w, parts.facts, p, parts.tick, &printed),
     });
     result?;
     let world = w.end_object();

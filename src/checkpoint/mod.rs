@@ -19,7 +19,7 @@ use crate::native::{Dims, EngineInfo, Layout, Public};
 use crate::outcome::{Reason, Refusal};
 use json::pointer_index;
 use read::{Kind, Reader};
-use write::{Canon, Writer};
+use write::{Canon, Piece, Writer};
 
 /// At most this many native values in a checkpoint.
 pub const MAX_VALUES: usize = 32_768;
@@ -187,19 +187,43 @@ fn too_many(n: usize) -> Refusal {
     )
 }
 
+/// The public arrays a world document printed before its checkpoint, to be copied into the
+/// checkpoint's `values` instead of printed again.
+#[derive(Default)]
+pub struct Printed {
+    pub qpos: Option<Piece>,
+    pub qvel: Option<Piece>,
+    pub act: Option<Piece>,
+    pub ctrl: Option<Piece>,
+}
+
+impl Printed {
+    fn get(&self, segment: &str) -> Option<&Piece> {
+        match segment {
+            "qpos" => self.qpos.as_ref(),
+            "qvel" => self.qvel.as_ref(),
+            "act" => self.act.as_ref(),
+            "ctrl" => self.ctrl.as_ref(),
+            _ => None,
+        }
+    }
+}
+
 /// Write the integration checkpoint for a state vector read under the native lock; returns
-/// its canonical description (for a state hash over a document that embeds it).
+/// its canonical description (for a state hash over a document that embeds it). Every
+/// number is printed once: `values` segment by segment (copying what `printed` already
+/// holds), then `qpos`, `qvel`, `ctrl` as copies of their segments.
 pub fn write_integration(
     w: &mut Writer,
     f: &Facts,
     values: &[f64],
     tick: u64,
+    printed: &Printed,
 ) -> Result<Canon, Refusal> {
     let layout = f.layout.expect("integration profile has a layout");
     if values.len() > MAX_VALUES {
         return Err(too_many(values.len()));
     }
-    let seg = |name: &str| &values[layout.range(name)];
     w.begin_object();
     w.str_field("profile", Profile::Integration.name());
     w.str_field("engine", &f.engine.version_string);
@@ -207,18 +231,66 @@ pub fn write_integration(
     w.field("descriptor", |w| write_descriptor(w, f));
     w.u64_field("signature", u64::from(layout.sig));
     w.u64_field("size", layout.size as u64);
-    w.f64s_field("values", values);
+    let mut segments: Printed = Printed::default();
+    w.field("values", |w| {
+        let start = w.text.len();
+        w.text.push('[');
+        let mut negative_zero = false;
+        let mut first = true;
+        for seg in &layout.segments {
+            if seg.len == 0 {
+                continue;
+            }
+            let piece = match printed.get(&seg.name) {
+                Some(p) => {
+                    w.copy_bare(p, first);
+                    let end = w.text.len();
+                    Piece {
+                        range: end - p.range.len()..end,
+                        negative_zero: p.negative_zero,
+                    }
+                }
+                None => {
+                    let from = w.text.len() + usize::from(!first);
+                    let nz = w.bare_numbers(&values[seg.offset..seg.offset + seg.len], first);
+                    Piece {
+                        range: from..w.text.len(),
+                        negative_zero: nz,
+                    }
+                }
+            };
+            negative_zero |= piece.negative_zero;
+            match seg.name.as_str() {
+                "qpos" => segments.qpos = Some(piece),
+                "qvel" => segments.qvel = Some(piece),
+                "ctrl" => segments.ctrl = Some(piece),
+                _ => {}
+            }
+            first = false;
+        }
+        w.text.push(']');
+        Canon::Served {
+            range: start..w.text.len(),
+            negative_zero,
+        }
+    });
     w.u64_field("tick", tick);
     w.u64_field("seed", f.seed);
-    w.f64_field("time", seg("time")[0]);
-    w.f64s_field("qpos", seg("qpos"));
-    w.f64s_field("qvel", seg("qvel"));
-    w.f64s_field("ctrl", seg("ctrl"));
+    w.f64_field("time", values[layout.range("time")][0]);
+    for (name, piece) in [
+        ("qpos", &segments.qpos),
+        ("qvel", &segments.qvel),
+        ("ctrl", &segments.ctrl),
+    ] {
+        let piece = piece.clone().unwrap_or_default();
+        w.field(name, |w| w.copied_array(&piece));
+    }
     Ok(w.end_object())
 }
 
-/// Write the basic checkpoint for public fields read under the native lock.
-pub fn write_basic(w: &mut Writer, f: &Facts, p: &Public, tick: u64) -> Canon {
+/// Write the basic checkpoint for public fields read under the native lock (copying the
+/// arrays a world document printed already).
+pub fn write_basic(w: &mut Writer, f: &Facts, p: &Public, tick: u64, printed: &Printed) -> Canon {
     w.begin_object();
     w.str_field("profile", Profile::Basic.name());
     w.str_field("engine", &f.engine.version_string);
@@ -227,10 +299,17 @@ pub fn write_basic(w: &mut Writer, f: &Facts, p: &Public, tick: u64) -> Canon {
     w.u64_field("tick", tick);
     w.u64_field("seed", f.seed);
     w.f64_field("time", p.time);
-    w.f64s_field("qpos", &p.qpos);
-    w.f64s_field("qvel", &p.qvel);
-    w.f64s_field("ctrl", &p.ctrl);
-    w.f64s_field("act", &p.act);
+    for (name, xs) in [
+        ("qpos", &p.qpos),
+        ("qvel", &p.qvel),
+        ("ctrl", &p.ctrl),
+        ("act", &p.act),
+    ] {
+        match printed.get(name) {
+            Some(piece) => w.field(name, |w| w.copied_array(piece)),
+            None => w.f64s_field(name, xs),
+        }
+    }
     w.end_object()
 }
 

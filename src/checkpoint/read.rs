@@ -82,7 +82,27 @@ enum Seg {
 #[derive(Clone, Copy)]
 struct KeySpan {
     start: u32,
+    /// End of the raw text; the top bit says the text holds escapes.
     end: u32,
+}
+
+const ESCAPED: u32 = 1 << 31;
+
+impl KeySpan {
+    fn new(start: usize, end: usize, escaped: bool) -> KeySpan {
+        KeySpan {
+            start: start as u32,
+            end: end as u32 | if escaped { ESCAPED } else { 0 },
+        }
+    }
+
+    fn end(self) -> u32 {
+        self.end & !ESCAPED
+    }
+
+    fn escaped(self) -> bool {
+        self.end & ESCAPED != 0
+    }
 }
 
 pub struct Reader<'a> {
@@ -208,7 +228,7 @@ impl<'a> Reader<'a> {
                 Seg::Index(i) => p = pointer_index(&p, i),
             }
         }
-        let text = self.key_text(key.start, key.end);
+        let text = self.key_text(key.start, key.end());
         let p = pointer_push(&p, &text);
         Refusal::rejected(
             Reason::MJB_REASON_DUPLICATE_FIELD,
@@ -280,10 +300,7 @@ impl<'a> Reader<'a> {
                 return Err(self.malformed("expected a field name"));
             }
             let (a, b, escaped) = self.string_span()?;
-            self.keys.push(KeySpan {
-                start: a as u32,
-                end: b as u32,
-            });
+            self.keys.push(KeySpan::new(a, b, escaped));
             key.clear();
             if escaped {
                 key.extend(decode_chars(&self.s[a..b]));
@@ -710,11 +727,15 @@ fn hex4_chars(it: &mut std::str::Chars) -> u32 {
 
 /// Compare two raw key texts by their decoded characters.
 fn key_cmp(s: &str, a: KeySpan, b: KeySpan) -> std::cmp::Ordering {
-    let ra = &s[a.start as usize..a.end as usize];
-    let rb = &s[b.start as usize..b.end as usize];
-    if !ra.contains('\\') && !rb.contains('\\') {
+    let ra = &s.as_bytes()[a.start as usize..a.end() as usize];
+    let rb = &s.as_bytes()[b.start as usize..b.end() as usize];
+    if !a.escaped() && !b.escaped() {
         return ra.cmp(rb);
     }
+    let (ra, rb) = (
+        &s[a.start as usize..a.end() as usize],
+        &s[b.start as usize..b.end() as usize],
+    );
     decode_chars(ra).cmp(decode_chars(rb))
 }
 

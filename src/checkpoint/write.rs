@@ -26,6 +26,29 @@ pub enum Canon {
     Object(Vec<(String, Canon)>),
 }
 
+/// Numbers printed once in a document (the inside of an array), to be copied elsewhere in it.
+#[derive(Clone, Debug, Default)]
+pub struct Piece {
+    pub range: Range<usize>,
+    pub negative_zero: bool,
+}
+
+impl Piece {
+    /// The inside of an array written at `canon` (its brackets dropped).
+    pub fn inside(canon: &Canon) -> Piece {
+        match canon {
+            Canon::Served {
+                range,
+                negative_zero,
+            } => Piece {
+                range: range.start + 1..range.end - 1,
+                negative_zero: *negative_zero,
+            },
+            _ => unreachable!("arrays of numbers are served as printed"),
+        }
+    }
+}
+
 /// A document being written: the served text and, per object, its canonical description.
 pub struct Writer {
     pub text: String,
@@ -175,6 +198,53 @@ impl Writer {
         Canon::Served {
             range: start..self.text.len(),
             negative_zero,
+        }
+    }
+
+    /// Print numbers (no brackets), each after a comma unless it is the first of the array;
+    /// returns whether one was `-0`.
+    pub fn bare_numbers(&mut self, xs: &[f64], first: bool) -> bool {
+        let mut negative_zero = false;
+        let mut buf = ryu_js::Buffer::new();
+        for (i, &x) in xs.iter().enumerate() {
+            if i > 0 || !first {
+                self.text.push(',');
+            }
+            if x == 0.0 {
+                if x.is_sign_negative() {
+                    negative_zero = true;
+                    self.text.push_str("-0");
+                } else {
+                    self.text.push('0');
+                }
+            } else {
+                self.text.push_str(buf.format_finite(x));
+            }
+        }
+        negative_zero
+    }
+
+    /// Copy text printed earlier in this document (the inside of an array: numbers and
+    /// commas), after a comma unless `first`.
+    pub fn copy_bare(&mut self, text: &Piece, first: bool) {
+        if text.range.is_empty() {
+            return;
+        }
+        if !first {
+            self.text.push(',');
+        }
+        self.text.extend_from_within(text.range.clone());
+    }
+
+    /// An array whose inside was printed earlier in this document.
+    pub fn copied_array(&mut self, text: &Piece) -> Canon {
+        let start = self.text.len();
+        self.text.push('[');
+        self.copy_bare(text, true);
+        self.text.push(']');
+        Canon::Served {
+            range: start..self.text.len(),
+            negative_zero: text.negative_zero,
         }
     }
 

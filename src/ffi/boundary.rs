@@ -45,7 +45,7 @@ pub fn register(ep: Endpoint) -> *mut mjb_endpoint {
 
 fn handle_refusal(handle: usize, next_id: usize) -> Refusal {
     let issued = handle >= HANDLE_BASE
-        && (handle - HANDLE_BASE) % HANDLE_STRIDE == 0
+        && (handle - HANDLE_BASE).is_multiple_of(HANDLE_STRIDE)
         && (handle - HANDLE_BASE) / HANDLE_STRIDE < next_id;
     if issued {
         Refusal::new(
