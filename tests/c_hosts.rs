@@ -178,6 +178,75 @@ fn a_caught_panic_reports_its_admission_and_keeps_the_hosts_stderr_quiet() {
     assert_eq!(stderr, "", "the host's stderr stays quiet");
 }
 
+/// Run a host program under valgrind memcheck: no error, no definite leak.
+fn memcheck(name: &str, source: &str, args: &[&str]) {
+    let Some(valgrind) = tool("VALGRIND", "valgrind") else {
+        return;
+    };
+    let Some(cc) = tool("CC", "cc") else {
+        return;
+    };
+    let exe = build(
+        Build {
+            compiler: &cc,
+            std: "c99",
+            sources: vec![root().join(source)],
+            with_mujoco: false,
+            extra: vec![],
+        },
+        name,
+    );
+    let o = std::process::Command::new(valgrind)
+        .args([
+            "--tool=memcheck",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite",
+            "--show-leak-kinds=definite",
+        ])
+        .arg(&exe)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "{name} under memcheck: {:?}\n{stdout}\n{stderr}",
+        o.status
+    );
+    assert!(
+        stdout.contains(&format!("{name}: all checks passed")),
+        "{stdout}"
+    );
+    assert!(stderr.contains("ERROR SUMMARY: 0 errors"), "{stderr}");
+    let summary: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("SUMMARY") || l.contains("definitely lost"))
+        .collect();
+    println!("{name}: {}", summary.join(" | "));
+}
+
+#[test]
+fn c_host_lifecycle_under_valgrind_memcheck() {
+    memcheck(
+        "lifecycle",
+        "tests/c/lifecycle.c",
+        &[&model_path("pendulum.xml"), &model_path("broken.xml")],
+    );
+}
+
+/// Open/free cycles, refused documents and a fenced endpoint under memcheck.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn open_step_restore_refuse_stop_free_cycles_under_valgrind_memcheck() {
+    memcheck(
+        "memcheck_cycles",
+        "tests/c/memcheck_cycles.c",
+        &[&model_path("contact_act.xml"), "12"],
+    );
+}
+
 /// Every function of the header (but the test-only one) is reachable through the C++ binding.
 #[test]
 fn cpp_binding_covers_every_exported_function() {
