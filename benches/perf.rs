@@ -84,6 +84,7 @@ extern "C" {
     fn mj_step(m: *const MjModel, d: *mut MjData);
     fn mj_stateSize(m: *const MjModel, sig: c_int) -> c_int;
     fn mj_getState(m: *const MjModel, d: *const MjData, state: *mut f64, sig: c_int);
+    fn mj_setState(m: *const MjModel, d: *mut MjData, state: *const f64, sig: c_int);
 }
 
 struct Raw {
@@ -405,6 +406,10 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
                 }));
         }
         if with_step {
+            // Both pairs start each round from the same integration state, so they take the
+            // same steps (bit for bit: tests/c/raw_vs_bridge.c).
+            restore(&doc);
+            unsafe { mj_setState(raw.m, raw.d, c.values.as_ptr(), sig) };
             let steps = 500;
             t.entry("bridge step")
                 .or_default()
