@@ -12,8 +12,10 @@
 //!
 //! Linking names the versioned file (`libmujoco.so.X.Y.Z`) that matches the headers'
 //! `mjVERSION_HEADER`, never a bare `-lmujoco`: with Debian's `libmujoco-dev` installed a bare
-//! `-lmujoco` would pick 2.2.2 whatever headers the shim saw. An rpath to the library's folder
-//! lets hosts load the bridge without `LD_LIBRARY_PATH`.
+//! `-lmujoco` would pick 2.2.2 whatever headers the shim saw. In the build tree an rpath to the
+//! library's folder lets hosts load the bridge without `LD_LIBRARY_PATH`; an install build
+//! (`MJB_INSTALL=1`, from `scripts/install.sh`) instead gets the SONAME `libmjbridge.so.MAJOR`
+//! and the RUNPATH `$ORIGIN` only, never a folder of the build machine.
 
 use sha2::{Digest, Sha256};
 use std::env;
@@ -61,6 +63,7 @@ fn main() {
         "MJB_MUJOCO_CACHE",
         "MJB_MUJOCO_WHEEL",
         "PKG_CONFIG_PATH",
+        "MJB_INSTALL",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -129,7 +132,17 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", lib_dir.display());
     println!("cargo:rustc-link-lib=dylib:+verbatim={name}");
     println!("cargo:rustc-link-lib=dylib=pthread");
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    if install_build() {
+        // An installed library must not name a folder of the build machine: it finds MuJoCo
+        // beside itself (bundled) or on the loader's path, and carries the ABI major in its
+        // SONAME (the ABI only ever grows, so 0.x releases share `libmjbridge.so.0`).
+        let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("CARGO_PKG_VERSION_MAJOR");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libmjbridge.so.{major}");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--enable-new-dtags");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
+    } else {
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    }
     println!("cargo:rustc-env=MJB_ENGINE_SOURCE={}", found.source);
     println!("cargo:rustc-env=MJB_ENGINE_LIBRARY={}", lib_file.display());
     println!(
@@ -140,6 +153,11 @@ fn main() {
     // For crates and scripts that link the same engine (DEP_MUJOCO_*).
     println!("cargo:include={}", found.include.display());
     println!("cargo:lib={}", lib_file.display());
+}
+
+/// `MJB_INSTALL=1` (set by `scripts/install.sh`): build the library for an install tree.
+fn install_build() -> bool {
+    env::var("MJB_INSTALL").is_ok_and(|v| v == "1")
 }
 
 fn from_env(tried: &mut Vec<String>) -> Option<Found> {

@@ -1,0 +1,573 @@
+// MjBridge.cs: the C# binding of the mjbridge C ABI (include/mjbridge.h), for Unity (Mono and
+// IL2CPP), Mono and .NET hosts. One file, no dependency beyond the base class library: drop it
+// into a Unity project's Assets/ and the native library into Assets/Plugins/x86_64/.
+//
+// Conventions (the README's "C#" section says more):
+// - Endpoint owns an EndpointHandle (a SafeHandle): Dispose() or the finalizer closes it, and a
+//   close while another thread is inside a call waits for that call to return. Using a disposed
+//   Endpoint throws ObjectDisposedException.
+// - Mutations (Step, SetCtrl, WorldWrite, Restore, ReplaceModel) return a Result: busy, stop
+//   latched, rolled back and refused documents are ordinary answers of a control loop, not
+//   exceptions. Result.EnsureOk() turns a refusal into an MjbException when that is wanted.
+// - Opening an endpoint and reading documents throw MjbException when refused; it carries the
+//   outcome, reason, JSON pointer and message of mjb_last_error.
+// - Strings cross as UTF-8 both ways; library-owned strings are copied and freed in `finally`.
+// - Enum values and struct layouts are the header's; a test compares them with a C program.
+// - Threads: any method from any thread; Stop, Safety, ConfirmPaused and SafetyReset never wait
+//   for the native lock.
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace MjBridge
+{
+    /// <summary>What happened to the endpoint's native state (mjb_outcome). Never renumbered.</summary>
+    public enum Outcome : int
+    {
+        Ok = 0,
+        Rejected = 1,
+        RolledBack = 2,
+        Unknown = 3,
+        Fenced = 4,
+        InvalidArgument = 5,
+        Panic = 6,
+    }
+
+    /// <summary>The cause inside an outcome (mjb_reason). Never renumbered.</summary>
+    public enum Reason : int
+    {
+        None = 0,
+        MalformedJson = 1,
+        TooLarge = 2,
+        TooManyValues = 3,
+        UnknownField = 4,
+        MissingField = 5,
+        DuplicateField = 6,
+        WrongType = 7,
+        NotAnInteger = 8,
+        NotFinite = 9,
+        OutOfRange = 10,
+        Profile = 11,
+        Engine = 12,
+        Descriptor = 13,
+        Configuration = 14,
+        Signature = 15,
+        Size = 16,
+        EqActiveDomain = 17,
+        PublicFieldMismatch = 18,
+        Seed = 19,
+        ReadOnlyField = 20,
+        Busy = 21,
+        StopLatched = 22,
+        UnresolvedNativeWork = 23,
+        NotStopped = 24,
+        SetterFailed = 25,
+        SetterUnexpectedCompletion = 26,
+        VerificationMismatch = 27,
+        RollbackUnproven = 28,
+        EngineError = 29,
+        Closed = 30,
+        NullArgument = 31,
+        InvalidUtf8 = 32,
+        ForeignHandle = 33,
+        ModelLoad = 34,
+        Dimension = 35,
+        EngineReset = 36,
+        Panic = 37,
+        StateDomain = 38,
+        TickOverflow = 39,
+    }
+
+    /// <summary>The header's #define constants.</summary>
+    public static class Constants
+    {
+        public const string Version = "0.2.0";
+        public const int VersionMajor = 0;
+        public const int VersionMinor = 2;
+        public const int VersionPatch = 0;
+        /// <summary>timeout_ms that waits for the native lock without a deadline.</summary>
+        public const uint WaitForever = 4294967295;
+        public const int MaxCheckpointValues = 32768;
+        public const int MaxDocumentBytes = 1048576;
+    }
+
+    /// <summary>mjb_report: the result of a mutation, written on every outcome.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 40)]
+    public struct Report
+    {
+        [FieldOffset(0)] public Outcome Outcome;
+        [FieldOffset(4)] public Reason Reason;
+        [FieldOffset(8)] public ulong TickBefore;
+        [FieldOffset(16)] public ulong TickAfter;
+        [FieldOffset(24)] public ulong EngineResets;
+        /// <summary>Admission order of the call on its endpoint; 0 when not admitted.</summary>
+        [FieldOffset(32)] public ulong Sequence;
+    }
+
+    /// <summary>mjb_safety_state: the lock-free safety state. C bools are one byte (U1).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 48)]
+    public struct SafetyState
+    {
+        [FieldOffset(0)] [MarshalAs(UnmanagedType.U1)] public bool Stopped;
+        [FieldOffset(1)] [MarshalAs(UnmanagedType.U1)] public bool Confirmed;
+        [FieldOffset(8)] public ulong StopCount;
+        [FieldOffset(16)] public ulong FirstStopTick;
+        [FieldOffset(24)] public ulong LastStopTick;
+        [FieldOffset(32)] public ulong InFlight;
+        [FieldOffset(40)] [MarshalAs(UnmanagedType.U1)] public bool Fenced;
+        [FieldOffset(44)] public Reason FenceReason;
+    }
+
+    /// <summary>An mjb_endpoint*: closed with mjb_endpoint_free when released.</summary>
+    public sealed class EndpointHandle : SafeHandle
+    {
+        public EndpointHandle() : base(IntPtr.Zero, true) { }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override bool ReleaseHandle()
+        {
+            return Native.mjb_endpoint_free(handle) == Outcome.Ok;
+        }
+    }
+
+    /// <summary>
+    /// The C functions, one declaration per export (a test checks every export of the header is
+    /// here with matching parameter types, and resolves each one with Marshal.Prelink). Adding an
+    /// export: declare it here with the types the coverage test names, then wrap it below.
+    /// </summary>
+    public static class Native
+    {
+        /// <summary>
+        /// The native library: libmjbridge.so on Linux (Unity: Assets/Plugins/x86_64/),
+        /// libmjbridge.dylib on macOS, mjbridge.dll on Windows; the runtime adds prefix and suffix.
+        /// </summary>
+        public const string Library = "mjbridge";
+        const CallingConvention Cdecl = CallingConvention.Cdecl;
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_open(byte[] configJson, UIntPtr len, out EndpointHandle ep);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_adopt(IntPtr model, IntPtr data, byte[] configJson, UIntPtr len, out EndpointHandle ep);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_free(IntPtr ep);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_set_ctrl(EndpointHandle ep, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_write(EndpointHandle ep, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_read(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_snapshot(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_checkpoint_read(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_replace_model(EndpointHandle ep, byte[] configJson, UIntPtr len, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore(EndpointHandle ep, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_stop(EndpointHandle ep, out SafetyState safetyState);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_confirm_paused(EndpointHandle ep);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_safety_reset(EndpointHandle ep);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_safety_read(EndpointHandle ep, out SafetyState safetyState);
+
+        // Library-owned strings stay IntPtr: a `string` return would make the marshaller free
+        // memory it does not own.
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_string_data(IntPtr s);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern UIntPtr mjb_string_len(IntPtr s);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_string_free(IntPtr s);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_last_error([Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_outcome_name(int outcome);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_reason_name(int reason);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_version();
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_build_info(out IntPtr outString);
+    }
+
+    /// <summary>One refusal as mjb_last_error describes it.</summary>
+    public sealed class ErrorDetail
+    {
+        public Outcome Outcome { get; private set; }
+        public Reason Reason { get; private set; }
+        /// <summary>RFC 6901 JSON pointer of the offending field, or null.</summary>
+        public string Pointer { get; private set; }
+        public string Message { get; private set; }
+        /// <summary>The JSON text as the library wrote it.</summary>
+        public string Json { get; private set; }
+
+        /// <summary>This thread's last refusal (call it right after the refused call).</summary>
+        public static ErrorDetail Last()
+        {
+            string json = Bridge.LastErrorJson();
+            var fields = FlatJson.Parse(json);
+            var d = new ErrorDetail { Json = json };
+            string s;
+            if (fields.TryGetValue("outcome", out s) && s != null) d.Outcome = Bridge.OutcomeFromName(s);
+            if (fields.TryGetValue("reason", out s) && s != null) d.Reason = Bridge.ReasonFromName(s);
+            fields.TryGetValue("pointer", out s);
+            d.Pointer = s;
+            fields.TryGetValue("message", out s);
+            d.Message = s ?? "";
+            return d;
+        }
+
+        public override string ToString() { return Json; }
+    }
+
+    /// <summary>A refused open or read, or a Result passed to EnsureOk.</summary>
+    public sealed class MjbException : Exception
+    {
+        public Outcome Outcome { get; private set; }
+        public Reason Reason { get; private set; }
+        public string Pointer { get; private set; }
+        public ErrorDetail Detail { get; private set; }
+
+        public MjbException(Outcome outcome, ErrorDetail detail)
+            : base(Bridge.OutcomeName(outcome) + ": " + Bridge.ReasonName(detail.Reason)
+                   + (detail.Pointer != null ? " at " + detail.Pointer : "") + ": " + detail.Message)
+        {
+            Outcome = outcome;
+            Reason = detail.Reason;
+            Pointer = detail.Pointer;
+            Detail = detail;
+        }
+    }
+
+    /// <summary>The answer of a mutation: its report and, unless plain Ok, the refusal's detail.</summary>
+    public struct Result
+    {
+        public Report Report;
+        /// <summary>mjb_last_error's detail when the outcome is not Ok or a reason is given.</summary>
+        public ErrorDetail Detail;
+
+        public Outcome Outcome { get { return Report.Outcome; } }
+        public Reason Reason { get { return Report.Reason; } }
+        public bool Ok { get { return Report.Outcome == Outcome.Ok; } }
+
+        /// <summary>Throw MjbException unless the outcome is Ok; returns this Result.</summary>
+        public Result EnsureOk()
+        {
+            if (!Ok) throw new MjbException(Report.Outcome, Detail ?? ErrorDetail.Last());
+            return this;
+        }
+
+        internal static Result Of(Outcome o, Report r)
+        {
+            var res = new Result { Report = r };
+            if (o != Outcome.Ok || r.Reason != Reason.None) res.Detail = ErrorDetail.Last();
+            return res;
+        }
+    }
+
+    /// <summary>Library-wide functions: version, build facts, names, last error.</summary>
+    public static class Bridge
+    {
+        public static string Version { get { return Text.FromNul(Native.mjb_version()); } }
+
+        /// <summary>The MuJoCo the bridge was built against and runs with (JSON).</summary>
+        public static string BuildInfo()
+        {
+            IntPtr s;
+            Outcome o = Native.mjb_build_info(out s);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return Text.Take(s);
+        }
+
+        public static string OutcomeName(Outcome o) { return Text.FromNul(Native.mjb_outcome_name((int)o)); }
+        public static string ReasonName(Reason r) { return Text.FromNul(Native.mjb_reason_name((int)r)); }
+
+        /// <summary>The value whose library name is `name` ("MJB_REJECTED"); unknown names throw.</summary>
+        public static Outcome OutcomeFromName(string name)
+        {
+            foreach (Outcome o in Enum.GetValues(typeof(Outcome)))
+                if (OutcomeName(o) == name) return o;
+            throw new ArgumentException("unknown outcome name " + name);
+        }
+
+        public static Reason ReasonFromName(string name)
+        {
+            foreach (Reason r in Enum.GetValues(typeof(Reason)))
+                if (ReasonName(r) == name) return r;
+            throw new ArgumentException("unknown reason name " + name);
+        }
+
+        /// <summary>This thread's last refusal as JSON, "{}" when the last call succeeded.</summary>
+        public static string LastErrorJson()
+        {
+            UIntPtr needed;
+            Native.mjb_last_error(null, UIntPtr.Zero, out needed);
+            var buf = new byte[(int)(ulong)needed];
+            if (buf.Length == 0 || Native.mjb_last_error(buf, needed, out needed) != Outcome.Ok) return "{}";
+            return Encoding.UTF8.GetString(buf, 0, buf.Length - 1);
+        }
+    }
+
+    /// <summary>An endpoint: one MuJoCo model/data pair owned by the bridge.</summary>
+    public sealed class Endpoint : IDisposable
+    {
+        public const uint WaitForever = Constants.WaitForever;
+        readonly EndpointHandle handle;
+
+        Endpoint(EndpointHandle h) { handle = h; }
+
+        /// <summary>The owned handle, for calls through Native.</summary>
+        public EndpointHandle Handle { get { return handle; } }
+
+        /// <summary>Load a model: {"model": {"xml_path": ...} | {"xml": ...}, "seed", "profile", ...}.</summary>
+        public static Endpoint Open(string configJson) { return Open(Text.Utf8(configJson)); }
+
+        public static Endpoint Open(byte[] configUtf8)
+        {
+            EndpointHandle h;
+            Outcome o = Native.mjb_endpoint_open(configUtf8, Text.Len(configUtf8), out h);
+            return Opened(o, h);
+        }
+
+        /// <summary>Take ownership of a host's mjModel*/mjData* (only when this returns).</summary>
+        public static Endpoint Adopt(IntPtr model, IntPtr data, string configJson)
+        {
+            byte[] cfg = Text.Utf8(configJson);
+            EndpointHandle h;
+            Outcome o = Native.mjb_endpoint_adopt(model, data, cfg, Text.Len(cfg), out h);
+            return Opened(o, h);
+        }
+
+        static Endpoint Opened(Outcome o, EndpointHandle h)
+        {
+            if (o != Outcome.Ok)
+            {
+                var detail = ErrorDetail.Last();
+                if (h != null) h.SetHandleAsInvalid();
+                throw new MjbException(o, detail);
+            }
+            return new Endpoint(h);
+        }
+
+        public void Dispose() { handle.Dispose(); }
+
+        public bool IsClosed { get { return handle.IsClosed; } }
+
+        public Result Step(uint nstep, uint timeoutMs = WaitForever)
+        {
+            Report r;
+            return Result.Of(Native.mjb_step(handle, nstep, timeoutMs, out r), r);
+        }
+
+        /// <summary>Write ctrl (length nu, finite values).</summary>
+        public Result SetCtrl(double[] ctrl, uint timeoutMs = WaitForever)
+        {
+            if (ctrl == null) throw new ArgumentNullException("ctrl");
+            Report r;
+            return Result.Of(Native.mjb_set_ctrl(handle, ctrl, (UIntPtr)(ulong)ctrl.Length, timeoutMs, out r), r);
+        }
+
+        public Result WorldWrite(string json, uint timeoutMs = WaitForever) { return WorldWrite(Text.Utf8(json), timeoutMs); }
+
+        public Result WorldWrite(byte[] utf8, uint timeoutMs = WaitForever)
+        {
+            Report r;
+            return Result.Of(Native.mjb_world_write(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
+        }
+
+        /// <summary>Restore a checkpoint (or a snapshot's world document) and its tick.</summary>
+        public Result Restore(string json, uint timeoutMs = WaitForever) { return Restore(Text.Utf8(json), timeoutMs); }
+
+        public Result Restore(byte[] utf8, uint timeoutMs = WaitForever)
+        {
+            Report r;
+            return Result.Of(Native.mjb_restore(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
+        }
+
+        public Result ReplaceModel(string configJson, uint timeoutMs = WaitForever)
+        {
+            byte[] cfg = Text.Utf8(configJson);
+            Report r;
+            return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
+        }
+
+        public string World(uint timeoutMs = WaitForever) { return Read(Native.mjb_world_read, timeoutMs); }
+        public string Snapshot(uint timeoutMs = WaitForever) { return Read(Native.mjb_snapshot, timeoutMs); }
+        public string Checkpoint(uint timeoutMs = WaitForever) { return Read(Native.mjb_checkpoint_read, timeoutMs); }
+
+        /// <summary>Latch a stop now; never waits for the native lock.</summary>
+        public SafetyState Stop()
+        {
+            SafetyState s;
+            Outcome o = Native.mjb_stop(handle, out s);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return s;
+        }
+
+        public SafetyState Safety()
+        {
+            SafetyState s;
+            Outcome o = Native.mjb_safety_read(handle, out s);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return s;
+        }
+
+        public Outcome ConfirmPaused() { return Native.mjb_confirm_paused(handle); }
+        public Outcome SafetyReset() { return Native.mjb_safety_reset(handle); }
+
+        delegate Outcome Reader(EndpointHandle ep, uint timeoutMs, out IntPtr s);
+
+        string Read(Reader f, uint timeoutMs)
+        {
+            IntPtr s;
+            Outcome o = f(handle, timeoutMs, out s);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return Text.Take(s);
+        }
+    }
+
+    /// <summary>UTF-8 in and out.</summary>
+    static class Text
+    {
+        public static byte[] Utf8(string s)
+        {
+            if (s == null) throw new ArgumentNullException("json");
+            return Encoding.UTF8.GetBytes(s);
+        }
+
+        public static UIntPtr Len(byte[] b) { return (UIntPtr)(ulong)(b == null ? 0 : b.Length); }
+
+        /// <summary>Copy a library-owned mjb_string and free it, also when copying fails.</summary>
+        public static string Take(IntPtr s)
+        {
+            try
+            {
+                IntPtr data = Native.mjb_string_data(s);
+                int len = checked((int)(ulong)Native.mjb_string_len(s));
+                var bytes = new byte[len];
+                if (len > 0) Marshal.Copy(data, bytes, 0, len);
+                return Encoding.UTF8.GetString(bytes);
+            }
+            finally
+            {
+                Native.mjb_string_free(s);
+            }
+        }
+
+        /// <summary>A static NUL-terminated UTF-8 string of the library (not freed).</summary>
+        public static string FromNul(IntPtr p)
+        {
+            if (p == IntPtr.Zero) return null;
+            int len = 0;
+            while (Marshal.ReadByte(p, len) != 0) len++;
+            var bytes = new byte[len];
+            Marshal.Copy(p, bytes, 0, len);
+            return Encoding.UTF8.GetString(bytes);
+        }
+    }
+
+    /// <summary>
+    /// Reads the one flat JSON object mjb_last_error writes (string, null, number or boolean
+    /// values); the base class library of Unity and Mono has no JSON reader to rely on.
+    /// </summary>
+    static class FlatJson
+    {
+        public static Dictionary<string, string> Parse(string s)
+        {
+            var d = new Dictionary<string, string>();
+            int i = 0;
+            Ws(s, ref i);
+            Expect(s, ref i, '{');
+            Ws(s, ref i);
+            if (Peek(s, i) == '}') return d;
+            while (true)
+            {
+                Ws(s, ref i);
+                string key = Str(s, ref i);
+                Ws(s, ref i);
+                Expect(s, ref i, ':');
+                Ws(s, ref i);
+                string value;
+                char c = Peek(s, i);
+                if (c == '"') value = Str(s, ref i);
+                else
+                {
+                    int start = i;
+                    while (i < s.Length && s[i] != ',' && s[i] != '}' && !char.IsWhiteSpace(s[i])) i++;
+                    value = s.Substring(start, i - start);
+                    if (value == "null") value = null;
+                }
+                d[key] = value;
+                Ws(s, ref i);
+                if (Peek(s, i) == ',') { i++; continue; }
+                Expect(s, ref i, '}');
+                return d;
+            }
+        }
+
+        static char Peek(string s, int i) { return i < s.Length ? s[i] : '\0'; }
+
+        static void Ws(string s, ref int i) { while (i < s.Length && char.IsWhiteSpace(s[i])) i++; }
+
+        static void Expect(string s, ref int i, char c)
+        {
+            if (Peek(s, i) != c) throw new FormatException("last-error JSON: expected '" + c + "' at " + i);
+            i++;
+        }
+
+        static string Str(string s, ref int i)
+        {
+            Expect(s, ref i, '"');
+            var sb = new StringBuilder();
+            while (true)
+            {
+                char c = Peek(s, i++);
+                if (c == '"') return sb.ToString();
+                if (c == '\0' && i > s.Length) throw new FormatException("last-error JSON: open string");
+                if (c != '\\') { sb.Append(c); continue; }
+                char e = Peek(s, i++);
+                switch (e)
+                {
+                    case 'n': sb.Append('\n'); break;
+                    case 't': sb.Append('\t'); break;
+                    case 'r': sb.Append('\r'); break;
+                    case 'b': sb.Append('\b'); break;
+                    case 'f': sb.Append('\f'); break;
+                    case 'u':
+                        sb.Append((char)Convert.ToInt32(s.Substring(i, 4), 16));
+                        i += 4;
+                        break;
+                    default: sb.Append(e); break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Install mjbridge into a prefix like a native C library:
+#
+#   bash scripts/install.sh --prefix /usr/local [--libdir lib] [--bundle-mujoco|--no-bundle-mujoco]
+#
+#   PREFIX/include/mjbridge.h, mjbridge.hpp
+#   PREFIX/lib/libmjbridge.so.X.Y.Z       SONAME libmjbridge.so.X, RUNPATH $ORIGIN only
+#   PREFIX/lib/libmjbridge.so.X -> .so.X.Y.Z, libmjbridge.so -> .so.X
+#   PREFIX/lib/libmjbridge.a
+#   PREFIX/lib/libmujoco.so.A.B.C         (bundled MuJoCo, with --bundle-mujoco)
+#   PREFIX/lib/mujoco_plugin/             (its engine plugins, RUNPATH $ORIGIN/..)
+#   PREFIX/lib/pkgconfig/mjbridge.pc
+#   PREFIX/lib/cmake/mjbridge/mjbridgeConfig.cmake, mjbridgeConfigVersion.cmake
+#   PREFIX/share/mjbridge/csharp/MjBridge.cs  (the C# binding, for Unity's Assets/)
+#
+# Every path inside the .pc and .cmake files is relative to the file itself, so the tree can be
+# moved or copied as a whole (into a Unity/Unreal plugin folder, a ROS 2 workspace, a package).
+# DESTDIR (environment) stages the install under another root, as `make install` does.
+#
+# MuJoCo: --bundle-mujoco copies the exact libmujoco.so.A.B.C the bridge was linked against
+# (and its plugin folder) beside the bridge; --no-bundle-mujoco leaves it where the build found
+# it. The default bundles when the build used the pinned wheel (its cache under target/ is a
+# build artifact, not an installation) and does not when MuJoCo came from MUJOCO_DIR,
+# MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR or pkg-config (an installation of its own).
+#
+# Why a script and not cargo-c's `cargo cinstall`: cargo-c makes the SONAME, the symlinks and a
+# .pc, but not what the hosts here need most: a CMake package (Unreal, ROS 2 and most C++
+# projects consume find_package, not pkg-config), the MuJoCo link line (its folder is only known
+# at build time, and a static link needs the exact `-l:libmujoco.so.A.B.C`), bundling MuJoCo
+# and its plugins for a self-contained plugin folder, and a relocatable tree. It would also be a
+# second toolchain to build (cargo-c compiles cargo itself) on every CI run.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+prefix=/usr/local
+libdir=lib
+bundle=auto
+target_dir="$root/target/install"
+
+usage() { sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) prefix="$2"; shift 2 ;;
+    --prefix=*) prefix="${1#*=}"; shift ;;
+    --libdir) libdir="$2"; shift 2 ;;
+    --libdir=*) libdir="${1#*=}"; shift ;;
+    --bundle-mujoco) bundle=yes; shift ;;
+    --no-bundle-mujoco) bundle=no; shift ;;
+    --target-dir) target_dir="$2"; shift 2 ;;
+    --target-dir=*) target_dir="${1#*=}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
+case "$libdir" in /*|*..*) echo "install.sh: --libdir is a folder below the prefix (like lib or lib64)" >&2; exit 2 ;; esac
+libdir="${libdir%/}"
+
+step() { printf '==> %s\n' "$*"; }
+
+# Build: release, with the install link flags (build.rs: SONAME, RUNPATH $ORIGIN). Its own target
+# folder, so the build tree's library (with its rpath for tests) is never overwritten. The wheel
+# cache is shared with the build tree's unless MJB_MUJOCO_CACHE says otherwise.
+export MJB_MUJOCO_CACHE="${MJB_MUJOCO_CACHE:-$root/target/mujoco-cache}"
+mkdir -p "$target_dir"
+messages="$target_dir/install-build.json"
+log="$target_dir/install-build.log"
+step "building libmjbridge (release, install link flags) in $target_dir"
+if ! MJB_INSTALL=1 CARGO_TARGET_DIR="$target_dir" cargo rustc --release --lib --quiet \
+    --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
+    -- --print native-static-libs >"$messages" 2>"$log"; then
+  cat "$log" >&2
+  exit 1
+fi
+built="$target_dir/release"
+
+# Facts of the build, from cargo's own messages: the MuJoCo library linked (build.rs) and the
+# system libraries a static link of the Rust runtime needs (rustc's native-static-libs).
+engine_env() {
+  grep '"reason":"build-script-executed"' "$messages" | grep '#mjbridge@' |
+    grep -o "\"$1\",\"[^\"]*\"" | head -n1 | sed "s/^\"$1\",\"//; s/\"\$//"
+}
+mujoco_lib="$(engine_env MJB_ENGINE_LIBRARY)"
+mujoco_source="$(engine_env MJB_ENGINE_SOURCE)"
+native_libs="$(sed -n 's/^note: native-static-libs: //p' "$log" | head -n1)"
+[ -f "$mujoco_lib" ] || { echo "install.sh: no MuJoCo library in the build's messages ($messages)" >&2; exit 1; }
+[ -n "$native_libs" ] || { echo "install.sh: rustc printed no native-static-libs ($log)" >&2; exit 1; }
+mujoco_file="$(basename "$mujoco_lib")"
+mujoco_dir="$(dirname "$mujoco_lib")"
+system_libs=()
+for flag in $native_libs; do
+  case "$flag" in
+    -l:libmujoco*) ;;  # MuJoCo is named separately, with its folder
+    -l*) case " ${system_libs[*]-} " in *" ${flag#-l} "*) ;; *) system_libs+=("${flag#-l}") ;; esac ;;
+  esac
+done
+
+version="$(sed -n 's/^#define MJB_VERSION "\(.*\)"$/\1/p' "$root/include/mjbridge.h")"
+major="${version%%.*}"
+[ -n "$version" ] || { echo "install.sh: no MJB_VERSION in include/mjbridge.h" >&2; exit 1; }
+
+if [ "$bundle" = auto ]; then
+  case "$mujoco_source" in "pinned wheel"*) bundle=yes ;; *) bundle=no ;; esac
+fi
+plugin_src=""
+for d in "$mujoco_dir/plugin" "$mujoco_dir/mujoco_plugin" "$mujoco_dir/../bin/mujoco_plugin"; do
+  if [ -d "$d" ]; then plugin_src="$(cd "$d" && pwd)"; break; fi
+done
+
+dest="${DESTDIR:-}$prefix"
+lib="$dest/$libdir"
+step "installing mjbridge $version into ${DESTDIR:+$DESTDIR}$prefix (MuJoCo $mujoco_file, bundled: $bundle)"
+install -d "$dest/include" "$lib/pkgconfig" "$lib/cmake/mjbridge" "$dest/share/mjbridge/csharp"
+install -m 644 "$root/include/mjbridge.h" "$root/bindings/cpp/mjbridge.hpp" "$dest/include/"
+install -m 755 "$built/libmjbridge.so" "$lib/libmjbridge.so.$version"
+ln -sfn "libmjbridge.so.$version" "$lib/libmjbridge.so.$major"
+ln -sfn "libmjbridge.so.$major" "$lib/libmjbridge.so"
+install -m 644 "$built/libmjbridge.a" "$lib/libmjbridge.a"
+install -m 644 "$root/bindings/csharp/MjBridge.cs" "$dest/share/mjbridge/csharp/"
+
+# Path expressions for the package files: relative to the file (bundled) or absolute (MuJoCo
+# installed elsewhere, a dependency like any other).
+up() { # "../" once per component of $1
+  local p="$1" out=""
+  while [ -n "$p" ] && [ "$p" != . ]; do out="../$out"; p="$(dirname "$p")"; done
+  echo "${out%/}"
+}
+pc_up="$(up "$libdir/pkgconfig")"
+cmake_up="$(up "$libdir/cmake/mjbridge")"
+plugin_pc=""
+plugin_cmake=""
+if [ "$bundle" = yes ]; then
+  install -m 755 "$mujoco_lib" "$lib/$mujoco_file"
+  if [ -n "$plugin_src" ]; then
+    install -d "$lib/mujoco_plugin"
+    for p in "$plugin_src"/*.so; do
+      [ -e "$p" ] || continue
+      install -m 755 "$p" "$lib/mujoco_plugin/"
+      # The wheel's plugins carry the RUNPATH of the machine they were built on; bundled, they
+      # find libmujoco one folder up.
+      if command -v patchelf >/dev/null; then
+        patchelf --set-rpath '$ORIGIN/..' "$lib/mujoco_plugin/$(basename "$p")"
+      else
+        echo "install.sh: patchelf not found: $(basename "$p") keeps its foreign RUNPATH (harmless once libmujoco is loaded)" >&2
+      fi
+    done
+    plugin_pc='${libdir}/mujoco_plugin'
+    plugin_cmake='${_mjbridge_libdir}/mujoco_plugin'
+  fi
+  mujoco_pc='${libdir}'
+  mujoco_cmake="\${_mjbridge_libdir}/$mujoco_file"
+else
+  case "$mujoco_dir" in
+    "$root"/*) echo "install.sh: warning: MuJoCo stays in the build tree ($mujoco_dir); pass --bundle-mujoco for an install that outlives it" >&2 ;;
+  esac
+  plugin_pc="$plugin_src"
+  plugin_cmake="$plugin_src"
+  mujoco_pc="$mujoco_dir"
+  mujoco_cmake="$mujoco_lib"
+fi
+
+fill() { # template -> file, replacing @NAME@ placeholders
+  sed -e "s|@VERSION@|$version|g" -e "s|@VERSION_MAJOR@|$major|g" -e "s|@SOVERSION@|$major|g" \
+    -e "s|@LIBDIR@|$libdir|g" -e "s|@PC_UP@|$pc_up|g" -e "s|@CMAKE_UP@|$cmake_up|g" \
+    -e "s|@MUJOCO_FILE@|$mujoco_file|g" -e "s|@MUJOCO_BUNDLED@|$([ "$bundle" = yes ] && echo TRUE || echo FALSE)|g" \
+    -e "s|@MUJOCO_LIBDIR@|$mujoco_pc|g" -e "s|@MUJOCO_LIBRARY@|$mujoco_cmake|g" \
+    -e "s|@MUJOCO_PLUGIN_DIR@|$4|g" -e "s|@SYSTEM_LIBS@|$3|g" "$1" >"$2"
+  if grep -q '@[A-Z_]*@' "$2"; then
+    echo "install.sh: unfilled placeholder in $2" >&2
+    exit 1
+  fi
+}
+pc_libs="$(printf -- '-l%s ' "${system_libs[@]}")"
+cmake_libs="$(IFS=';'; echo "${system_libs[*]}")"
+fill "$root/packaging/mjbridge.pc.in" "$lib/pkgconfig/mjbridge.pc" "${pc_libs% }" "$plugin_pc"
+fill "$root/packaging/mjbridgeConfig.cmake.in" "$lib/cmake/mjbridge/mjbridgeConfig.cmake" "$cmake_libs" "$plugin_cmake"
+fill "$root/packaging/mjbridgeConfigVersion.cmake.in" "$lib/cmake/mjbridge/mjbridgeConfigVersion.cmake" "" ""
+
+# What the loader will see.
+if command -v readelf >/dev/null; then
+  dyn="$(readelf -d "$lib/libmjbridge.so.$version")"
+  grep -q "Library soname: \[libmjbridge.so.$major\]" <<<"$dyn" || { echo "install.sh: SONAME is not libmjbridge.so.$major" >&2; exit 1; }
+  runpath="$(sed -n 's/.*Library r\(un\)\{0,1\}path: \[\(.*\)\]/\2/p' <<<"$dyn")"
+  [ "$runpath" = '$ORIGIN' ] || { echo "install.sh: RUNPATH is '$runpath', not \$ORIGIN" >&2; exit 1; }
+fi
+step "installed: $(cd "$dest" && find . -mindepth 1 \( -type f -o -type l \) | sort | tr '\n' ' ')"
