@@ -1,0 +1,164 @@
+"""The C ABI as ctypes sees it: structs, one signature per export, and finding the library.
+
+Every export of include/mjbridge.h has an entry in SIGNATURES with its restype and argtypes (a
+test derives the exports from the header and compares kinds and sizes, so a missing entry or an
+``int`` where the C function returns a pointer fails). Handles and library strings are
+pointer-sized (``c_void_p``), never the default ``int``.
+
+Adding an export: add its entry to SIGNATURES (the coverage test says which kinds it expects),
+then wrap it in ``mjbridge/__init__.py``.
+"""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+from ctypes import (
+    POINTER,
+    c_bool,
+    c_char_p,
+    c_double,
+    c_int32,
+    c_size_t,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+
+class Report(ctypes.Structure):
+    """mjb_report: the result of a mutation, written on every outcome."""
+
+    _fields_ = [
+        ("outcome", c_int32),
+        ("reason", c_int32),
+        ("tick_before", c_uint64),
+        ("tick_after", c_uint64),
+        ("engine_resets", c_uint64),
+        ("sequence", c_uint64),
+    ]
+
+    def __repr__(self):
+        return "Report(%s)" % ", ".join("%s=%r" % (f, getattr(self, f)) for f, _ in self._fields_)
+
+
+class SafetyState(ctypes.Structure):
+    """mjb_safety_state: the lock-free safety state (C bools are one byte: c_bool)."""
+
+    _fields_ = [
+        ("stopped", c_bool),
+        ("confirmed", c_bool),
+        ("stop_count", c_uint64),
+        ("first_stop_tick", c_uint64),
+        ("last_stop_tick", c_uint64),
+        ("in_flight", c_uint64),
+        ("fenced", c_bool),
+        ("fence_reason", c_int32),
+    ]
+
+    def __repr__(self):
+        return "SafetyState(%s)" % ", ".join(
+            "%s=%r" % (f, getattr(self, f)) for f, _ in self._fields_
+        )
+
+
+# Opaque pointers: an mjb_endpoint* (a number, not an address), an mjb_string*, MuJoCo's
+# mjModel*/mjData* (for adopt).
+ENDPOINT = c_void_p
+STRING = c_void_p
+OUTCOME = c_int32
+
+SIGNATURES = {
+    "mjb_endpoint_open": (OUTCOME, [c_char_p, c_size_t, POINTER(ENDPOINT)]),
+    "mjb_endpoint_adopt": (OUTCOME, [c_void_p, c_void_p, c_char_p, c_size_t, POINTER(ENDPOINT)]),
+    "mjb_endpoint_free": (OUTCOME, [ENDPOINT]),
+    "mjb_step": (OUTCOME, [ENDPOINT, c_uint32, c_uint32, POINTER(Report)]),
+    "mjb_set_ctrl": (OUTCOME, [ENDPOINT, POINTER(c_double), c_size_t, c_uint32, POINTER(Report)]),
+    "mjb_world_write": (OUTCOME, [ENDPOINT, c_char_p, c_size_t, c_uint32, POINTER(Report)]),
+    "mjb_world_read": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING)]),
+    "mjb_snapshot": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING)]),
+    "mjb_checkpoint_read": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING)]),
+    "mjb_endpoint_replace_model": (
+        OUTCOME,
+        [ENDPOINT, c_char_p, c_size_t, c_uint32, POINTER(Report)],
+    ),
+    "mjb_restore": (OUTCOME, [ENDPOINT, c_char_p, c_size_t, c_uint32, POINTER(Report)]),
+    "mjb_stop": (OUTCOME, [ENDPOINT, POINTER(SafetyState)]),
+    "mjb_confirm_paused": (OUTCOME, [ENDPOINT]),
+    "mjb_safety_reset": (OUTCOME, [ENDPOINT]),
+    "mjb_safety_read": (OUTCOME, [ENDPOINT, POINTER(SafetyState)]),
+    "mjb_string_data": (c_void_p, [STRING]),
+    "mjb_string_len": (c_size_t, [STRING]),
+    "mjb_string_free": (OUTCOME, [STRING]),
+    "mjb_last_error": (OUTCOME, [c_char_p, c_size_t, POINTER(c_size_t)]),
+    "mjb_outcome_name": (c_char_p, [c_int32]),
+    "mjb_reason_name": (c_char_p, [c_int32]),
+    "mjb_version": (c_char_p, []),
+    "mjb_build_info": (OUTCOME, [POINTER(STRING)]),
+}
+
+SONAME = "libmjbridge.so.0"
+
+
+def _in_dir(folder):
+    for name in (SONAME, "libmjbridge.so"):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def candidates():
+    """Where the library is looked for, in order: (how, path or loader name)."""
+    out = []
+    env = os.environ.get("MJBRIDGE_LIB")
+    if env:
+        out.append(("MJBRIDGE_LIB", _in_dir(env) if os.path.isdir(env) else env))
+    prefix = os.environ.get("MJBRIDGE_PREFIX")
+    if prefix:
+        out.append(("MJBRIDGE_PREFIX", _in_dir(os.path.join(prefix, "lib"))))
+    found = _in_dir(os.path.join(sys.prefix, "lib"))
+    if found:
+        out.append(("sys.prefix", found))
+    if shutil.which("pkg-config"):
+        try:
+            libdir = subprocess.run(
+                ["pkg-config", "--variable=libdir", "mjbridge"],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
+        except OSError:
+            libdir = ""
+        if libdir and _in_dir(libdir):
+            out.append(("pkg-config", _in_dir(libdir)))
+    out.append(("system loader", SONAME))
+    return out
+
+
+def load(path=None):
+    """Load the library (``path``, else the first candidate that loads) and declare every
+    signature. Raises OSError naming every place tried."""
+    tried = []
+    for how, where in [("argument", path)] if path else candidates():
+        if where is None:
+            tried.append("%s: no libmjbridge.so there" % how)
+            continue
+        try:
+            lib = ctypes.CDLL(where)
+        except OSError as e:
+            tried.append("%s: %s" % (how, e))
+            if path or how in ("MJBRIDGE_LIB", "MJBRIDGE_PREFIX"):
+                break  # an explicit choice that fails is an error, not a reason to look on
+            continue
+        declare(lib)
+        return lib
+    raise OSError("mjbridge: libmjbridge not found; tried:\n  " + "\n  ".join(tried))
+
+
+def declare(lib):
+    for name, (restype, argtypes) in SIGNATURES.items():
+        fn = getattr(lib, name)  # AttributeError names an export the library lacks
+        fn.restype = restype
+        fn.argtypes = argtypes
