@@ -1,0 +1,595 @@
+//! The installed library, tested the way its users meet it: `scripts/install.sh` into a
+//! temporary prefix, the build output it came from (target folder and MuJoCo wheel cache)
+//! deleted and the prefix moved elsewhere, then real consumers configured, built and run against
+//! the moved install: CMake `find_package` with C++17 and the RAII header, a C program with
+//! `pkg-config`, the static CMake target, the C# binding on Mono, the Python binding installed
+//! with pip and run by pytest, and the three examples.
+
+#[path = "common/toolchain.rs"]
+mod toolchain;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use toolchain::{root, tool};
+
+struct Installed {
+    /// Where the tree lives after the move.
+    prefix: PathBuf,
+    /// The folder it was installed to before the move (must appear nowhere in it).
+    staged: PathBuf,
+    version: String,
+    /// `libmujoco.so.X.Y.Z`
+    mujoco_file: String,
+    bundled: bool,
+    /// Scratch space of this test binary (outside the prefix).
+    work: PathBuf,
+}
+
+impl Installed {
+    fn lib(&self) -> PathBuf {
+        self.prefix.join("lib")
+    }
+}
+
+fn installed() -> &'static Installed {
+    static INSTALLED: OnceLock<Result<Installed, String>> = OnceLock::new();
+    match INSTALLED.get_or_init(install) {
+        Ok(i) => i,
+        Err(e) => panic!("install failed: {e}"),
+    }
+}
+
+/// Run `scripts/install.sh` on a private copy of the MuJoCo it needs, then delete the build
+/// output and move the installed tree.
+fn install() -> Result<Installed, String> {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("install");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let build = work.join("build");
+    let staged = work.join("staged");
+    let prefix = work.join("moved").join("prefix");
+
+    let engine = mjbridge::native::engine();
+    let library = Path::new(engine.build_library);
+    let mujoco_file = library.file_name().unwrap().to_string_lossy().into_owned();
+    let from_wheel = engine.build_source.starts_with("pinned wheel");
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("scripts/install.sh"))
+        .arg("--prefix")
+        .arg(&staged)
+        .arg("--target-dir")
+        .arg(&build)
+        .env_remove("CARGO_TARGET_DIR");
+    // The wheel's cache (shared with the rest of the suite) is copied, so the copy can be
+    // deleted with the build output. Other sources (MUJOCO_*, pkg-config) are installations of
+    // their own and come through the environment this test runs in.
+    let cache = work.join("mujoco-cache");
+    if from_wheel {
+        let version_dir = library.parent().and_then(Path::parent).unwrap();
+        let copy = cache.join(version_dir.file_name().unwrap());
+        copy_dir(&version_dir.join("mujoco"), &copy.join("mujoco"))?;
+        std::fs::copy(
+            version_dir.join("extracted.sha256"),
+            copy.join("extracted.sha256"),
+        )
+        .map_err(|e| format!("wheel cache stamp: {e}"))?;
+        cmd.env("MJB_MUJOCO_CACHE", &cache);
+    }
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        return Err(format!("scripts/install.sh: {:?}", out.status));
+    }
+
+    // The build output goes away, and the tree moves: nothing may still point at either.
+    std::fs::remove_dir_all(&build).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(prefix.parent().unwrap()).map_err(|e| e.to_string())?;
+    std::fs::rename(&staged, &prefix).map_err(|e| e.to_string())?;
+    Ok(Installed {
+        prefix,
+        staged,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        mujoco_file,
+        bundled: from_wheel,
+        work,
+    })
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| e.to_string())?;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let target = to.join(entry.file_name());
+        if entry.file_type().map_err(|e| e.to_string())?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Run a command; assert it succeeds; return its stdout.
+fn run(cmd: &mut Command) -> String {
+    let o = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    print!("{stdout}");
+    eprint!("{stderr}");
+    assert!(
+        o.status.success(),
+        "{cmd:?} failed: {:?}\n{stderr}",
+        o.status
+    );
+    stdout
+}
+
+fn model(name: &str) -> String {
+    root()
+        .join("tests/models")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `readelf -d` of a file: (tag, value) pairs.
+fn dynamic(readelf: &Path, file: &Path) -> Vec<(String, String)> {
+    let text = run(Command::new(readelf).arg("-d").arg(file));
+    text.lines()
+        .filter_map(|l| {
+            let tag = &l[l.find('(')? + 1..l.find(')')?];
+            let value = &l[l.find('[')? + 1..l.rfind(']')?];
+            Some((tag.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+fn tag<'a>(dyn_: &'a [(String, String)], name: &str) -> Vec<&'a str> {
+    dyn_.iter()
+        .filter(|(t, _)| t == name)
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// A CMake project: configure against the install, build, return the build folder.
+fn cmake_build(cmake: &Path, source: &Path, name: &str, prefix: &Path) -> PathBuf {
+    let build = installed().work.join("cmake").join(name);
+    let _ = std::fs::remove_dir_all(&build);
+    run(Command::new(cmake)
+        .arg("-S")
+        .arg(source)
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
+    run(Command::new(cmake).arg("--build").arg(&build));
+    build
+}
+
+#[test]
+fn installed_tree_has_soname_symlinks_and_no_build_machine_paths() {
+    let Some(readelf) = tool("READELF", "readelf") else {
+        return;
+    };
+    let i = installed();
+    let lib = i.lib();
+    let real = format!("libmjbridge.so.{}", i.version);
+    let major = env!("CARGO_PKG_VERSION_MAJOR");
+    for f in [
+        "include/mjbridge.h",
+        "include/mjbridge.hpp",
+        "lib/libmjbridge.a",
+        "lib/pkgconfig/mjbridge.pc",
+        "lib/cmake/mjbridge/mjbridgeConfig.cmake",
+        "lib/cmake/mjbridge/mjbridgeConfigVersion.cmake",
+        "share/mjbridge/csharp/MjBridge.cs",
+    ] {
+        assert!(i.prefix.join(f).is_file(), "{f} is not installed");
+    }
+    for (installed, source) in [
+        ("include/mjbridge.h", "include/mjbridge.h"),
+        ("include/mjbridge.hpp", "bindings/cpp/mjbridge.hpp"),
+    ] {
+        assert_eq!(
+            std::fs::read(i.prefix.join(installed)).unwrap(),
+            std::fs::read(root().join(source)).unwrap(),
+            "{installed} is not {source}"
+        );
+    }
+    assert!(lib.join(&real).is_file());
+    let so_major = format!("libmjbridge.so.{major}");
+    assert_eq!(
+        std::fs::read_link(lib.join(&so_major)).unwrap(),
+        Path::new(&real)
+    );
+    assert_eq!(
+        std::fs::read_link(lib.join("libmjbridge.so")).unwrap(),
+        Path::new(&so_major)
+    );
+
+    let d = dynamic(&readelf, &lib.join(&real));
+    assert_eq!(tag(&d, "SONAME"), [so_major.as_str()], "{d:?}");
+    assert_eq!(tag(&d, "RUNPATH"), ["$ORIGIN"], "{d:?}");
+    assert!(tag(&d, "RPATH").is_empty(), "old-style RPATH: {d:?}");
+    assert!(tag(&d, "NEEDED").contains(&i.mujoco_file.as_str()), "{d:?}");
+
+    // Every shared object in the tree finds its dependencies inside the tree, or on the
+    // system's own path: a RUNPATH is $ORIGIN-relative or absent.
+    let mut objects = vec![lib.join(&real)];
+    if i.bundled {
+        objects.push(lib.join(&i.mujoco_file));
+        let plugins = lib.join("mujoco_plugin");
+        if plugins.is_dir() {
+            for p in std::fs::read_dir(&plugins).unwrap() {
+                objects.push(p.unwrap().path());
+            }
+        }
+    } else {
+        assert!(!lib.join(&i.mujoco_file).exists(), "MuJoCo bundled unasked");
+    }
+    let strict = tool("PATCHELF", "patchelf").is_some();
+    for o in &objects {
+        let d = dynamic(&readelf, o);
+        for rp in tag(&d, "RUNPATH").iter().chain(tag(&d, "RPATH").iter()) {
+            let inside = rp.split(':').all(|e| e.starts_with("$ORIGIN"));
+            if !inside && !strict && o.parent().unwrap().ends_with("mujoco_plugin") {
+                eprintln!(
+                    "!!!!!!!! patchelf missing: {} keeps RUNPATH {rp} !!!!!!!!",
+                    o.display()
+                );
+                continue;
+            }
+            assert!(inside, "{} has RUNPATH {rp}", o.display());
+        }
+    }
+
+    // The package files name no folder of the build machine, nor where the tree was installed
+    // before it moved.
+    let repo = root().to_string_lossy().into_owned();
+    let staged = i.staged.to_string_lossy().into_owned();
+    for f in [
+        "lib/pkgconfig/mjbridge.pc",
+        "lib/cmake/mjbridge/mjbridgeConfig.cmake",
+        "lib/cmake/mjbridge/mjbridgeConfigVersion.cmake",
+    ] {
+        let text = std::fs::read_to_string(i.prefix.join(f)).unwrap();
+        assert!(!text.contains(&repo), "{f} names the source tree {repo}");
+        assert!(
+            !text.contains(&staged),
+            "{f} names the install folder {staged}"
+        );
+        assert!(!text.contains("mujoco-cache"), "{f} names a wheel cache");
+    }
+}
+
+#[test]
+fn pkg_config_c_consumer_builds_and_runs_against_the_moved_install() {
+    let (Some(pkg_config), Some(cc)) = (tool("PKG_CONFIG", "pkg-config"), tool("CC", "cc")) else {
+        return;
+    };
+    let i = installed();
+    let pc = |args: &[&str]| {
+        run(Command::new(&pkg_config)
+            .args(args)
+            .arg("mjbridge")
+            .env("PKG_CONFIG_PATH", i.lib().join("pkgconfig")))
+        .trim()
+        .to_owned()
+    };
+    assert_eq!(pc(&["--modversion"]), i.version);
+    let libdir = PathBuf::from(pc(&["--variable=libdir"]));
+    assert_eq!(
+        libdir.canonicalize().unwrap(),
+        i.lib().canonicalize().unwrap()
+    );
+    let static_libs = pc(&["--static", "--libs"]);
+    for want in [
+        format!("-l:{}", i.mujoco_file),
+        "-lm".into(),
+        "-lpthread".into(),
+        "-ldl".into(),
+    ] {
+        assert!(static_libs.contains(&want), "{want} missing: {static_libs}");
+    }
+    let flags = pc(&["--cflags", "--libs"]);
+    let exe = i.work.join("consumer_pkgconfig");
+    run(Command::new(&cc)
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root().join("tests/c"))
+        .arg(root().join("tests/install/consumer.c"))
+        .args(flags.split_whitespace())
+        .arg(format!("-Wl,-rpath,{}", libdir.display()))
+        .arg("-o")
+        .arg(&exe));
+    let out = run(Command::new(&exe).arg(model("pendulum.xml")));
+    assert!(out.contains("consumer: all checks passed"), "{out}");
+}
+
+#[test]
+fn cmake_cpp17_example_finds_mjbridge_0_1_and_runs() {
+    let (Some(cmake), Some(readelf)) = (tool("CMAKE", "cmake"), tool("READELF", "readelf")) else {
+        return;
+    };
+    let i = installed();
+    let build = cmake_build(
+        &cmake,
+        &root().join("examples/cpp"),
+        "example-cpp",
+        &i.prefix,
+    );
+    let exe = build.join("mjbridge_example");
+    let d = dynamic(&readelf, &exe);
+    assert!(tag(&d, "NEEDED").contains(&"libmjbridge.so.0"), "{d:?}");
+    let out = run(&mut Command::new(&exe));
+    for want in [
+        "restored: tick 150 -> 100",
+        "MJB_REASON_SEED",
+        "stop latched from another thread",
+        "example-cpp: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+}
+
+#[test]
+fn cmake_static_target_links_the_archive_and_runs() {
+    let (Some(cmake), Some(readelf)) = (tool("CMAKE", "cmake"), tool("READELF", "readelf")) else {
+        return;
+    };
+    let i = installed();
+    let build = cmake_build(
+        &cmake,
+        &root().join("tests/install/c_static"),
+        "c-static",
+        &i.prefix,
+    );
+    let exe = build.join("consumer_static");
+    let d = dynamic(&readelf, &exe);
+    let needed = tag(&d, "NEEDED");
+    assert!(
+        !needed.iter().any(|n| n.starts_with("libmjbridge")),
+        "{needed:?}"
+    );
+    assert!(needed.contains(&i.mujoco_file.as_str()), "{needed:?}");
+    let out = run(Command::new(&exe).arg(model("pendulum.xml")));
+    assert!(out.contains("consumer: all checks passed"), "{out}");
+}
+
+#[test]
+fn cmake_package_refuses_an_incompatible_version_request() {
+    let Some(cmake) = tool("CMAKE", "cmake") else {
+        return;
+    };
+    let i = installed();
+    for (request, ok) in [
+        ("0.1", true),
+        (env!("CARGO_PKG_VERSION"), true),
+        ("0.1...0.5", true),
+        ("0.99", false),
+        ("1.0", false),
+        ("0.1...<0.2", false),
+    ] {
+        let dir = i
+            .work
+            .join("cmake-version")
+            .join(request.replace(['.', '<'], "_"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("CMakeLists.txt"),
+            format!(
+                "cmake_minimum_required(VERSION 3.19)\nproject(v LANGUAGES NONE)\n\
+                 find_package(mjbridge {request} REQUIRED)\n\
+                 message(STATUS \"mjbridge ${{mjbridge_VERSION}} bundled=${{mjbridge_MUJOCO_BUNDLED}}\")\n"
+            ),
+        )
+        .unwrap();
+        let o = Command::new(&cmake)
+            .arg("-S")
+            .arg(&dir)
+            .arg("-B")
+            .arg(dir.join("build"))
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", i.prefix.display()))
+            .output()
+            .unwrap();
+        let text =
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            o.status.success(),
+            ok,
+            "find_package(mjbridge {request}):\n{text}"
+        );
+        if ok {
+            assert!(text.contains(&format!("mjbridge {}", i.version)), "{text}");
+        }
+    }
+}
+
+/// Compile C# sources (the installed MjBridge.cs plus `extra`) with mcs.
+fn mcs(out: &Path, extra: &[PathBuf]) -> Option<PathBuf> {
+    let mcs = tool("MCS", "mcs")?;
+    let i = installed();
+    run(Command::new(mcs)
+        .arg(format!("-out:{}", out.display()))
+        .args(["-warn:4", "-warnaserror+"])
+        .arg(i.prefix.join("share/mjbridge/csharp/MjBridge.cs"))
+        .args(extra));
+    Some(out.to_owned())
+}
+
+#[test]
+fn csharp_binding_tests_pass_on_mono_against_the_install() {
+    let Some(mono) = tool("MONO", "mono") else {
+        return;
+    };
+    let i = installed();
+    let dir = i.work.join("csharp-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let Some(exe) = mcs(
+        &dir.join("tests.exe"),
+        &[root().join("bindings/csharp/tests/Tests.cs")],
+    ) else {
+        return;
+    };
+    let out = run(Command::new(mono)
+        .arg("--debug")
+        .arg(&exe)
+        .arg(root().join("tests/models"))
+        .env("LD_LIBRARY_PATH", i.lib()));
+    assert!(out.contains(" passed, 0 failed"), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
+/// Unity loads `Assets/Plugins/x86_64/libmjbridge.so` next to the managed code, without
+/// LD_LIBRARY_PATH: the example runs from such a flat folder, MuJoCo bundled beside it.
+#[test]
+fn csharp_example_runs_from_a_unity_style_plugin_folder() {
+    let Some(mono) = tool("MONO", "mono") else {
+        return;
+    };
+    let i = installed();
+    let plugins = i.work.join("unity").join("Plugins").join("x86_64");
+    let _ = std::fs::remove_dir_all(&plugins);
+    std::fs::create_dir_all(&plugins).unwrap();
+    let Some(exe) = mcs(
+        &plugins.join("example.exe"),
+        &[root().join("examples/csharp/Example.cs")],
+    ) else {
+        return;
+    };
+    // Unity's asset folders hold files, not symlinks: copy the real library under the plain name.
+    std::fs::copy(
+        i.lib().join("libmjbridge.so"),
+        plugins.join("libmjbridge.so"),
+    )
+    .unwrap();
+    if i.bundled {
+        std::fs::copy(i.lib().join(&i.mujoco_file), plugins.join(&i.mujoco_file)).unwrap();
+    }
+    let out = run(Command::new(mono)
+        .arg(&exe)
+        .current_dir(i.work.join("unity"))
+        .env_remove("LD_LIBRARY_PATH"));
+    for want in [
+        "restored: tick 150 -> 100",
+        "refused: Rejected Seed at /seed",
+        "stop latched from another thread",
+        "example-csharp: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+}
+
+/// A venv with pytest and numpy (kept between runs), and the binding installed into it by pip
+/// from `bindings/python`, as a user installs it.
+fn venv() -> Option<PathBuf> {
+    static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
+    VENV.get_or_init(|| {
+        let python = tool("PYTHON", "python3")?;
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("py-venv");
+        let py = dir.join("bin/python");
+        if !py.is_file() {
+            run(Command::new(&python).args(["-m", "venv"]).arg(&dir));
+        }
+        let has = |m: &str| {
+            Command::new(&py)
+                .args(["-c", &format!("import {m}")])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !["pytest", "numpy", "setuptools", "wheel"]
+            .iter()
+            .all(|m| has(m))
+        {
+            run(Command::new(&py).args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "pytest",
+                "numpy",
+                "setuptools>=61",
+                "wheel",
+            ]));
+        }
+        run(Command::new(&py)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-build-isolation",
+                "--no-deps",
+                "--force-reinstall",
+            ])
+            .arg(root().join("bindings/python")));
+        Some(py)
+    })
+    .clone()
+}
+
+#[test]
+fn python_binding_passes_pytest_installed_with_pip_against_the_install() {
+    let Some(py) = venv() else {
+        return;
+    };
+    let i = installed();
+    let out = run(Command::new(&py)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root().join("bindings/python/tests"))
+        .current_dir(&i.work)
+        .env("MJBRIDGE_LIB", i.lib())
+        .env("MJB_TEST_MODELS", root().join("tests/models"))
+        .env("MJB_TEST_EXPECT_INSTALLED", "1"));
+    assert!(out.contains(" passed"), "{out}");
+    assert!(!out.contains("skipped"), "a test was skipped:\n{out}");
+}
+
+/// Without MJBRIDGE_LIB the binding finds the library of an installed prefix through pkg-config.
+#[test]
+fn python_binding_finds_an_installed_prefix_through_pkg_config() {
+    let (Some(py), Some(_)) = (venv(), tool("PKG_CONFIG", "pkg-config")) else {
+        return;
+    };
+    let i = installed();
+    let out = run(Command::new(&py)
+        .args([
+            "-c",
+            "import os, mjbridge, mjbridge._native as n; print(mjbridge.version()); \
+             print(n.candidates()); print(os.path.realpath(mjbridge.library()._name))",
+        ])
+        .current_dir(&i.work)
+        .env_remove("MJBRIDGE_LIB")
+        .env_remove("MJBRIDGE_PREFIX")
+        .env_remove("LD_LIBRARY_PATH")
+        .env("PKG_CONFIG_PATH", i.lib().join("pkgconfig")));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], i.version, "{out}");
+    assert!(lines[1].contains("'pkg-config'"), "{out}");
+    let real = i.lib().join(format!("libmjbridge.so.{}", i.version));
+    assert_eq!(Path::new(lines[2]), real.canonicalize().unwrap(), "{out}");
+}
+
+#[test]
+fn python_example_runs_against_the_install() {
+    let Some(py) = venv() else {
+        return;
+    };
+    let i = installed();
+    let out = run(Command::new(&py)
+        .arg(root().join("examples/python/example.py"))
+        .current_dir(&i.work)
+        .env("MJBRIDGE_LIB", i.lib()));
+    for want in [
+        "restored: tick 150 -> 100",
+        "refused: REJECTED SEED /seed",
+        "stop latched from another thread",
+        "example-python: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+}
