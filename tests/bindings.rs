@@ -265,7 +265,13 @@ struct Layout {
     fields: BTreeMap<(String, String), (usize, usize)>,
 }
 
-fn c_layout(h: &Header) -> Option<Layout> {
+/// Built once per test binary (the tests run in parallel and would race on the files).
+fn c_layout(h: &Header) -> Option<&'static Layout> {
+    static LAYOUT: std::sync::OnceLock<Option<Layout>> = std::sync::OnceLock::new();
+    LAYOUT.get_or_init(|| build_c_layout(h)).as_ref()
+}
+
+fn build_c_layout(h: &Header) -> Option<Layout> {
     let cc = tool("CC", "cc")?;
     let mut src = String::from(
         "#include <stddef.h>\n#include <stdio.h>\n#include \"mjbridge.h\"\nint main(void) {\n",
@@ -577,7 +583,7 @@ fn csharp_binding_matches_the_header_exports_enums_and_layouts() {
         String::from_utf8_lossy(&o.stderr)
     );
     let dump = run(&mono, &[exe.to_str().unwrap()], &[]);
-    let want = expected_facts(&h, &layout, pascal, pascal, pascal);
+    let want = expected_facts(&h, layout, pascal, pascal, pascal);
     check_binding("C#", &dump, &want, &h, &|t, ret| cs_kinds(t, ret, &h));
 }
 
@@ -600,6 +606,6 @@ fn python_binding_matches_the_header_exports_enums_and_layouts() {
         &[],
     );
     let same = |s: &str| s.to_owned();
-    let want = expected_facts(&h, &layout, same, same, same);
+    let want = expected_facts(&h, layout, same, same, same);
     check_binding("Python", &dump, &want, &h, &|t, _| py_kinds(t, &h));
 }
