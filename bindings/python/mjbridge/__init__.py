@@ -14,8 +14,8 @@ Conventions:
   ``reason == Reason.STOP_LATCHED``.
 - Documents go in as str, bytes (UTF-8) or a dict (serialised with json.dumps); they come out
   as str. Library-owned strings are copied and freed at once.
-- Arrays go in as any sequence of floats or a numpy array; arrays come out as numpy arrays when
-  numpy is importable, plain lists otherwise.
+- Arrays go in as any sequence of floats or a numpy array (used without a copy when it is
+  contiguous float64).
 - Threads: ctypes releases the GIL during each call, so ``stop()`` from another thread takes
   effect while ``step()`` runs. Any method from any thread.
 """
