@@ -603,7 +603,7 @@ fn python_binding_matches_the_header_exports_enums_and_layouts() {
                 .unwrap(),
             root().join("bindings/python").to_str().unwrap(),
         ],
-        &[],
+        &[("PYTHONDONTWRITEBYTECODE", "1")],
     );
     let same = |s: &str| s.to_owned();
     let want = expected_facts(&h, layout, same, same, same);

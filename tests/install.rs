@@ -515,6 +515,10 @@ fn venv() -> Option<PathBuf> {
                 "wheel",
             ]));
         }
+        // From a copy: setuptools writes build/ and *.egg-info into the folder it builds.
+        let source = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("py-source");
+        let _ = std::fs::remove_dir_all(&source);
+        copy_dir(&root().join("bindings/python"), &source).unwrap();
         run(Command::new(&py)
             .args([
                 "-m",
@@ -526,7 +530,7 @@ fn venv() -> Option<PathBuf> {
                 "--no-deps",
                 "--force-reinstall",
             ])
-            .arg(root().join("bindings/python")));
+            .arg(&source));
         Some(py)
     })
     .clone()
@@ -544,7 +548,8 @@ fn python_binding_passes_pytest_installed_with_pip_against_the_install() {
         .current_dir(&i.work)
         .env("MJBRIDGE_LIB", i.lib())
         .env("MJB_TEST_MODELS", root().join("tests/models"))
-        .env("MJB_TEST_EXPECT_INSTALLED", "1"));
+        .env("MJB_TEST_EXPECT_INSTALLED", "1")
+        .env("PYTHONDONTWRITEBYTECODE", "1"));
     assert!(out.contains(" passed"), "{out}");
     assert!(!out.contains("skipped"), "a test was skipped:\n{out}");
 }
@@ -583,6 +588,7 @@ fn python_example_runs_against_the_install() {
     let out = run(Command::new(&py)
         .arg(root().join("examples/python/example.py"))
         .current_dir(&i.work)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("MJBRIDGE_LIB", i.lib()));
     for want in [
         "restored: tick 150 -> 100",
