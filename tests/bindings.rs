@@ -38,15 +38,25 @@ struct Header {
     enums: BTreeMap<String, Vec<(String, i64)>>,
     /// `mjb_report` -> field names in order
     structs: BTreeMap<String, Vec<String>>,
-    /// `MJB_WAIT_FOREVER` -> `4294967295` (strings without quotes)
+    /// Function-pointer typedefs (`mjb_log_fn`): a binding passes a Cdecl delegate / CFUNCTYPE.
+    callbacks: BTreeSet<String>,
+    /// `MJB_WAIT_FOREVER` -> `4294967295`, `MJB_VERSION` -> `"0.2.0"`: as written (the C
+    /// program evaluates them).
     defines: BTreeMap<String, String>,
 }
 
 fn header() -> Header {
-    let text = std::fs::read_to_string(root().join("include/mjbridge.h")).unwrap();
+    let h = parse_header(&std::fs::read_to_string(root().join("include/mjbridge.h")).unwrap());
+    assert!(h.functions.len() >= 23, "{:?}", h.functions);
+    assert!(h.enums.contains_key("mjb_outcome") && h.enums.contains_key("mjb_reason"));
+    assert!(h.structs.contains_key("mjb_report") && h.structs.contains_key("mjb_safety_state"));
+    h
+}
+
+fn parse_header(text: &str) -> Header {
     // Comments out.
     let mut clean = String::new();
-    let mut rest = text.as_str();
+    let mut rest = text;
     while let Some(i) = rest.find("/*") {
         clean.push_str(&rest[..i]);
         rest = &rest[i + rest[i..].find("*/").expect("closed comment") + 2..];
@@ -59,12 +69,7 @@ fn header() -> Header {
         if let Some(d) = line.strip_prefix("#define MJB_") {
             let mut parts = d.splitn(2, char::is_whitespace);
             let name = format!("MJB_{}", parts.next().unwrap());
-            let value = parts
-                .next()
-                .unwrap_or("")
-                .trim()
-                .trim_matches('"')
-                .to_owned();
+            let value = parts.next().unwrap_or("").trim().to_owned();
             defines.insert(name, value);
         }
         // Preprocessor lines and the extern "C" braces are not declarations.
@@ -92,6 +97,7 @@ fn header() -> Header {
         functions: Vec::new(),
         enums: BTreeMap::new(),
         structs: BTreeMap::new(),
+        callbacks: BTreeSet::new(),
         defines,
     };
     for s in statements.iter().map(|s| s.replace('\n', " ")) {
@@ -126,6 +132,11 @@ fn header() -> Header {
                 })
                 .collect();
             h.structs.insert(name, fields);
+        } else if let Some(rest) = s.strip_prefix("typedef").filter(|r| r.contains("(*")) {
+            // A function-pointer type: `typedef void (*mjb_log_fn)(void *user_data, ...)`.
+            let name = &rest[rest.find("(*").unwrap() + 2..];
+            h.callbacks
+                .insert(name[..name.find(')').unwrap()].trim().to_owned());
         } else if s.starts_with("typedef") || s.starts_with("struct ") || s.is_empty() {
             continue;
         } else if let Some(open) = s.find('(') {
@@ -144,9 +155,6 @@ fn header() -> Header {
         }
     }
     h.functions.retain(|f| !f.name.starts_with("mjb_test_"));
-    assert!(h.functions.len() >= 23, "{:?}", h.functions);
-    assert!(h.enums.contains_key("mjb_outcome") && h.enums.contains_key("mjb_reason"));
-    assert!(h.structs.contains_key("mjb_report") && h.structs.contains_key("mjb_safety_state"));
     h
 }
 
@@ -248,7 +256,7 @@ fn expected_facts(
             want.insert(format!("field {t} {} {off} {size}", field(f)));
         }
     }
-    for (d, v) in &h.defines {
+    for (d, v) in &layout.constants {
         want.insert(format!(
             "const {} {v}",
             constant(d.strip_prefix("MJB_").unwrap())
@@ -263,6 +271,8 @@ fn expected_facts(
 struct Layout {
     sizes: BTreeMap<String, usize>,
     fields: BTreeMap<(String, String), (usize, usize)>,
+    /// The `#define`s as the C compiler evaluates them (`(uint32_t)UINT32_MAX` -> 4294967295).
+    constants: BTreeMap<String, String>,
 }
 
 /// Built once per test binary (the tests run in parallel and would race on the files).
@@ -284,6 +294,13 @@ fn build_c_layout(h: &Header) -> Option<Layout> {
             );
         }
     }
+    for (d, v) in &h.defines {
+        if v.starts_with('"') {
+            src += &format!("  printf(\"const {d} %s\\n\", {d});\n");
+        } else {
+            src += &format!("  printf(\"const {d} %lld\\n\", (long long)({d}));\n");
+        }
+    }
     src += "  return 0;\n}\n";
     let dir = out_dir();
     let c = dir.join("abi_layout.c");
@@ -302,10 +319,14 @@ fn build_c_layout(h: &Header) -> Option<Layout> {
     let mut l = Layout {
         sizes: BTreeMap::new(),
         fields: BTreeMap::new(),
+        constants: BTreeMap::new(),
     };
     for line in out.lines() {
         let w: Vec<&str> = line.split_whitespace().collect();
         match w[0] {
+            "const" => {
+                l.constants.insert(w[1].into(), w[2..].join(" "));
+            }
             "struct" => {
                 l.sizes.insert(w[1].into(), w[2].parse().unwrap());
             }
@@ -349,11 +370,10 @@ fn opaque(t: &str) -> bool {
 fn cs_kinds(t: &str, is_return: bool, h: &Header) -> Vec<String> {
     let v = |k: &[&str]| k.iter().map(|s| s.to_string()).collect();
     if let Some(s) = scalar(t) {
-        return vec![if s == "u64" && t == "size_t" {
-            "usize".into()
-        } else {
-            s.into()
-        }];
+        return vec![s.into()];
+    }
+    if h.callbacks.contains(t) {
+        return v(&["fn"]);
     }
     match t {
         "size_t" => v(&["usize"]),
@@ -370,17 +390,19 @@ fn cs_kinds(t: &str, is_return: bool, h: &Header) -> Vec<String> {
             };
             if h.structs.contains_key(base) {
                 let n = type_name(base);
+                // One struct by reference, or an array of them (with a count parameter).
                 return vec![
                     format!("out:struct:{n}"),
                     format!("ref:struct:{n}"),
                     format!("in:struct:{n}"),
+                    format!("struct[]:{n}"),
                 ];
-            }
-            if let Some(s) = scalar(base) {
-                return vec![format!("out:{s}"), format!("ref:{s}"), format!("{s}[]")];
             }
             if opaque(base) {
                 return v(&["ptr"]);
+            }
+            if let Some(s) = scalar(base) {
+                return vec![format!("out:{s}"), format!("ref:{s}"), format!("{s}[]")];
             }
             vec![]
         }
@@ -394,6 +416,9 @@ fn py_kinds(t: &str, h: &Header) -> Vec<String> {
     if let Some(s) = scalar(t) {
         return vec![s.into()];
     }
+    if h.callbacks.contains(t) {
+        return vec!["fn".into()];
+    }
     let Some(base) = t.strip_suffix('*') else {
         return vec![];
     };
@@ -403,11 +428,11 @@ fn py_kinds(t: &str, h: &Header) -> Vec<String> {
     if base == "size_t" {
         return vec!["u64*".into()];
     }
-    if let Some(s) = scalar(base) {
-        return vec![format!("{s}*")];
-    }
     if opaque(base) {
         return vec!["ptr".into()];
+    }
+    if let Some(s) = scalar(base) {
+        return vec![format!("{s}*")];
     }
     if base.strip_suffix('*').is_some_and(opaque) {
         return vec!["ptr*".into()];
@@ -522,8 +547,11 @@ fn header_parser_sees_every_export_enum_and_struct() {
     assert_eq!(member_prefix(&h.enums["mjb_outcome"]), "MJB_");
     assert_eq!(member_prefix(&h.enums["mjb_reason"]), "MJB_REASON_");
     assert_eq!(h.structs["mjb_safety_state"][1], "confirmed");
-    assert_eq!(h.defines["MJB_WAIT_FOREVER"], "4294967295");
-    assert_eq!(h.defines["MJB_VERSION"], env!("CARGO_PKG_VERSION"));
+    assert!(h.defines.contains_key("MJB_WAIT_FOREVER"));
+    assert_eq!(
+        h.defines["MJB_VERSION"],
+        format!("\"{}\"", env!("CARGO_PKG_VERSION"))
+    );
     // Every function the library exports (src/ffi/) is in the parsed header, and the other way
     // round.
     let mut lib = String::new();
@@ -543,6 +571,37 @@ fn header_parser_sees_every_export_enum_and_struct() {
         .collect();
     let parsed: BTreeSet<&str> = h.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(exported, parsed);
+}
+
+/// The parser and the kind tables also read what the header does not have yet: callbacks,
+/// arrays of structs, out-scalars (a synthetic header, so this holds before such exports exist).
+#[test]
+fn header_parser_reads_callbacks_struct_arrays_and_out_scalars() {
+    let h = parse_header(concat!(
+        "#define MJB_X (uint32_t)UINT32_MAX\n",
+        "typedef struct mjb_input {\n  int32_t field;\n  const double *values;\n  size_t n;\n} mjb_input;\n",
+        "typedef void (*mjb_log_fn)(void *user_data, int32_t level, const char *message);\n",
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
+        "mjb_outcome mjb_write(struct mjb_endpoint *ep, const struct mjb_input *inputs, size_t n);\n",
+        "mjb_outcome mjb_set_log(mjb_log_fn callback, void *user_data, int32_t *out);\n",
+        "#ifdef __cplusplus\n}\n#endif\n",
+    ));
+    assert_eq!(h.structs["mjb_input"], ["field", "values", "n"]);
+    assert!(h.callbacks.contains("mjb_log_fn"));
+    assert_eq!(h.defines["MJB_X"], "(uint32_t)UINT32_MAX");
+    assert_eq!(
+        h.functions[0].params,
+        ["mjb_endpoint*", "mjb_input*", "size_t"]
+    );
+    assert!(cs_kinds("mjb_input*", false, &h).contains(&"struct[]:Input".to_owned()));
+    assert_eq!(py_kinds("mjb_input*", &h), ["ref:Input"]);
+    assert_eq!(h.functions[1].params, ["mjb_log_fn", "void*", "int32_t*"]);
+    assert_eq!(cs_kinds("mjb_log_fn", false, &h), ["fn"]);
+    assert_eq!(py_kinds("mjb_log_fn", &h), ["fn"]);
+    assert_eq!(cs_kinds("void*", false, &h), ["ptr"]);
+    assert_eq!(py_kinds("void*", &h), ["ptr"]);
+    assert!(cs_kinds("int32_t*", false, &h).contains(&"out:i32".to_owned()));
+    assert_eq!(py_kinds("int32_t*", &h), ["i32*"]);
 }
 
 #[test]

@@ -481,13 +481,15 @@ fn csharp_example_runs_from_a_unity_style_plugin_folder() {
     }
 }
 
-/// A venv with pytest and numpy (kept between runs), and the binding installed into it by pip
-/// from `bindings/python`, as a user installs it.
+/// A venv with pytest and numpy, and the binding installed into it by pip from
+/// `bindings/python`, as a user installs it. The venv is kept in the repository's `target/`
+/// (shared by the engine runs of scripts/test.sh, which run one after the other), so pytest and
+/// numpy are fetched once.
 fn venv() -> Option<PathBuf> {
     static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
     VENV.get_or_init(|| {
         let python = tool("PYTHON", "python3")?;
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("py-venv");
+        let dir = root().join("target").join("py-venv");
         let py = dir.join("bin/python");
         if !py.is_file() {
             run(Command::new(&python).args(["-m", "venv"]).arg(&dir));

@@ -65,7 +65,14 @@ static class Abi
             else k = "?" + u.Name;
         }
         else if (t.IsValueType) k = "struct:" + t.Name;
-        else if (t.IsSubclassOf(typeof(Delegate))) k = "fn:" + t.Name;
+        else if (t.IsArray && t.GetElementType().IsValueType && !t.GetElementType().IsPrimitive)
+            k = "struct[]:" + t.GetElementType().Name;
+        else if (t.IsSubclassOf(typeof(Delegate)))
+        {
+            // A callback must be a Cdecl function pointer (and IL2CPP needs the attribute too).
+            var ufp = (UnmanagedFunctionPointerAttribute)t.GetCustomAttributes(typeof(UnmanagedFunctionPointerAttribute), false).FirstOrDefault();
+            k = ufp != null && ufp.CallingConvention == CallingConvention.Cdecl ? "fn" : "fn(not cdecl)";
+        }
         else k = "?" + t.Name;
         if (prefix == "ref:" && p.IsIn) prefix = "in:";
         return prefix + k;

@@ -23,6 +23,8 @@ def kind(t):
         return "void"
     if t in (ctypes.c_void_p, ctypes.c_char_p):
         return "ptr"
+    if isinstance(t, type) and issubclass(t, ctypes._CFuncPtr):  # a CFUNCTYPE callback
+        return "fn"
     if isinstance(t, type) and issubclass(t, ctypes._Pointer):
         inner = t._type_
         if issubclass(inner, ctypes.Structure):
