@@ -310,18 +310,25 @@ namespace MjBridge
         public static string OutcomeName(Outcome o) { return Text.FromNul(Native.mjb_outcome_name((int)o)); }
         public static string ReasonName(Reason r) { return Text.FromNul(Native.mjb_reason_name((int)r)); }
 
+        // Values the library may name: a newer library can name a value this file does not list
+        // yet, which then comes back as its integer (an enum holds any int).
+        const int NamedValues = 1024;
+
         /// <summary>The value whose library name is `name` ("MJB_REJECTED"); unknown names throw.</summary>
         public static Outcome OutcomeFromName(string name)
         {
-            foreach (Outcome o in Enum.GetValues(typeof(Outcome)))
-                if (OutcomeName(o) == name) return o;
+            for (int i = 0; i < NamedValues; i++)
+                if (Text.FromNul(Native.mjb_outcome_name(i)) == name) return (Outcome)i;
             throw new ArgumentException("unknown outcome name " + name);
         }
 
+        /// <summary>The value whose library name is `name` ("MJB_REASON_SEED"); unknown names throw.</summary>
         public static Reason ReasonFromName(string name)
         {
             foreach (Reason r in Enum.GetValues(typeof(Reason)))
                 if (ReasonName(r) == name) return r;
+            for (int i = 0; i < NamedValues; i++)
+                if (Text.FromNul(Native.mjb_reason_name(i)) == name) return (Reason)i;
             throw new ArgumentException("unknown reason name " + name);
         }
 

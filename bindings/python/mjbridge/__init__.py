@@ -171,10 +171,20 @@ def _refusal(outcome, report=None):
     if report is not None:
         reason = report.reason
     else:
-        name = detail.get("reason") or ""
-        key = name[len("MJB_REASON_") :] if name.startswith("MJB_REASON_") else ""
-        reason = Reason[key] if key in Reason.__members__ else Reason.NONE
+        reason = _reason_from_name(detail.get("reason") or "")
     return MjbError(outcome, reason, detail.get("pointer"), detail.get("message", ""), report)
+
+
+def _reason_from_name(name):
+    """The value the library names ``name``; a newer library may name a value this module does
+    not list yet, which then stays an integer."""
+    key = name[len("MJB_REASON_") :] if name.startswith("MJB_REASON_") else ""
+    if key in Reason.__members__:
+        return Reason[key]
+    for i in range(1024):
+        if reason_name(i) == name:
+            return i
+    return Reason.NONE
 
 
 def _take(s):

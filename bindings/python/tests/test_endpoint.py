@@ -208,3 +208,8 @@ def test_names_come_from_the_library():
         assert mjbridge.reason_name(r) == "MJB_REASON_" + r.name
     for o in Outcome:
         assert mjbridge.outcome_name(o) == "MJB_" + o.name
+
+
+def test_reason_names_resolve_through_the_library():
+    assert mjbridge._reason_from_name("MJB_REASON_SEED") is Reason.SEED
+    assert mjbridge._reason_from_name("MJB_REASON_NO_SUCH_THING") is Reason.NONE
