@@ -262,6 +262,13 @@ impl Endpoint {
         self.shape.read().clone()
     }
 
+    /// Validate a checkpoint document exactly as [`Endpoint::restore`] does before admission,
+    /// without restoring it: no lock, no native call, nothing changes. A refusal carries the
+    /// reason and the JSON pointer `restore` would report.
+    pub fn validate_checkpoint(&self, bytes: &[u8]) -> Result<Checkpoint, Refusal> {
+        checkpoint::validate(bytes, &self.facts(&self.shape()))
+    }
+
     fn facts<'a>(&self, shape: &'a Shape) -> Facts<'a> {
         Facts {
             profile: self.profile,

@@ -1,0 +1,777 @@
+//! The package gate: load the package, compare the live contract with `reference.json`, run
+//! the checkpoint conformance checks on the package's model, and write a fresh `gate.json`.
+//!
+//! The digest is never reused. It is computed on every run from what the package holds now:
+//! `digest = sha256(JCS(covered))`, where `covered` is
+//! `{"reference": {"file": "reference.json", "canonical_sha256": sha256(JCS(reference))},
+//!   "files": {path: sha256(bytes)}}` over `package.json`, every file the model loads
+//! (includes and assets included) and the fidelity evidence file. `gate.json` records
+//! `covered`, so a stored digest that no longer matches names the files that changed.
+//! `gate.json` carries no time stamp: the same package, engine and driver give the same bytes,
+//! which is what `--check` compares.
+
+use crate::files;
+use crate::manifest::MANIFEST;
+use crate::pretty;
+use crate::reference::{self, member, Loaded, Stored, REFERENCE, REFERENCE_MD};
+use crate::{progress, warn, Problem, Result};
+use mjbridge::checkpoint::json::{self, obj, Value};
+use mjbridge::checkpoint::Profile;
+use mjbridge::endpoint::{Answer, Endpoint, WAIT_FOREVER};
+use mjbridge::outcome::{Outcome, Reason};
+use std::path::Path;
+
+pub const GATE: &str = "gate.json";
+pub const FORMAT: &str = "mjbridge-package-gate/1";
+/// Engine steps after the checkpoint in the continuation check.
+pub const DEFAULT_STEPS: u32 = 200;
+/// Engine steps before the checkpoint, so the state is not the initial one.
+const WARMUP: u32 = 25;
+
+pub struct Options {
+    pub check: bool,
+    pub steps: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Pass,
+    Fail,
+    /// The profile does not promise it; nothing was claimed, nothing checked.
+    NotPromised,
+    /// An earlier failure made the check meaningless.
+    NotRun,
+}
+
+impl Verdict {
+    fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::NotPromised => "not_promised",
+            Verdict::NotRun => "not_run",
+        }
+    }
+}
+
+struct Check {
+    name: &'static str,
+    verdict: Verdict,
+    detail: String,
+    cases: Vec<Value>,
+}
+
+impl Check {
+    fn new(name: &'static str, verdict: Verdict, detail: impl Into<String>) -> Self {
+        Check {
+            name,
+            verdict,
+            detail: detail.into(),
+            cases: Vec::new(),
+        }
+    }
+
+    fn value(&self) -> Value {
+        let mut f = vec![
+            ("name".to_owned(), Value::from(self.name)),
+            ("result".to_owned(), self.verdict.name().into()),
+            ("detail".to_owned(), self.detail.as_str().into()),
+        ];
+        if !self.cases.is_empty() {
+            f.push(("cases".to_owned(), Value::Arr(self.cases.clone())));
+        }
+        Value::Obj(f)
+    }
+}
+
+// ---- driving the endpoint -----------------------------------------------------------------
+
+/// The gate's control input at a tick: a function of the tick alone, so a run replayed from a
+/// restored checkpoint gets the same inputs.
+fn ctrl_at(tick: u64, nu: usize) -> Vec<f64> {
+    (0..nu)
+        .map(|i| 0.5 * (tick as f64 * 0.05 + i as f64).sin())
+        .collect()
+}
+
+fn answer_text(a: &Answer) -> String {
+    let mut s = format!("{} ({})", a.report.outcome.name(), a.report.reason.name());
+    if let Some(d) = &a.detail {
+        if let Some(p) = &d.pointer {
+            s.push_str(&format!(" at {p}"));
+        }
+        s.push_str(&format!(": {}", d.message));
+    }
+    s
+}
+
+/// Step `steps` times with the gate's controls; every step must simply succeed.
+fn drive(ep: &Endpoint, steps: u32, label: &str) -> std::result::Result<(), String> {
+    let nu = ep.shape().dims.nu.max(0) as usize;
+    for s in 0..steps {
+        let tick = ep.safety.view_tick();
+        let a = ep.set_ctrl(&ctrl_at(tick, nu), WAIT_FOREVER);
+        if a.report.outcome != Outcome::MJB_OK {
+            return Err(format!("writing ctrl at tick {tick}: {}", answer_text(&a)));
+        }
+        let a = ep.step(1, WAIT_FOREVER);
+        if a.report.outcome != Outcome::MJB_OK || a.report.reason != Reason::MJB_REASON_NONE {
+            return Err(format!("step at tick {tick}: {}", answer_text(&a)));
+        }
+        if s % 20 == 0 {
+            progress::show(&format!("{label}: step {s}/{steps}"));
+        }
+    }
+    Ok(())
+}
+
+fn world(ep: &Endpoint) -> std::result::Result<String, String> {
+    ep.world_read(WAIT_FOREVER).map_err(|r| r.to_string())
+}
+
+fn checkpoint(ep: &Endpoint) -> std::result::Result<String, String> {
+    ep.checkpoint_read(WAIT_FOREVER).map_err(|r| r.to_string())
+}
+
+/// Restore round trip and, for the integration profile, exact continuation: checkpoint,
+/// step k, restore, step k again, and the world documents must be the same bytes.
+fn continuation(ep: &Endpoint, steps: u32) -> Vec<Check> {
+    let run = || -> std::result::Result<(Check, Check), String> {
+        drive(ep, WARMUP, "warm-up")?;
+        let cp = checkpoint(ep)?;
+        let at_cp = world(ep)?;
+        drive(ep, steps, "continuation, first run")?;
+        let first = world(ep)?;
+        let a = ep.restore(cp.as_bytes(), WAIT_FOREVER);
+        if a.report.outcome != Outcome::MJB_OK {
+            return Err(format!("restoring the checkpoint: {}", answer_text(&a)));
+        }
+        let round_trip = if a.report.tick_after != u64::from(WARMUP) {
+            Check::new(
+                "restore_round_trip",
+                Verdict::Fail,
+                format!(
+                    "the restore reported tick {}, the checkpoint was taken at tick {WARMUP}",
+                    a.report.tick_after
+                ),
+            )
+        } else if world(ep)? != at_cp {
+            Check::new(
+                "restore_round_trip",
+                Verdict::Fail,
+                "the world document after the restore differs from the one at the checkpoint",
+            )
+        } else {
+            Check::new(
+                "restore_round_trip",
+                Verdict::Pass,
+                format!("checkpoint at tick {WARMUP}, {steps} steps, restore: the world document is the one at the checkpoint, byte for byte, tick included"),
+            )
+        };
+        let exact = match ep.profile() {
+            Profile::Basic => Check::new(
+                "exact_continuation",
+                Verdict::NotPromised,
+                "mujoco_basic_v1 does not promise exact continuation",
+            ),
+            Profile::Integration => {
+                drive(ep, steps, "continuation, second run")?;
+                if world(ep)? == first {
+                    Check::new(
+                        "exact_continuation",
+                        Verdict::Pass,
+                        format!("checkpoint at tick {WARMUP}, {steps} steps, restore, the same {steps} steps: the world documents are bit-identical"),
+                    )
+                } else {
+                    Check::new(
+                        "exact_continuation",
+                        Verdict::Fail,
+                        format!("after the restore, the same {steps} steps gave a different world document"),
+                    )
+                }
+            }
+        };
+        Ok((round_trip, exact))
+    };
+    match run() {
+        Ok((a, b)) => vec![a, b],
+        Err(e) => vec![
+            Check::new("restore_round_trip", Verdict::Fail, e),
+            Check::new(
+                "exact_continuation",
+                Verdict::NotRun,
+                "the round trip could not complete",
+            ),
+        ],
+    }
+}
+
+fn get_mut<'a>(v: &'a mut Value, key: &str) -> &'a mut Value {
+    match v {
+        Value::Obj(fields) => fields
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .expect("served checkpoint member"),
+        _ => panic!("not an object"),
+    }
+}
+
+fn int_of(v: &Value) -> i64 {
+    v.as_int("", i64::MIN.into(), i64::MAX.into())
+        .expect("served integer") as i64
+}
+
+/// One corrupted document and what its refusal must say.
+struct Case {
+    name: &'static str,
+    doc: String,
+    reason: Reason,
+    /// None where the pointer is not part of the promise (malformed JSON).
+    pointer: Option<String>,
+}
+
+fn corrupted_cases(ep: &Endpoint, cp_text: &str) -> Vec<Case> {
+    let cp = json::parse_document(cp_text.as_bytes()).expect("served checkpoint parses");
+    let edit = |f: &dyn Fn(&mut Value)| {
+        let mut v = cp.clone();
+        f(&mut v);
+        v.to_json()
+    };
+    let integration = ep.profile() == Profile::Integration;
+    let mut cases = vec![
+        Case {
+            name: "truncated",
+            doc: cp_text[..cp_text.len() / 2].to_owned(),
+            reason: Reason::MJB_REASON_MALFORMED_JSON,
+            pointer: None,
+        },
+        Case {
+            name: "unknown_field",
+            doc: edit(&|v| {
+                if let Value::Obj(f) = v {
+                    f.push(("unexpected".into(), 1u64.into()));
+                }
+            }),
+            reason: Reason::MJB_REASON_UNKNOWN_FIELD,
+            pointer: Some("/unexpected".into()),
+        },
+        Case {
+            name: "other_profile",
+            doc: edit(&|v| {
+                let other = match ep.profile() {
+                    Profile::Integration => Profile::Basic,
+                    Profile::Basic => Profile::Integration,
+                };
+                *get_mut(v, "profile") = other.name().into();
+            }),
+            reason: Reason::MJB_REASON_PROFILE,
+            pointer: Some("/profile".into()),
+        },
+        Case {
+            name: "other_engine",
+            doc: edit(&|v| *get_mut(v, "engine") = "0.0.0-other".into()),
+            reason: Reason::MJB_REASON_ENGINE,
+            pointer: Some("/engine".into()),
+        },
+        Case {
+            name: "descriptor_nq",
+            doc: edit(&|v| {
+                let d = get_mut(v, "descriptor");
+                let nq = get_mut(d, "nq");
+                *nq = (int_of(nq) + 1).into();
+            }),
+            reason: Reason::MJB_REASON_DESCRIPTOR,
+            pointer: Some("/descriptor/nq".into()),
+        },
+        Case {
+            name: "other_configuration",
+            doc: edit(&|v| {
+                let d = get_mut(v, "descriptor");
+                let c = get_mut(d, "configuration");
+                *c = (int_of(c) + 1).into();
+            }),
+            reason: Reason::MJB_REASON_CONFIGURATION,
+            pointer: Some("/descriptor/configuration".into()),
+        },
+        Case {
+            name: "other_seed",
+            doc: edit(&|v| {
+                let s = get_mut(v, "seed");
+                *s = (s.as_u64("").expect("served seed").wrapping_add(1)).into();
+            }),
+            reason: Reason::MJB_REASON_SEED,
+            pointer: Some("/seed".into()),
+        },
+    ];
+    // A number beyond any double, written in place of the first native value.
+    let array = if integration { "values" } else { "qpos" };
+    let key = format!("\"{array}\":[");
+    if let Some(at) = cp_text.find(&key) {
+        let start = at + key.len();
+        let end = start + cp_text[start..].find([',', ']']).expect("array closes");
+        if end > start {
+            cases.push(Case {
+                name: "not_finite",
+                doc: format!("{}1e400{}", &cp_text[..start], &cp_text[end..]),
+                reason: Reason::MJB_REASON_NOT_FINITE,
+                pointer: Some(format!("/{array}/0")),
+            });
+        }
+    }
+    let nq = ep.shape().dims.nq;
+    if integration {
+        if nq > 0 {
+            cases.push(Case {
+                name: "qpos_not_its_segment",
+                doc: edit(&|v| {
+                    let q = get_mut(v, "qpos");
+                    if let Value::Arr(items) = q {
+                        let x = items[0].number().expect("number");
+                        items[0] = f64::from_bits(x.to_bits() ^ 1).into();
+                    }
+                }),
+                reason: Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+                pointer: Some("/qpos/0".into()),
+            });
+        }
+        let eq = ep
+            .shape()
+            .layout
+            .as_ref()
+            .map(|l| l.range("eq_active"))
+            .unwrap_or(0..0);
+        if !eq.is_empty() {
+            let i = eq.start;
+            cases.push(Case {
+                name: "equality_activation_not_0_or_1",
+                doc: edit(&|v| {
+                    if let Value::Arr(items) = get_mut(v, "values") {
+                        items[i] = 0.5f64.into();
+                    }
+                }),
+                reason: Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+                pointer: Some(format!("/values/{i}")),
+            });
+        }
+    } else {
+        cases.push(Case {
+            name: "qpos_too_long",
+            doc: edit(&|v| {
+                if let Value::Arr(items) = get_mut(v, "qpos") {
+                    items.push(0.0f64.into());
+                }
+            }),
+            reason: Reason::MJB_REASON_DIMENSION,
+            pointer: Some("/qpos".into()),
+        });
+    }
+    cases
+}
+
+/// Every corrupted document is refused with its reason and pointer, and nothing changes.
+fn corrupted_refused(ep: &Endpoint) -> Check {
+    let cp = match checkpoint(ep) {
+        Ok(c) => c,
+        Err(e) => return Check::new("corrupted_documents_refused", Verdict::Fail, e),
+    };
+    let mut check = Check::new("corrupted_documents_refused", Verdict::Pass, "");
+    let mut failed = Vec::new();
+    let cases = corrupted_cases(ep, &cp);
+    let n = cases.len();
+    for (i, case) in cases.into_iter().enumerate() {
+        progress::show(&format!("corrupted documents: {}/{n}", i + 1));
+        let before = (world(ep), ep.safety.view());
+        let a = ep.restore(case.doc.as_bytes(), WAIT_FOREVER);
+        let after = (world(ep), ep.safety.view());
+        let pointer = a.detail.as_ref().and_then(|d| d.pointer.clone());
+        let unchanged = before.0.is_ok() && before == after;
+        let ok = a.report.outcome == Outcome::MJB_REJECTED
+            && a.report.reason == case.reason
+            && (case.pointer.is_none() || pointer == case.pointer)
+            && unchanged;
+        if !ok {
+            failed.push(format!(
+                "{}: expected MJB_REJECTED ({}) at {}, state unchanged; got {}{}",
+                case.name,
+                case.reason.name(),
+                case.pointer.as_deref().unwrap_or("-"),
+                answer_text(&a),
+                if unchanged { "" } else { "; the state changed" }
+            ));
+        }
+        // The pointer is recorded where it is part of the promise (not for malformed JSON,
+        // where it only says how far the parser got).
+        check.cases.push(obj([
+            ("case", case.name.into()),
+            ("outcome", a.report.outcome.name().into()),
+            ("reason", a.report.reason.name().into()),
+            (
+                "pointer",
+                case.pointer
+                    .as_ref()
+                    .and(pointer)
+                    .map_or(Value::Null, Value::from),
+            ),
+            ("state_unchanged", Value::Bool(unchanged)),
+            ("result", if ok { "pass" } else { "fail" }.into()),
+        ]));
+    }
+    if failed.is_empty() {
+        check.detail = format!(
+            "{n} corrupted checkpoint documents refused (MJB_REJECTED) with the expected reason and pointer; world document and safety state unchanged after each"
+        );
+    } else {
+        check.verdict = Verdict::Fail;
+        check.detail = failed.join("; ");
+    }
+    check
+}
+
+/// A latched stop refuses a step; a restore is admitted while stopped and keeps it; the
+/// acknowledgements clear it; stepping works again.
+fn stop_latch(ep: &Endpoint) -> Check {
+    let run = || -> std::result::Result<String, String> {
+        let cp = checkpoint(ep)?;
+        let before = world(ep)?;
+        let tick = ep.safety.view_tick();
+        let count = ep.safety.view().stop_count;
+        if !ep.safety.stop().stopped {
+            return Err("mjb_stop did not latch".into());
+        }
+        let a = ep.step(1, WAIT_FOREVER);
+        if a.report.outcome != Outcome::MJB_REJECTED
+            || a.report.reason != Reason::MJB_REASON_STOP_LATCHED
+            || a.report.tick_after != tick
+            || world(ep)? != before
+        {
+            return Err(format!(
+                "a step while stopped gave {} and the state {}",
+                answer_text(&a),
+                if world(ep)? == before {
+                    "is unchanged"
+                } else {
+                    "changed"
+                }
+            ));
+        }
+        let a = ep.restore(cp.as_bytes(), WAIT_FOREVER);
+        if a.report.outcome != Outcome::MJB_OK {
+            return Err(format!("a restore while stopped gave {}", answer_text(&a)));
+        }
+        if !ep.safety.view().stopped {
+            return Err("the restore cleared the stop latch".into());
+        }
+        ep.confirm_paused()
+            .map_err(|r| format!("confirming the pause: {r}"))?;
+        ep.safety_reset()
+            .map_err(|r| format!("resetting the latch: {r}"))?;
+        let v = ep.safety.view();
+        if v.stopped || v.stop_count != count + 1 {
+            return Err(format!(
+                "after the reset: stopped {}, stop count {} (expected false, {})",
+                v.stopped,
+                v.stop_count,
+                count + 1
+            ));
+        }
+        let a = ep.step(1, WAIT_FOREVER);
+        if a.report.outcome != Outcome::MJB_OK || a.report.tick_after != tick + 1 {
+            return Err(format!("a step after the reset gave {}", answer_text(&a)));
+        }
+        Ok("a latched stop refused a step (MJB_REASON_STOP_LATCHED, tick and state unchanged); a restore was admitted and kept the latch; confirm and reset cleared it with the stop history kept; the next step ran".into())
+    };
+    match run() {
+        Ok(d) => Check::new("stop_latch", Verdict::Pass, d),
+        Err(e) => Check::new("stop_latch", Verdict::Fail, e),
+    }
+}
+
+// ---- digest -------------------------------------------------------------------------------
+
+/// What the digest covers, with the hash of each part.
+fn covered(l: &Loaded, stored: &Stored) -> Result<Value> {
+    let dir = &l.manifest.dir;
+    let mut files: Vec<(String, String)> = l
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.sha256.clone()))
+        .collect();
+    files.push((MANIFEST.into(), files::sha256(&files::read(dir, MANIFEST)?)));
+    if let Some(d) = &l.manifest.fidelity {
+        files.push((
+            d.evidence.clone(),
+            files::sha256(&files::read(dir, &d.evidence)?),
+        ));
+    }
+    files.sort();
+    files.dedup();
+    Ok(obj([
+        (
+            "reference",
+            obj([
+                ("file", REFERENCE.into()),
+                (
+                    "canonical_sha256",
+                    files::sha256(stored.value.to_canonical().as_bytes()).into(),
+                ),
+            ]),
+        ),
+        (
+            "files",
+            Value::Obj(files.into_iter().map(|(k, v)| (k, v.into())).collect()),
+        ),
+    ]))
+}
+
+/// What changed since the gate that wrote `previous` (one line per file).
+fn changes_since(previous: &Value, covered_now: &Value) -> Vec<String> {
+    let mut lines = Vec::new();
+    let hash_of = |c: Option<&Value>| {
+        c.and_then(|c| member(c, "reference"))
+            .and_then(|r| member(r, "canonical_sha256"))
+            .map(|v| v.to_json())
+    };
+    let before = member(previous, "covered");
+    if hash_of(before) != hash_of(Some(covered_now)) {
+        lines.push(format!("{REFERENCE} changed"));
+    }
+    let files_of = |c: Option<&Value>| -> Vec<(String, String)> {
+        match c.and_then(|c| member(c, "files")) {
+            Some(Value::Obj(f)) => f.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (old, new) = (files_of(before), files_of(Some(covered_now)));
+    for (k, v) in &new {
+        match old.iter().find(|(ok, _)| ok == k) {
+            None => lines.push(format!("{k} is new")),
+            Some((_, ov)) if ov != v => lines.push(format!("{k} changed")),
+            _ => {}
+        }
+    }
+    for (k, _) in &old {
+        if !new.iter().any(|(nk, _)| nk == k) {
+            lines.push(format!("{k} is no longer covered"));
+        }
+    }
+    lines
+}
+
+fn platform() -> String {
+    format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
+}
+
+// ---- the gate -----------------------------------------------------------------------------
+
+/// `mjbridge package gate [--check] DIR`.
+pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
+    let l = reference::load(dir)?;
+    let pdir = l.manifest.dir.clone();
+    let stored = reference::read_stored(&pdir, true)?.ok_or_else(|| {
+        Problem::Unreadable(format!(
+            "there is no {REFERENCE}: run `mjbridge package regenerate {}` first",
+            dir.display()
+        ))
+    })?;
+    let human: Vec<(&'static str, String)> = stored
+        .human
+        .iter()
+        .map(|(k, v)| (*k, v.clone().expect("complete reference")))
+        .collect();
+    let mut warnings = Vec::new();
+    for (k, raw) in &human {
+        if reference::is_placeholder(raw) {
+            warnings.push(format!(
+                "{REFERENCE}: {k} is an empty placeholder; a person must write it"
+            ));
+        }
+    }
+    if let Some(d) = &l.manifest.fidelity {
+        let running = &mjbridge::native::engine().version_string;
+        if !d.engine.contains(running.as_str()) {
+            warnings.push(format!(
+                "the fidelity declaration was justified on engine {:?}; this gate runs MuJoCo {running}: its evidence does not cover this engine",
+                d.engine
+            ));
+        }
+    }
+
+    progress::show("comparing reference.json with the live endpoint");
+    let live = reference::live(&l)?;
+    let diffs = reference::describe(&reference::diff(&stored.value, &live));
+    let mut checks = Vec::new();
+    checks.push(if diffs.is_empty() {
+        Check::new(
+            "reference_matches_live_endpoint",
+            Verdict::Pass,
+            "every generated member of reference.json equals what the live endpoint reports",
+        )
+    } else {
+        Check::new(
+            "reference_matches_live_endpoint",
+            Verdict::Fail,
+            diffs.join("; "),
+        )
+    });
+    let md_now = std::fs::read_to_string(pdir.join(REFERENCE_MD)).ok();
+    let md_want = reference::render_md(&stored.value, &human);
+    checks.push(match md_now {
+        Some(m) if m == md_want => Check::new(
+            "reference_md_current",
+            Verdict::Pass,
+            "REFERENCE.md is what regenerate writes for this reference.json",
+        ),
+        Some(_) => Check::new(
+            "reference_md_current",
+            Verdict::Fail,
+            "REFERENCE.md differs from what regenerate writes for this reference.json",
+        ),
+        None => Check::new(
+            "reference_md_current",
+            Verdict::Fail,
+            "REFERENCE.md is missing",
+        ),
+    });
+    if diffs.is_empty() {
+        checks.extend(continuation(&l.endpoint, opts.steps));
+        checks.push(corrupted_refused(&l.endpoint));
+        checks.push(stop_latch(&l.endpoint));
+    } else {
+        for name in [
+            "restore_round_trip",
+            "exact_continuation",
+            "corrupted_documents_refused",
+            "stop_latch",
+        ] {
+            checks.push(Check::new(
+                name,
+                Verdict::NotRun,
+                "reference.json differs from the live endpoint",
+            ));
+        }
+    }
+    let passed = checks
+        .iter()
+        .all(|c| matches!(c.verdict, Verdict::Pass | Verdict::NotPromised));
+
+    let covered = covered(&l, &stored)?;
+    let digest = files::sha256(covered.to_canonical().as_bytes());
+    let value = obj([
+        ("format", FORMAT.into()),
+        ("package", l.manifest.name.as_str().into()),
+        ("result", if passed { "pass" } else { "fail" }.into()),
+        ("digest", digest.as_str().into()),
+        ("covered", covered.clone()),
+        (
+            "driver",
+            obj([
+                ("name", "mjbridge".into()),
+                ("version", env!("CARGO_PKG_VERSION").into()),
+            ]),
+        ),
+        (
+            "engine",
+            mjbridge::native::engine().version_string.as_str().into(),
+        ),
+        ("platform", platform().into()),
+        ("profile", l.endpoint.profile().name().into()),
+        ("continuation_steps", u64::from(opts.steps).into()),
+        (
+            "checks",
+            Value::Arr(checks.iter().map(Check::value).collect()),
+        ),
+        (
+            "warnings",
+            Value::Arr(warnings.iter().map(|w| w.as_str().into()).collect()),
+        ),
+    ]);
+    let text = pretty::to_pretty(&value);
+
+    // The stored gate.json is compared, never trusted.
+    let gate_path = pdir.join(GATE);
+    let previous_text = std::fs::read_to_string(&gate_path).ok();
+    let previous = previous_text
+        .as_ref()
+        .map(|t| json::parse_document(t.as_bytes()));
+    let stale: Vec<String> = match &previous {
+        Some(Ok(p))
+            if member(p, "digest").map(|d| d.to_json())
+                != Some(Value::from(digest.as_str()).to_json()) =>
+        {
+            let mut c = changes_since(p, &covered);
+            if c.is_empty() {
+                c.push("its digest does not match what it says it covers".into());
+            }
+            c
+        }
+        _ => Vec::new(),
+    };
+
+    progress::clear_line();
+    for w in &warnings {
+        warn(w);
+    }
+    println!(
+        "{}: gate {} (engine {}, profile {}, digest {digest})",
+        dir.display(),
+        if passed { "passed" } else { "FAILED" },
+        mjbridge::native::engine().version_string,
+        l.endpoint.profile().name()
+    );
+    for c in &checks {
+        println!("  {:<13} {}: {}", c.verdict.name(), c.name, c.detail);
+    }
+
+    if opts.check {
+        let verdict = match (&previous_text, &previous) {
+            (None, _) => Err(format!("there is no {GATE} to check")),
+            (Some(_), Some(Err(r))) => Err(format!("{GATE} is unreadable: {r}")),
+            (Some(t), _) if *t == text => Ok(()),
+            (Some(_), Some(Ok(p))) if !stale.is_empty() => Err(format!(
+                "{GATE} is stale: its digest {} is not the digest of the package as it is now ({digest}); since it was written: {}. Run `mjbridge package gate` (and regenerate first if a model changed)",
+                member(p, "digest").map_or("(none)".into(), |d| d.to_json()),
+                stale.join(", ")
+            )),
+            (Some(_), Some(Ok(p))) => Err(format!(
+                "{GATE} is not what a fresh gate writes: {}",
+                reference::describe_plain(&reference::diff_values(p, &value)).join("; ")
+            )),
+            (Some(_), None) => unreachable!(),
+        };
+        if let Err(e) = verdict {
+            return Err(Problem::Failed(e));
+        }
+        println!("  {GATE} is current");
+    } else {
+        if !stale.is_empty() {
+            println!(
+                "  the previous {GATE} was stale and is replaced (never reused): {}",
+                stale.join(", ")
+            );
+        }
+        reference::write_atomic(&gate_path, &text)?;
+        println!("  wrote a fresh {GATE}");
+    }
+    if passed {
+        Ok(())
+    } else {
+        let failed: Vec<&str> = checks
+            .iter()
+            .filter(|c| c.verdict == Verdict::Fail)
+            .map(|c| c.name)
+            .collect();
+        let hint = if diffs.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ". reference.json differs from the live endpoint: {}. Run `mjbridge package regenerate`, review the change, and gate again",
+                diffs.join("; ")
+            )
+        };
+        Err(Problem::Failed(format!(
+            "gate failed: {}{hint}",
+            failed.join(", ")
+        )))
+    }
+}

@@ -1,0 +1,845 @@
+//! `reference.json` and `REFERENCE.md`: a package's public contract, generated from the live
+//! endpoint.
+//!
+//! Every member but two is generated: `format`, `package`, `driver`, `engine`, `profile` (with
+//! what it promises), `model` (entry file and the SHA-256 of every file the model loads),
+//! `seed`, `descriptor`, `integration_state` (signature, size, segments; null for the basic
+//! profile), `fields` (every world-document field and its access, from `world::WRITABLE_FIELDS`
+//! / `world::READ_ONLY_FIELDS`), `checkpoint_limits`, `determinism`. The human-written
+//! `attribution` and `review` are carried over from the existing file as the exact JSON text of
+//! each member's value (its byte span, found with serde_json's `RawValue`), never
+//! re-serialized; a package without them gets `{}` placeholders and a warning.
+
+use crate::files::{self, ModelFile};
+use crate::manifest::{self, Manifest};
+use crate::pretty::{self, MemberText};
+use crate::{progress, warn, Problem, Result};
+use mjbridge::checkpoint::json::{self, obj, pointer_push, Value};
+use mjbridge::checkpoint::{self, Profile};
+use mjbridge::endpoint::{Endpoint, WAIT_FOREVER};
+use mjbridge::outcome::Reason;
+use mjbridge::world;
+use std::path::Path;
+
+pub const REFERENCE: &str = "reference.json";
+pub const REFERENCE_MD: &str = "REFERENCE.md";
+pub const FORMAT: &str = "mjbridge-package-reference/1";
+
+/// The generated members, in file order.
+pub const GENERATED: &[&str] = &[
+    "format",
+    "package",
+    "driver",
+    "engine",
+    "profile",
+    "model",
+    "seed",
+    "descriptor",
+    "integration_state",
+    "fields",
+    "checkpoint_limits",
+    "determinism",
+];
+/// The human-written members, carried over byte for byte.
+pub const HUMAN: &[&str] = &["attribution", "review"];
+const PLACEHOLDER: &str = "{}";
+
+/// A package whose model is loaded in an endpoint.
+pub struct Loaded {
+    pub manifest: Manifest,
+    pub files: Vec<ModelFile>,
+    pub endpoint: Endpoint,
+}
+
+/// Read `package.json`, find and hash the model's files, open an endpoint on the model.
+pub fn load(dir: &Path) -> Result<Loaded> {
+    progress::show("reading package.json and model files");
+    let manifest = manifest::load(dir)?;
+    let files = files::model_files(&manifest.dir, &manifest.model)?;
+    progress::show("loading the model");
+    let endpoint = Endpoint::open(manifest.endpoint_config().as_bytes()).map_err(|r| {
+        let msg = format!("{} ({})", r.message, r.reason.name());
+        if r.reason == Reason::MJB_REASON_MODEL_LOAD {
+            Problem::Unreadable(format!(
+                "the model {} could not be loaded: {msg}",
+                manifest.model
+            ))
+        } else {
+            Problem::Failed(format!("the endpoint refused the package: {msg}"))
+        }
+    })?;
+    Ok(Loaded {
+        manifest,
+        files,
+        endpoint,
+    })
+}
+
+/// A member of an object, if present.
+pub fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    match v {
+        Value::Obj(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+fn served<'a>(v: &'a Value, path: &[&str]) -> Result<&'a Value> {
+    let mut cur = v;
+    for key in path {
+        cur = member(cur, key).ok_or_else(|| {
+            Problem::Failed(format!(
+                "the live world document has no /{} (the library and this tool disagree)",
+                path.join("/")
+            ))
+        })?;
+    }
+    Ok(cur)
+}
+
+/// The world document the endpoint serves now, parsed.
+pub fn world_document(ep: &Endpoint) -> Result<Value> {
+    let text = ep
+        .world_read(WAIT_FOREVER)
+        .map_err(|r| Problem::Failed(format!("reading the world document: {r}")))?;
+    json::parse_document(text.as_bytes())
+        .map_err(|r| Problem::Failed(format!("the served world document does not parse: {r}")))
+}
+
+fn promises(p: Profile) -> (Vec<&'static str>, Vec<&'static str>) {
+    match p {
+        Profile::Integration => (
+            vec![
+                "a checkpoint holds the complete mjSTATE_INTEGRATION vector of this engine, integration inputs such as actuator activation and warm-start included",
+                "a restore is validated completely before any native call, never calls mj_forward, restores the tick and is verified by bitwise readback",
+                "on the same engine build, stepping on from a restored checkpoint repeats the original run bit for bit",
+            ],
+            vec![
+                "callback, plugin or external RNG completeness",
+                "determinism across engine versions or architectures",
+                "fidelity to hardware",
+                "restoring into another engine or another model configuration",
+            ],
+        ),
+        Profile::Basic => (
+            vec![
+                "time (not rounded), qpos, qvel, ctrl, act, the seed metadata and the tick are restored exactly and verified by readback",
+            ],
+            vec![
+                "the complete native integration state or exact continuation",
+                "callback, plugin or external RNG completeness",
+                "determinism across engine versions or architectures",
+                "fidelity to hardware",
+            ],
+        ),
+    }
+}
+
+fn strings(xs: Vec<&str>) -> Value {
+    Value::Arr(xs.into_iter().map(Value::from).collect())
+}
+
+/// What a served value looks like, for people (lengths follow the model).
+fn shape(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Num(_) => "number".into(),
+        Value::Str(_) => "string".into(),
+        Value::Arr(items) if items.iter().all(|i| matches!(i, Value::Num(_))) => {
+            format!("array of {} numbers", items.len())
+        }
+        Value::Arr(items) => format!("array of {} values", items.len()),
+        Value::Obj(_) => "object".into(),
+    }
+}
+
+/// The generated members of the reference, from the live endpoint (human members excluded).
+pub fn live(l: &Loaded) -> Result<Value> {
+    let m = &l.manifest;
+    let ep = &l.endpoint;
+    let doc = world_document(ep)?;
+    let w = served(&doc, &["world"])?;
+    let cp = served(w, &["native_checkpoint"])?;
+    let profile = ep.profile();
+    let served_profile = served(w, &["profile"])?;
+    if served_profile.as_str("").ok() != Some(profile.name()) {
+        return Err(Problem::Failed(format!(
+            "the world document serves profile {} but the endpoint reports {}",
+            served_profile.to_json(),
+            profile.name()
+        )));
+    }
+    let declared_live = served(w, &["determinism", "declared"])?;
+    let declared_want = m
+        .fidelity
+        .as_ref()
+        .map_or(Value::Null, |d| d.endpoint_form());
+    if declared_live.to_json() != declared_want.to_json() {
+        return Err(Problem::Failed(format!(
+            "the endpoint serves determinism.declared {} instead of the package's declaration",
+            declared_live.to_json()
+        )));
+    }
+
+    // Every served field, with the access src/world.rs gives it.
+    let mut fields: Vec<(String, Value)> = Vec::new();
+    let access = |name: &str| -> Result<&'static str> {
+        if world::WRITABLE_FIELDS.contains(&name) {
+            Ok("writable")
+        } else if world::READ_ONLY_FIELDS.contains(&name) {
+            Ok("read-only")
+        } else {
+            Err(Problem::Failed(format!(
+                "the world document serves world.{name}, which src/world.rs lists neither as writable nor as read-only"
+            )))
+        }
+    };
+    for (k, v) in w
+        .as_obj("/world")
+        .map_err(|r| Problem::Failed(r.to_string()))?
+    {
+        fields.push((
+            format!("world.{k}"),
+            obj([("access", access(k)?.into()), ("shape", shape(v).into())]),
+        ));
+    }
+    for name in world::WRITABLE_FIELDS
+        .iter()
+        .chain(world::READ_ONLY_FIELDS.iter())
+    {
+        if member(w, name).is_none() {
+            fields.push((
+                format!("world.{name}"),
+                obj([
+                    ("access", access(name)?.into()),
+                    ("shape", "not served in the world document".into()),
+                ]),
+            ));
+        }
+    }
+    fields.push((
+        "state_hash".into(),
+        obj([
+            ("access", "read-only".into()),
+            (
+                "shape",
+                "string: sha256 over the RFC 8785 form of world".into(),
+            ),
+        ]),
+    ));
+
+    let integration_state = match (profile, &ep.shape().layout) {
+        (Profile::Integration, Some(layout)) => obj([
+            ("signature", u64::from(layout.sig).into()),
+            ("size", (layout.size as u64).into()),
+            (
+                "segments",
+                Value::Arr(
+                    layout
+                        .segments
+                        .iter()
+                        .map(|s| {
+                            obj([
+                                ("name", s.name.as_str().into()),
+                                ("offset", (s.offset as u64).into()),
+                                ("length", (s.len as u64).into()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ]),
+        _ => Value::Null,
+    };
+    let (yes, no) = promises(profile);
+    Ok(obj([
+        ("format", FORMAT.into()),
+        ("package", m.name.as_str().into()),
+        (
+            "driver",
+            obj([
+                ("name", "mjbridge".into()),
+                ("version", env!("CARGO_PKG_VERSION").into()),
+            ]),
+        ),
+        (
+            "engine",
+            obj([
+                ("version", served(cp, &["engine"])?.clone()),
+                ("version_number", served(cp, &["engine_version"])?.clone()),
+            ]),
+        ),
+        (
+            "profile",
+            obj([
+                ("name", profile.name().into()),
+                ("requested", m.requested_profile().into()),
+                (
+                    "checkpoint_scope",
+                    served(w, &["checkpoint_scope"])?.clone(),
+                ),
+                ("promises", strings(yes)),
+                ("does_not_promise", strings(no)),
+            ]),
+        ),
+        (
+            "model",
+            obj([
+                ("entry", m.model.as_str().into()),
+                (
+                    "files",
+                    Value::Obj(
+                        l.files
+                            .iter()
+                            .map(|f| (f.path.clone(), f.sha256.as_str().into()))
+                            .collect(),
+                    ),
+                ),
+            ]),
+        ),
+        ("seed", m.seed.into()),
+        ("descriptor", served(cp, &["descriptor"])?.clone()),
+        ("integration_state", integration_state),
+        ("fields", Value::Obj(fields)),
+        (
+            "checkpoint_limits",
+            obj([
+                ("max_values", (checkpoint::MAX_VALUES as u64).into()),
+                (
+                    "max_document_bytes",
+                    (json::MAX_DOCUMENT_BYTES as u64).into(),
+                ),
+            ]),
+        ),
+        (
+            "determinism",
+            obj([
+                ("derived", served(w, &["determinism", "derived"])?.clone()),
+                (
+                    "declared",
+                    m.fidelity
+                        .as_ref()
+                        .map_or(Value::Null, |d| d.reference_form()),
+                ),
+            ]),
+        ),
+    ]))
+}
+
+/// An existing reference.json.
+pub struct Stored {
+    pub value: Value,
+    /// The exact JSON text of each human member's value, where present.
+    pub human: Vec<(&'static str, Option<String>)>,
+}
+
+/// The exact text of top-level members' values, by byte span.
+fn raw_members(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let map: std::collections::HashMap<String, &serde_json::value::RawValue> =
+        serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| (k, v.get().to_owned()))
+        .collect())
+}
+
+/// Read `DIR/reference.json` (None when there is none). `complete` asks for every member
+/// (the gate); otherwise only unknown members are refused (regenerate would drop them).
+pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
+    let path = dir.join(REFERENCE);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(Problem::Unreadable(format!(
+                "{REFERENCE} cannot be read: {e}"
+            )))
+        }
+    };
+    let value = json::parse_document(&bytes).map_err(|r| {
+        Problem::Unreadable(format!(
+            "{} (malformed; fix it by hand or restore it from version control: regenerating would lose attribution and review)",
+            manifest::refusal_in(REFERENCE, &r)
+        ))
+    })?;
+    let text = String::from_utf8(bytes).expect("the strict parser accepted it as UTF-8");
+    let all: Vec<&str> = GENERATED.iter().chain(HUMAN).copied().collect();
+    let required: &[&str] = if complete { &all } else { &[] };
+    json::Fields::new(&value, "", &all, required).map_err(|r| {
+        let hint = if r.reason == Reason::MJB_REASON_UNKNOWN_FIELD {
+            "; a reference holds only generated members and the human-written attribution and review (move other text into those)"
+        } else {
+            "; the reference is partial: run `mjbridge package regenerate`"
+        };
+        Problem::Unreadable(format!("{}{hint}", manifest::refusal_in(REFERENCE, &r)))
+    })?;
+    let raws = raw_members(&text).map_err(|e| Problem::Unreadable(format!("{REFERENCE}: {e}")))?;
+    let human = HUMAN
+        .iter()
+        .map(|h| {
+            (
+                *h,
+                raws.iter().find(|(k, _)| k == h).map(|(_, v)| v.clone()),
+            )
+        })
+        .collect();
+    Ok(Some(Stored { value, human }))
+}
+
+pub fn is_placeholder(raw: &str) -> bool {
+    matches!(raw.trim(), "{}" | "null" | "\"\"" | "[]")
+}
+
+/// The reference.json text: generated members printed, human members spliced verbatim.
+pub fn render_json(generated: &Value, human: &[(&'static str, String)]) -> String {
+    let mut members: Vec<(String, MemberText)> = match generated {
+        Value::Obj(f) => f
+            .iter()
+            .map(|(k, v)| (k.clone(), MemberText::Value(v.clone())))
+            .collect(),
+        _ => unreachable!("the reference is an object"),
+    };
+    for (k, raw) in human {
+        members.push((k.to_string(), MemberText::Raw(raw.clone())));
+    }
+    let mut out = String::new();
+    pretty::object_with(&members, 0, &mut out);
+    out.push('\n');
+    out
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::Str(s)) => s.clone(),
+        Some(v) => v.to_json(),
+        None => String::new(),
+    }
+}
+
+/// REFERENCE.md: the same contract for people.
+pub fn render_md(r: &Value, human: &[(&'static str, String)]) -> String {
+    let get = |path: &[&str]| -> Option<&Value> {
+        let mut cur = r;
+        for k in path {
+            cur = member(cur, k)?;
+        }
+        Some(cur)
+    };
+    let t = |path: &[&str]| text_of(get(path));
+    let mut s = String::new();
+    let mut line = |l: &str| {
+        s.push_str(l);
+        s.push('\n');
+    };
+    line(&format!("# Package `{}`: public contract", t(&["package"])));
+    line("");
+    line(
+        "Generated by `mjbridge package regenerate` from the live endpoint, like `reference.json`",
+    );
+    line("beside it; do not edit by hand. `attribution` and `review` are written by people in");
+    line("`reference.json` and carried over verbatim.");
+    line("");
+    line("| | |");
+    line("| --- | --- |");
+    line(&format!(
+        "| driver | {} {} |",
+        t(&["driver", "name"]),
+        t(&["driver", "version"])
+    ));
+    line(&format!(
+        "| engine | MuJoCo {} (`mj_version` {}) |",
+        t(&["engine", "version"]),
+        t(&["engine", "version_number"])
+    ));
+    line(&format!(
+        "| profile | `{}` (requested: {}) |",
+        t(&["profile", "name"]),
+        t(&["profile", "requested"])
+    ));
+    line(&format!(
+        "| checkpoint scope | `{}` |",
+        t(&["profile", "checkpoint_scope"])
+    ));
+    line(&format!(
+        "| model | `{}`, seed {} |",
+        t(&["model", "entry"]),
+        t(&["seed"])
+    ));
+    line("");
+    line("## What the profile promises");
+    line("");
+    let list = |path: &[&str]| -> Vec<String> {
+        match get(path) {
+            Some(Value::Arr(items)) => items.iter().map(|i| text_of(Some(i))).collect(),
+            _ => Vec::new(),
+        }
+    };
+    for p in list(&["profile", "promises"]) {
+        line(&format!("- {p}"));
+    }
+    line("");
+    line("Not promised:");
+    line("");
+    for p in list(&["profile", "does_not_promise"]) {
+        line(&format!("- {p}"));
+    }
+    line("");
+    line("## Model files");
+    line("");
+    line("Every file the model loads (entry, includes, assets), with its SHA-256:");
+    line("");
+    line("| file | sha256 |");
+    line("| --- | --- |");
+    if let Some(Value::Obj(files)) = get(&["model", "files"]) {
+        for (k, v) in files {
+            line(&format!("| `{k}` | `{}` |", text_of(Some(v))));
+        }
+    }
+    line("");
+    line("## Descriptor");
+    line("");
+    line("What a checkpoint's `descriptor` must hold (not a fingerprint of the compiled model):");
+    line("");
+    if let Some(Value::Obj(d)) = get(&["descriptor"]) {
+        line(&format!(
+            "| {} |",
+            d.iter()
+                .map(|(k, _)| k.as_str())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+        line(&format!("|{}", " --- |".repeat(d.len())));
+        line(&format!(
+            "| {} |",
+            d.iter()
+                .map(|(_, v)| text_of(Some(v)))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+    }
+    line("");
+    line("## Integration state");
+    line("");
+    match get(&["integration_state"]) {
+        Some(Value::Obj(_)) => {
+            line(&format!(
+                "Signature {} (`mjSTATE_INTEGRATION` of this engine), {} values, in this order:",
+                t(&["integration_state", "signature"]),
+                t(&["integration_state", "size"])
+            ));
+            line("");
+            line("| component | offset | length |");
+            line("| --- | --- | --- |");
+            if let Some(Value::Arr(segs)) = get(&["integration_state", "segments"]) {
+                for seg in segs {
+                    line(&format!(
+                        "| {} | {} | {} |",
+                        text_of(member(seg, "name")),
+                        text_of(member(seg, "offset")),
+                        text_of(member(seg, "length"))
+                    ));
+                }
+            }
+        }
+        _ => line("None: this profile does not carry the native state vector."),
+    }
+    line("");
+    line("## World document fields");
+    line("");
+    line("| field | access | shape |");
+    line("| --- | --- | --- |");
+    if let Some(Value::Obj(fields)) = get(&["fields"]) {
+        for (k, v) in fields {
+            line(&format!(
+                "| `{k}` | {} | {} |",
+                text_of(member(v, "access")),
+                text_of(member(v, "shape"))
+            ));
+        }
+    }
+    line("");
+    line("## Checkpoint limits");
+    line("");
+    line(&format!(
+        "- at most {} native values",
+        t(&["checkpoint_limits", "max_values"])
+    ));
+    line(&format!(
+        "- at most {} bytes of JSON",
+        t(&["checkpoint_limits", "max_document_bytes"])
+    ));
+    line("");
+    line("## Determinism");
+    line("");
+    line(&format!(
+        "- derived: `{}` (the bridge derives no determinism from the presence of a state API)",
+        t(&["determinism", "derived"])
+    ));
+    match get(&["determinism", "declared"]) {
+        Some(Value::Obj(_)) => {
+            line("- declared by the package (a claim with its justification, not derived):");
+            line(&format!(
+                "  - claim: {}",
+                t(&["determinism", "declared", "claim"])
+            ));
+            line(&format!(
+                "  - scope: {}",
+                t(&["determinism", "declared", "scope"])
+            ));
+            for k in ["compared", "engine", "platform", "evidence"] {
+                line(&format!(
+                    "  - {k}: {}",
+                    t(&["determinism", "declared", "justification", k])
+                ));
+            }
+        }
+        _ => line("- declared: none"),
+    }
+    for (k, raw) in human {
+        line("");
+        let mut title = k.to_string();
+        title[..1].make_ascii_uppercase();
+        line(&format!("## {title}"));
+        line("");
+        if is_placeholder(raw) {
+            line(&format!(
+                "Not provided yet: write it in `reference.json` (`{k}`) and regenerate."
+            ));
+        } else {
+            line("```json");
+            line(raw);
+            line("```");
+        }
+    }
+    s
+}
+
+/// One difference between the stored reference and the live one.
+pub struct Difference {
+    pub pointer: String,
+    pub stored: Option<String>,
+    pub live: Option<String>,
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_json();
+    if s.chars().count() > 96 {
+        let cut: String = s.chars().take(93).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Obj(_) | Value::Arr(_))
+}
+
+fn diff_into(ptr: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Difference>) {
+    match (a, b) {
+        (Some(va @ Value::Obj(fa)), Some(vb @ Value::Obj(fb))) => {
+            for (k, x) in fa {
+                diff_into(&pointer_push(ptr, k), Some(x), member(vb, k), out);
+            }
+            for (k, y) in fb {
+                if member(va, k).is_none() {
+                    diff_into(&pointer_push(ptr, k), None, Some(y), out);
+                }
+            }
+        }
+        // Arrays of scalars whose lengths differ are one difference; otherwise element-wise.
+        (Some(Value::Arr(xa)), Some(Value::Arr(xb)))
+            if xa.len() == xb.len() || !xa.iter().chain(xb).all(is_scalar) =>
+        {
+            for i in 0..xa.len().max(xb.len()) {
+                diff_into(&json::pointer_index(ptr, i), xa.get(i), xb.get(i), out);
+            }
+        }
+        (Some(x), Some(y)) if x.to_json() == y.to_json() => {}
+        (None, None) => {}
+        _ => out.push(Difference {
+            pointer: ptr.to_owned(),
+            stored: a.map(short),
+            live: b.map(short),
+        }),
+    }
+}
+
+/// Every difference between two documents, by JSON pointer.
+pub fn diff_values(a: &Value, b: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    diff_into("", Some(a), Some(b), &mut out);
+    out
+}
+
+/// Field-by-field differences of the generated members (human members are not compared).
+pub fn diff(stored: &Value, live: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for k in GENERATED {
+        diff_into(
+            &pointer_push("", k),
+            member(stored, k),
+            member(live, k),
+            &mut out,
+        );
+    }
+    out
+}
+
+fn unescape_token(t: &str) -> String {
+    t.replace("~1", "/").replace("~0", "~")
+}
+
+/// The differences as lines for people: one per field, and one per model file.
+pub fn describe(diffs: &[Difference]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for d in diffs {
+        if let Some(file) = d.pointer.strip_prefix("/model/files/") {
+            let file = unescape_token(file);
+            lines.push(match (&d.stored, &d.live) {
+                (Some(_), Some(_)) => format!(
+                    "model file {file} changed since reference.json was generated ({} -> {})",
+                    d.stored.as_deref().unwrap_or(""),
+                    d.live.as_deref().unwrap_or("")
+                ),
+                (None, Some(_)) => {
+                    format!("model file {file} is loaded now but not in reference.json")
+                }
+                _ => format!("model file {file} is in reference.json but no longer loaded"),
+            });
+            continue;
+        }
+        lines.push(match (&d.stored, &d.live) {
+            (Some(s), Some(l)) => format!(
+                "{}: reference.json has {s}, the live endpoint reports {l}",
+                d.pointer
+            ),
+            (None, Some(l)) => format!(
+                "{}: missing from reference.json, the live endpoint reports {l}",
+                d.pointer
+            ),
+            (Some(s), None) => format!(
+                "{}: reference.json has {s}, the live endpoint does not report it",
+                d.pointer
+            ),
+            (None, None) => unreachable!(),
+        });
+    }
+    lines
+}
+
+/// Write a file through a temporary beside it and a rename, so a reader never sees half.
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("tmp~");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Problem::Unreadable(format!("cannot write {}: {e}", path.display()))
+        })
+}
+
+/// The human members to write: carried over verbatim, or placeholders with a warning.
+pub fn carried_human(stored: Option<&Stored>) -> Vec<(&'static str, String)> {
+    HUMAN
+        .iter()
+        .map(|h| {
+            let raw = stored.and_then(|s| {
+                s.human
+                    .iter()
+                    .find(|(k, _)| k == h)
+                    .and_then(|(_, v)| v.clone())
+            });
+            match raw {
+                Some(r) => (*h, r),
+                None => {
+                    warn(&format!(
+                        "{REFERENCE} has no {h:?}: writing an empty placeholder ({PLACEHOLDER}); a person must write it"
+                    ));
+                    (*h, PLACEHOLDER.to_owned())
+                }
+            }
+        })
+        .collect()
+}
+
+/// `mjbridge package regenerate DIR`.
+pub fn regenerate(dir: &Path) -> Result<()> {
+    // Read the old reference first: a malformed one is refused before anything is loaded,
+    // and nothing is written.
+    let stored = read_stored(dir, false)?;
+    let l = load(dir)?;
+    let generated = live(&l)?;
+    let human = carried_human(stored.as_ref());
+    for (k, raw) in &human {
+        if is_placeholder(raw) && raw != PLACEHOLDER {
+            warn(&format!(
+                "{REFERENCE}: {k} is empty ({raw}); a person must write it"
+            ));
+        }
+    }
+    let text = render_json(&generated, &human);
+    // What is written must read back strictly with the same human text, byte for byte.
+    let reread = json::parse_document(text.as_bytes()).map_err(|r| {
+        Problem::Failed(format!(
+            "internal: the regenerated reference does not parse: {r}"
+        ))
+    })?;
+    let raws = raw_members(&text).map_err(|e| Problem::Failed(format!("internal: {e}")))?;
+    for (k, raw) in &human {
+        if raws.iter().find(|(rk, _)| rk == k).map(|(_, v)| v) != Some(raw) {
+            return Err(Problem::Failed(format!(
+                "internal: {k} would not be carried over byte for byte"
+            )));
+        }
+    }
+    let md = render_md(&reread, &human);
+    let changes = match &stored {
+        Some(s) => describe(&diff(&s.value, &generated)),
+        None => vec!["(no previous reference.json)".into()],
+    };
+    write_atomic(&l.manifest.dir.join(REFERENCE), &text)?;
+    write_atomic(&l.manifest.dir.join(REFERENCE_MD), &md)?;
+    progress::clear_line();
+    println!(
+        "{}: regenerated {REFERENCE} and {REFERENCE_MD} (engine {}, profile {})",
+        dir.display(),
+        text_of(member(&generated, "engine").and_then(|e| member(e, "version"))),
+        l.endpoint.profile().name()
+    );
+    if changes.is_empty() {
+        println!("  the generated contract is unchanged");
+    }
+    for c in changes {
+        println!("  {c}");
+    }
+    let carried: Vec<&str> = human
+        .iter()
+        .filter(|(k, _)| {
+            stored
+                .as_ref()
+                .is_some_and(|s| s.human.iter().any(|(h, v)| h == k && v.is_some()))
+        })
+        .map(|(k, _)| *k)
+        .collect();
+    if !carried.is_empty() {
+        println!("  carried over byte for byte: {}", carried.join(", "));
+    }
+    println!("  next: review the change, then run `mjbridge package gate`");
+    Ok(())
+}
+
+/// Differences between a stored and a freshly computed document, for people.
+pub fn describe_plain(diffs: &[Difference]) -> Vec<String> {
+    diffs
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: stored {}, fresh {}",
+                d.pointer,
+                d.stored.as_deref().unwrap_or("(absent)"),
+                d.live.as_deref().unwrap_or("(absent)")
+            )
+        })
+        .collect()
+}
