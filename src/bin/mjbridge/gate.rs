@@ -58,6 +58,8 @@ struct Check {
     name: &'static str,
     verdict: Verdict,
     detail: String,
+    /// One line per difference found (the reference check).
+    differences: Vec<String>,
     cases: Vec<Value>,
 }
 
@@ -67,6 +69,7 @@ impl Check {
             name,
             verdict,
             detail: detail.into(),
+            differences: Vec::new(),
             cases: Vec::new(),
         }
     }
@@ -77,6 +80,12 @@ impl Check {
             ("result".to_owned(), self.verdict.name().into()),
             ("detail".to_owned(), self.detail.as_str().into()),
         ];
+        if !self.differences.is_empty() {
+            f.push((
+                "differences".to_owned(),
+                Value::Arr(self.differences.iter().map(|d| d.as_str().into()).collect()),
+            ));
+        }
         if !self.cases.is_empty() {
             f.push(("cases".to_owned(), Value::Arr(self.cases.clone())));
         }
@@ -118,9 +127,7 @@ fn drive(ep: &Endpoint, steps: u32, label: &str) -> std::result::Result<(), Stri
         if a.report.outcome != Outcome::MJB_OK || a.report.reason != Reason::MJB_REASON_NONE {
             return Err(format!("step at tick {tick}: {}", answer_text(&a)));
         }
-        if s % 20 == 0 {
-            progress::show(&format!("{label}: step {s}/{steps}"));
-        }
+        progress::tick(label, || format!("{label}: step {s}/{steps}"));
     }
     Ok(())
 }
@@ -380,7 +387,9 @@ fn corrupted_refused(ep: &Endpoint) -> Check {
     let cases = corrupted_cases(ep, &cp);
     let n = cases.len();
     for (i, case) in cases.into_iter().enumerate() {
-        progress::show(&format!("corrupted documents: {}/{n}", i + 1));
+        progress::tick("corrupted documents", || {
+            format!("corrupted documents: {}/{n}", i + 1)
+        });
         let before = (world(ep), ep.safety.view());
         let a = ep.restore(case.doc.as_bytes(), WAIT_FOREVER);
         let after = (world(ep), ep.safety.view());
@@ -608,11 +617,16 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
             "every generated member of reference.json equals what the live endpoint reports",
         )
     } else {
-        Check::new(
+        let mut c = Check::new(
             "reference_matches_live_endpoint",
             Verdict::Fail,
-            diffs.join("; "),
-        )
+            format!(
+                "{} difference(s) between reference.json and the live endpoint",
+                diffs.len()
+            ),
+        );
+        c.differences = diffs.clone();
+        c
     });
     let md_now = std::fs::read_to_string(pdir.join(REFERENCE_MD)).ok();
     let md_want = reference::render_md(&stored.value, &human);
@@ -721,6 +735,9 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
     );
     for c in &checks {
         println!("  {:<13} {}: {}", c.verdict.name(), c.name, c.detail);
+        for d in &c.differences {
+            println!("                  {d}");
+        }
     }
 
     if opts.check {
@@ -764,9 +781,20 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
         let hint = if diffs.is_empty() {
             String::new()
         } else {
+            let files: Vec<String> = diffs
+                .iter()
+                .filter_map(|d| d.strip_prefix("model file "))
+                .filter_map(|d| d.split(' ').next())
+                .map(str::to_owned)
+                .collect();
             format!(
-                ". reference.json differs from the live endpoint: {}. Run `mjbridge package regenerate`, review the change, and gate again",
-                diffs.join("; ")
+                ". reference.json differs from the live endpoint ({} difference(s) listed above{}): run `mjbridge package regenerate`, review the change, and gate again",
+                diffs.len(),
+                if files.is_empty() {
+                    String::new()
+                } else {
+                    format!("; model files changed: {}", files.join(", "))
+                }
             )
         };
         Err(Problem::Failed(format!(

@@ -240,14 +240,19 @@ fn declaration(dir: &Path, v: &Value, ptr: &str) -> Result<Declaration> {
         let (v, p) = jf.req(k);
         non_empty(v, &p)
     };
+    let claim = non_empty(c, &cp)?;
+    let scope = non_empty(s, &sp)?;
+    let compared = get("compared")?;
+    let engine = get("engine")?;
+    let platform = get("platform")?;
     let (_, ep) = jf.req("evidence");
     let evidence = files::package_path(dir, "", &get("evidence")?, &format!("{MANIFEST} {ep}"))?;
     Ok(Declaration {
-        claim: non_empty(c, &cp)?,
-        scope: non_empty(s, &sp)?,
-        compared: get("compared")?,
-        engine: get("engine")?,
-        platform: get("platform")?,
+        claim,
+        scope,
+        compared,
+        engine,
+        platform,
         evidence,
     })
 }

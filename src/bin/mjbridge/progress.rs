@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 fn on() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
@@ -39,6 +40,24 @@ pub fn show(msg: &str) {
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "\r\x1b[2K{p}{msg}");
     let _ = err.flush();
+}
+
+/// Like [`show`] for per-step updates of a phase named `phase`: the first update of a phase
+/// is always shown, later ones at most about ten times a second.
+pub fn tick(phase: &str, msg: impl FnOnce() -> String) {
+    static LAST: Mutex<Option<(String, Instant)>> = Mutex::new(None);
+    if !on() {
+        return;
+    }
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((p, t)) = &*last {
+        if p == phase && t.elapsed() < Duration::from_millis(100) {
+            return;
+        }
+    }
+    *last = Some((phase.to_owned(), Instant::now()));
+    drop(last);
+    show(&msg());
 }
 
 /// Erase the status line (before printing anything else).
