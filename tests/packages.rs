@@ -170,9 +170,30 @@ fn jcs_strings(v: &Value) -> String {
 
 // ---- the committed packages -----------------------------------------------------------------
 
+/// `MJB_BLESS=1` regenerates and gates the committed packages first, on the engine their
+/// references name (after a change to the contract: a new world field, a version bump).
+/// Moving them to another engine is a deliberate `mjbridge package regenerate` on that build.
+fn bless(name: &str) {
+    if std::env::var_os("MJB_BLESS").is_none() {
+        return;
+    }
+    if committed_engine(name) != engine() {
+        eprintln!(
+            "MJB_BLESS: packages/{name} names MuJoCo {}, this build runs {}: not blessed here",
+            committed_engine(name),
+            engine()
+        );
+        return;
+    }
+    let dir = committed(name);
+    expect(&run_in(&dir, &["package", "regenerate"]), 0);
+    expect(&run_in(&dir, &["package", "gate"]), 0);
+}
+
 #[test]
 fn committed_packages_are_current_for_the_engine_they_name() {
     for name in PACKAGES {
+        bless(name);
         let dir = committed(name);
         let before = snapshot(&dir);
         let check = run_in(&dir, &["package", "gate", "--check"]);
