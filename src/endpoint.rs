@@ -265,8 +265,9 @@ impl Endpoint {
     /// Validate a checkpoint document exactly as [`Endpoint::restore`] does before admission,
     /// without restoring it: no lock, no native call, nothing changes. A refusal carries the
     /// reason and the JSON pointer `restore` would report.
-    pub fn validate_checkpoint(&self, bytes: &[u8]) -> Result<Checkpoint, Refusal> {
-        checkpoint::validate(bytes, &self.facts(&self.shape()))
+    pub fn validate_checkpoint(&self, bytes: &[u8]) -> Result<checkpoint::Checkpoint, Refusal> {
+        let mut bufs = Buffers::default();
+        checkpoint::validate(bytes, &self.facts(&self.shape()), &mut bufs)
     }
 
     fn facts<'a>(&self, shape: &'a Shape) -> Facts<'a> {

@@ -10,12 +10,13 @@
 //! `gate.json` carries no time stamp: the same package, engine and driver give the same bytes,
 //! which is what `--check` compares.
 
+use crate::doc::{self, ValueExt};
 use crate::files;
 use crate::manifest::MANIFEST;
 use crate::pretty;
 use crate::reference::{self, member, Loaded, Stored, REFERENCE, REFERENCE_MD};
 use crate::{progress, warn, Problem, Result};
-use mjbridge::checkpoint::json::{self, obj, Value};
+use mjbridge::checkpoint::json::{obj, Value};
 use mjbridge::checkpoint::Profile;
 use mjbridge::endpoint::{Answer, Endpoint, WAIT_FOREVER};
 use mjbridge::outcome::{Outcome, Reason};
@@ -239,7 +240,7 @@ struct Case {
 }
 
 fn corrupted_cases(ep: &Endpoint, cp_text: &str) -> Vec<Case> {
-    let cp = json::parse_document(cp_text.as_bytes()).expect("served checkpoint parses");
+    let cp = doc::parse(cp_text.as_bytes()).expect("served checkpoint parses");
     let edit = |f: &dyn Fn(&mut Value)| {
         let mut v = cp.clone();
         f(&mut v);
@@ -705,9 +706,7 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
     // The stored gate.json is compared, never trusted.
     let gate_path = pdir.join(GATE);
     let previous_text = std::fs::read_to_string(&gate_path).ok();
-    let previous = previous_text
-        .as_ref()
-        .map(|t| json::parse_document(t.as_bytes()));
+    let previous = previous_text.as_ref().map(|t| doc::parse(t.as_bytes()));
     let stale: Vec<String> = match &previous {
         Some(Ok(p))
             if member(p, "digest").map(|d| d.to_json())

@@ -1,9 +1,10 @@
 //! `checkpoint validate` (the validation `mjb_restore` runs first, against a package's model,
 //! restoring nothing) and `checkpoint inspect` (what a checkpoint or world document holds).
 
+use crate::doc::{self, ValueExt};
 use crate::reference::{self, member};
 use crate::{progress, Problem, Result};
-use mjbridge::checkpoint::json::{self, obj, Value};
+use mjbridge::checkpoint::json::{obj, Value};
 use std::path::Path;
 
 fn read_file(file: &Path) -> Result<Vec<u8>> {
@@ -55,7 +56,7 @@ fn len_of(v: Option<&Value>) -> Value {
 /// `mjbridge checkpoint inspect [--package DIR] [--json] FILE`.
 pub fn inspect(file: &Path, package: Option<&Path>, as_json: bool) -> Result<()> {
     let bytes = read_file(file)?;
-    let doc = json::parse_document(&bytes).map_err(|r| {
+    let doc = doc::parse(&bytes).map_err(|r| {
         Problem::Failed(format!(
             "{} is not a strict JSON document: {} at {}: {}",
             file.display(),
@@ -67,8 +68,10 @@ pub fn inspect(file: &Path, package: Option<&Path>, as_json: bool) -> Result<()>
     let mut problems = Vec::new();
     let (kind, cp, hash) = match member(&doc, "world") {
         Some(w) => {
-            let stored = member(&doc, "state_hash").cloned().unwrap_or(Value::Null);
-            let recomputed = mjbridge::world::state_hash(w);
+            let (stored, recomputed) = mjbridge::world::recompute_hash(&bytes)
+                .map_err(|r| Problem::Failed(format!("{}: {r}", file.display())))?;
+            let recomputed = recomputed.unwrap_or_default();
+            let stored = stored.map_or(Value::Null, Value::from);
             let matches = stored.as_str("").ok() == Some(recomputed.as_str());
             if !matches {
                 problems.push("state_hash does not match the world object".to_owned());

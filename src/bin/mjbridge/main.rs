@@ -11,6 +11,7 @@
 //! Exit codes: 0 ok, 1 a gate or a validation failed, 2 usage, 3 a package (or a file it
 //! names) could not be read or loaded.
 
+mod doc;
 mod files;
 mod gate;
 mod inspect;

@@ -26,9 +26,10 @@
 //! digest). It is reported under `determinism.declared`; `derived` stays what the bridge
 //! derives (`none`).
 
+use crate::doc::{self, Fields, ValueExt};
 use crate::files;
 use crate::{Problem, Result};
-use mjbridge::checkpoint::json::{self, obj, Fields, Value};
+use mjbridge::checkpoint::json::{obj, Value};
 use mjbridge::checkpoint::Profile;
 use mjbridge::outcome::Refusal;
 use std::path::{Path, PathBuf};
@@ -152,7 +153,7 @@ pub fn load(dir: &Path) -> Result<Manifest> {
             "{MANIFEST} cannot be read ({e}); a package directory starts with one (see README: packages)"
         ))
     })?;
-    let doc = json::parse_document(&bytes).map_err(unreadable)?;
+    let doc = doc::parse(&bytes).map_err(unreadable)?;
     let f = Fields::new(
         &doc,
         "",

@@ -10,6 +10,7 @@
 //! each member's value (its byte span, found with serde_json's `RawValue`), never
 //! re-serialized; a package without them gets `{}` placeholders and a warning.
 
+use crate::doc::{self, ValueExt};
 use crate::files::{self, ModelFile};
 use crate::manifest::{self, Manifest};
 use crate::pretty::{self, MemberText};
@@ -101,7 +102,7 @@ pub fn world_document(ep: &Endpoint) -> Result<Value> {
     let text = ep
         .world_read(WAIT_FOREVER)
         .map_err(|r| Problem::Failed(format!("reading the world document: {r}")))?;
-    json::parse_document(text.as_bytes())
+    doc::parse(text.as_bytes())
         .map_err(|r| Problem::Failed(format!("the served world document does not parse: {r}")))
 }
 
@@ -333,16 +334,6 @@ pub struct Stored {
     pub human: Vec<(&'static str, Option<String>)>,
 }
 
-/// The exact text of top-level members' values, by byte span.
-fn raw_members(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
-    let map: std::collections::HashMap<String, &serde_json::value::RawValue> =
-        serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(map
-        .into_iter()
-        .map(|(k, v)| (k, v.get().to_owned()))
-        .collect())
-}
-
 /// Read `DIR/reference.json` (None when there is none). `complete` asks for every member
 /// (the gate); otherwise only unknown members are refused (regenerate would drop them).
 pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
@@ -356,7 +347,7 @@ pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
             )))
         }
     };
-    let value = json::parse_document(&bytes).map_err(|r| {
+    let value = doc::parse(&bytes).map_err(|r| {
         Problem::Unreadable(format!(
             "{} (malformed; fix it by hand or restore it from version control: regenerating would lose attribution and review)",
             manifest::refusal_in(REFERENCE, &r)
@@ -365,7 +356,7 @@ pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
     let text = String::from_utf8(bytes).expect("the strict parser accepted it as UTF-8");
     let all: Vec<&str> = GENERATED.iter().chain(HUMAN).copied().collect();
     let required: &[&str] = if complete { &all } else { &[] };
-    json::Fields::new(&value, "", &all, required).map_err(|r| {
+    doc::Fields::new(&value, "", &all, required).map_err(|r| {
         let hint = if r.reason == Reason::MJB_REASON_UNKNOWN_FIELD {
             "; a reference holds only generated members and the human-written attribution and review (move other text into those)"
         } else {
@@ -373,7 +364,8 @@ pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
         };
         Problem::Unreadable(format!("{}{hint}", manifest::refusal_in(REFERENCE, &r)))
     })?;
-    let raws = raw_members(&text).map_err(|e| Problem::Unreadable(format!("{REFERENCE}: {e}")))?;
+    let raws = doc::raw_members(text.as_bytes())
+        .map_err(|r| Problem::Unreadable(manifest::refusal_in(REFERENCE, &r)))?;
     let human = HUMAN
         .iter()
         .map(|h| {
@@ -780,12 +772,13 @@ pub fn regenerate(dir: &Path) -> Result<()> {
     }
     let text = render_json(&generated, &human);
     // What is written must read back strictly with the same human text, byte for byte.
-    let reread = json::parse_document(text.as_bytes()).map_err(|r| {
+    let reread = doc::parse(text.as_bytes()).map_err(|r| {
         Problem::Failed(format!(
             "internal: the regenerated reference does not parse: {r}"
         ))
     })?;
-    let raws = raw_members(&text).map_err(|e| Problem::Failed(format!("internal: {e}")))?;
+    let raws =
+        doc::raw_members(text.as_bytes()).map_err(|r| Problem::Failed(format!("internal: {r}")))?;
     for (k, raw) in &human {
         if raws.iter().find(|(rk, _)| rk == k).map(|(_, v)| v) != Some(raw) {
             return Err(Problem::Failed(format!(
