@@ -7,7 +7,7 @@
 //! profile), `fields` (every world-document field and its access, from `world::WRITABLE_FIELDS`
 //! / `world::READ_ONLY_FIELDS`), `checkpoint_limits`, `determinism`. The human-written
 //! `attribution` and `review` are carried over from the existing file as the exact JSON text of
-//! each member's value (its byte span, found with serde_json's `RawValue`), never
+//! each member's value (its byte span, from the library's strict reader: `Reader::raw`), never
 //! re-serialized; a package without them gets `{}` placeholders and a warning.
 
 use crate::doc::{self, ValueExt};
