@@ -1,7 +1,7 @@
 //! Endpoint configuration documents (`mjb_endpoint_open`, `mjb_endpoint_adopt`,
 //! `mjb_endpoint_replace_model`): strict JSON, read in one streaming pass like every input.
 
-use crate::checkpoint::json::Value;
+use crate::checkpoint::json::{pointer_push, Value};
 use crate::checkpoint::read::{Kind, Reader};
 use crate::checkpoint::{missing, read_string, read_u64, unknown_field, Profile, Slot};
 use crate::native::ModelSource;
@@ -43,14 +43,21 @@ fn read_model(r: &mut Reader) -> Result<Result<ModelSource, Refusal>, Refusal> {
     if let Some(u) = unknown {
         return Ok(Err(u));
     }
+    // Exactly one source: with neither, the pointer names the missing member (as every
+    // missing-field refusal does); with both, the second is the one not allowed.
     Ok(match (path, xml) {
-        (p, Slot::Absent) if !p.is_absent() => p.get().map(ModelSource::XmlPath),
-        (Slot::Absent, x) if !x.is_absent() => x.get().map(ModelSource::Xml),
-        _ => Err(Refusal::rejected(
+        (Slot::Absent, Slot::Absent) => Err(Refusal::rejected(
             Reason::MJB_REASON_MISSING_FIELD,
             "model needs exactly one of \"xml_path\" or \"xml\"",
         )
-        .at(ptr)),
+        .at(pointer_push(&ptr, "xml_path"))),
+        (p, Slot::Absent) => p.get().map(ModelSource::XmlPath),
+        (Slot::Absent, x) => x.get().map(ModelSource::Xml),
+        _ => Err(Refusal::rejected(
+            Reason::MJB_REASON_UNKNOWN_FIELD,
+            "model takes exactly one of \"xml_path\" or \"xml\", not both",
+        )
+        .at(pointer_push(&ptr, "xml"))),
     })
 }
 

@@ -108,8 +108,14 @@ fn config_is_strict() {
         ),
         (
             "{\"model\":{\"xml\":\"<mujoco/>\",\"xml_path\":\"a\"}}".to_owned(),
+            "MJB_REASON_UNKNOWN_FIELD",
+            "/model/xml",
+        ),
+        (
+            // Found by fuzzing: the pointer names the missing member, not the object.
+            "{\"model\":{   }}".to_owned(),
             "MJB_REASON_MISSING_FIELD",
-            "/model",
+            "/model/xml_path",
         ),
         (
             format!("{{\"model\":{model},\"fidelity\":{{\"claim\":\"x\"}}}}"),
