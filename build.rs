@@ -101,7 +101,7 @@ fn main() {
 
     // Test selection by what these headers offer (the shim derives the same facts; a test
     // checks the two agree): integration-profile tests need the state API with EQ_ACTIVE,
-    // history and plastic tests need those components.
+    // history and plastic tests need those components, plugin tests the plugin loader.
     let headers = header_text(&found.include);
     let has = |ident: &str| headers.contains(ident);
     for (cfg, present) in [
@@ -111,6 +111,7 @@ fn main() {
         ),
         ("mjb_history", has("mjSTATE_HISTORY")),
         ("mjb_plastic", has("mjSTATE_PLASTIC")),
+        ("mjb_plugins", has("mj_loadAllPluginLibraries")),
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         if present {

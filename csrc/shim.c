@@ -27,6 +27,8 @@
 #define MJB_HAS_BUFFER_VFS (MJB_MJ_VERSION >= 3001003)
 #define MJB_HAS_PRINTF_ERROR (MJB_MJ_VERSION >= 2003003)
 #define MJB_HAS_PLUGIN_STATE (MJB_MJ_VERSION >= 2003000)
+/* mj_loadPluginLibrary and mj_loadAllPluginLibraries (with its callback) from 2.3.1. */
+#define MJB_HAS_PLUGIN_LOADING (MJB_MJ_VERSION >= 2003001)
 
 /* The state API took `unsigned int` signatures before 4.0 and `int` from 4.0. */
 #if MJB_MJ_VERSION >= 4000000
@@ -63,6 +65,20 @@ static void leave_through_guard(const char* text) {
   }
 }
 
+/* Warnings (and MuJoCo's other non-error messages) raised inside a guard go to the bridge's
+ * sink, never to MuJoCo's default handler (which writes MUJOCO_LOG.TXT in the working
+ * directory). Returns 1 when the message was taken. */
+static _Atomic(mjb_shim_log_sink) log_sink = NULL;
+
+void mjb_shim_set_log_sink(mjb_shim_log_sink sink) { atomic_store(&log_sink, sink); }
+
+static int take_inside_guard(int level, const char* text) {
+  if (!tls_guard) return 0;
+  mjb_shim_log_sink sink = atomic_load(&log_sink);
+  if (sink) sink(level, text ? text : "");
+  return 1;
+}
+
 /* The handler the bridge's routing forwards to. Written under handler_lock, read by any
  * thread that raises: atomic. */
 #if MJB_HAS_LOG_HANDLER
@@ -70,6 +86,7 @@ static _Atomic(mjfLogHandler) prev_log_handler = NULL;
 
 static void route_log(const mjLogMessage* message) {
   if (message->level == mjLOG_ERROR) leave_through_guard(message->subject);
+  else if (take_inside_guard(message->level, message->subject)) return;
   mjfLogHandler prev = atomic_load(&prev_log_handler);
   if (prev) prev(message);
 }
@@ -96,10 +113,30 @@ static void route_error(const char* text) {
   exit(EXIT_FAILURE);
 }
 
+static _Atomic(mjb_error_fn) prev_user_warning = NULL;
+
+/* mjLOG_WARNING's value in the releases that have levels. */
+#define MJB_LEVEL_WARNING 2
+
+static void route_warning(const char* text) {
+  if (take_inside_guard(MJB_LEVEL_WARNING, text)) return;
+  mjb_error_fn prev = atomic_load(&prev_user_warning);
+  if (prev) {
+    prev(text);
+    return;
+  }
+  /* MuJoCo's default prints and appends to MUJOCO_LOG.TXT; the bridge prints only. */
+  fprintf(stderr, "WARNING: %s\n", text ? text : "");
+}
+
 static void ensure_routing(void) {
   if (mju_user_error != route_error) {
     atomic_store(&prev_user_error, mju_user_error);
     mju_user_error = route_error;
+  }
+  if (mju_user_warning != route_warning) {
+    atomic_store(&prev_user_warning, mju_user_warning);
+    mju_user_warning = route_warning;
   }
 }
 #endif
@@ -404,6 +441,11 @@ void mjb_shim_dims_of(const struct mjModel_* m, mjb_shim_dims* out) {
   out->npluginstate = 0;
 #endif
   out->timestep = m->opt.timestep;
+  out->njnt = m->njnt;
+  out->ngeom = m->ngeom;
+  out->nsite = m->nsite;
+  out->nsensor = m->nsensor;
+  out->nsensordata = m->nsensordata;
 }
 
 void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out) {
@@ -418,4 +460,152 @@ void mjb_shim_warnings_of(const struct mjData_* d, mjb_shim_warnings* out) {
   out->badqpos = d->warning[mjWARN_BADQPOS].number;
   out->badqvel = d->warning[mjWARN_BADQVEL].number;
   out->badqacc = d->warning[mjWARN_BADQACC].number;
+}
+
+/* ---- host surface ------------------------------------------------------------------------- */
+
+int mjb_shim_field(const struct mjModel_* m, struct mjData_* d, int i, const char** name,
+                   double** ptr, int64_t* len) {
+  /* Same order as `Field` in src/native/fields.rs. */
+  struct {
+    const char* name;
+    double* ptr;
+    int64_t len;
+  } table[] = {
+      {"qpos", d->qpos, m->nq},
+      {"qvel", d->qvel, m->nv},
+      {"act", d->act, m->na},
+      {"ctrl", d->ctrl, m->nu},
+      {"qacc", d->qacc, m->nv},
+      {"sensordata", d->sensordata, m->nsensordata},
+      {"xpos", d->xpos, 3 * (int64_t)m->nbody},
+      {"xquat", d->xquat, 4 * (int64_t)m->nbody},
+      {"xmat", d->xmat, 9 * (int64_t)m->nbody},
+      {"site_xpos", d->site_xpos, 3 * (int64_t)m->nsite},
+      {"site_xmat", d->site_xmat, 9 * (int64_t)m->nsite},
+      {"geom_xpos", d->geom_xpos, 3 * (int64_t)m->ngeom},
+      {"geom_xmat", d->geom_xmat, 9 * (int64_t)m->ngeom},
+      {"mocap_pos", d->mocap_pos, 3 * (int64_t)m->nmocap},
+      {"mocap_quat", d->mocap_quat, 4 * (int64_t)m->nmocap},
+      {"qfrc_applied", d->qfrc_applied, m->nv},
+      {"xfrc_applied", d->xfrc_applied, 6 * (int64_t)m->nbody},
+      {"eq_active", NULL, m->neq},
+      {"actuator_force", d->actuator_force, m->nu},
+      {"userdata", d->userdata, m->nuserdata},
+  };
+  int count = (int)(sizeof(table) / sizeof(table[0]));
+  if (i >= 0 && i < count) {
+    *name = table[i].name;
+    *ptr = table[i].ptr;
+    *len = table[i].len;
+  }
+  return count;
+}
+
+unsigned char* mjb_shim_eq_active(struct mjData_* d) {
+#if MJB_HAS_EQ_ACTIVE_STATE
+  return (unsigned char*)d->eq_active;
+#else
+  (void)d;
+  return NULL;
+#endif
+}
+
+int mjb_shim_kinematics(const struct mjModel_* m, const struct mjData_* src,
+                        struct mjData_* scratch, char* msg) {
+  msg[0] = '\0';
+  scratch->time = src->time;
+  if (m->nq) memcpy(scratch->qpos, src->qpos, sizeof(mjtNum) * m->nq);
+  if (m->nmocap) {
+    memcpy(scratch->mocap_pos, src->mocap_pos, sizeof(mjtNum) * 3 * m->nmocap);
+    memcpy(scratch->mocap_quat, src->mocap_quat, sizeof(mjtNum) * 4 * m->nmocap);
+  }
+  GUARD_BEGIN(msg)
+  mj_kinematics(m, scratch);
+  GUARD_END()
+  return MJB_SHIM_OK;
+}
+
+const char* mjb_shim_name(const struct mjModel_* m, int kind, int id) {
+  int type;
+  switch (kind) {
+    case MJB_SHIM_OBJ_BODY: type = mjOBJ_BODY; break;
+    case MJB_SHIM_OBJ_JOINT: type = mjOBJ_JOINT; break;
+    case MJB_SHIM_OBJ_GEOM: type = mjOBJ_GEOM; break;
+    case MJB_SHIM_OBJ_SITE: type = mjOBJ_SITE; break;
+    case MJB_SHIM_OBJ_ACTUATOR: type = mjOBJ_ACTUATOR; break;
+    case MJB_SHIM_OBJ_SENSOR: type = mjOBJ_SENSOR; break;
+    case MJB_SHIM_OBJ_EQUALITY: type = mjOBJ_EQUALITY; break;
+    default: return NULL;
+  }
+  return mj_id2name(m, type, id);
+}
+
+int mjb_shim_body_mocapid(const struct mjModel_* m, int body) { return m->body_mocapid[body]; }
+
+void mjb_shim_sensor_slice(const struct mjModel_* m, int i, int64_t* adr, int64_t* dim) {
+  *adr = m->sensor_adr[i];
+  *dim = m->sensor_dim[i];
+}
+
+void mjb_shim_joint_slice(const struct mjModel_* m, int j, int64_t* qposadr, int64_t* nq,
+                          int64_t* dofadr, int64_t* nv) {
+  *qposadr = m->jnt_qposadr[j];
+  *dofadr = m->jnt_dofadr[j];
+  switch (m->jnt_type[j]) {
+    case mjJNT_FREE: *nq = 7; *nv = 6; break;
+    case mjJNT_BALL: *nq = 4; *nv = 3; break;
+    default: *nq = 1; *nv = 1; break; /* slide, hinge */
+  }
+}
+
+#if MJB_HAS_PLUGIN_LOADING
+static _Thread_local int tls_plugin_libraries = 0;
+static _Thread_local int tls_plugin_count = 0;
+
+static void count_plugins(const char* filename, int first, int count) {
+  (void)filename;
+  (void)first;
+  if (count > 0) {
+    tls_plugin_libraries += 1;
+    tls_plugin_count += count;
+  }
+}
+#endif
+
+int mjb_shim_plugin_load(const char* path, int* plugins, char* msg) {
+  msg[0] = '\0';
+  *plugins = 0;
+#if MJB_HAS_PLUGIN_LOADING
+  int before = mjp_pluginCount();
+  GUARD_BEGIN(msg)
+  mj_loadPluginLibrary(path);
+  GUARD_END()
+  *plugins = mjp_pluginCount() - before;
+  return MJB_SHIM_OK;
+#else
+  (void)path;
+  copy_msg(msg, "this MuJoCo has no plugin API (mj_loadPluginLibrary needs MuJoCo >= 2.3.1)");
+  return MJB_SHIM_UNSUPPORTED;
+#endif
+}
+
+int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char* msg) {
+  msg[0] = '\0';
+  *libraries = 0;
+  *plugins = 0;
+#if MJB_HAS_PLUGIN_LOADING
+  tls_plugin_libraries = 0;
+  tls_plugin_count = 0;
+  GUARD_BEGIN(msg)
+  mj_loadAllPluginLibraries(dir, count_plugins);
+  GUARD_END()
+  *libraries = tls_plugin_libraries;
+  *plugins = tls_plugin_count;
+  return MJB_SHIM_OK;
+#else
+  (void)dir;
+  copy_msg(msg, "this MuJoCo has no plugin API (mj_loadAllPluginLibraries needs MuJoCo >= 2.3.1)");
+  return MJB_SHIM_UNSUPPORTED;
+#endif
 }

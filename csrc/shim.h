@@ -47,6 +47,7 @@ typedef struct mjb_shim_engine {
 typedef struct mjb_shim_dims {
   int64_t nq, nv, na, nu, nbody, neq, nmocap, nuserdata, npluginstate;
   double timestep;
+  int64_t njnt, ngeom, nsite, nsensor, nsensordata;
 } mjb_shim_dims;
 
 /* Public fields of mjData, borrowed from the data they came from. */
@@ -105,6 +106,56 @@ void mjb_shim_delete(struct mjModel_* m, struct mjData_* d);
 void mjb_shim_dims_of(const struct mjModel_* m, mjb_shim_dims* out);
 void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out);
 void mjb_shim_warnings_of(const struct mjData_* d, mjb_shim_warnings* out);
+
+/* ---- host surface: frames, inputs, names, plugins, log ------------------------------------ */
+
+/* mjData arrays by index, in the order of `Field` in src/native/fields.rs (the Rust side checks
+ * the names). Returns the number of fields; for i < count fills the name, a pointer into d (NULL
+ * for eq_active, which is not an array of doubles, and for fields this engine lacks) and the
+ * length in doubles for model m. */
+int mjb_shim_field(const struct mjModel_* m, struct mjData_* d, int i, const char** name,
+                   double** ptr, int64_t* len);
+/* mjData.eq_active (one byte per equality), NULL before MuJoCo 3.0 where it is not in mjData. */
+unsigned char* mjb_shim_eq_active(struct mjData_* d);
+
+/* Kinematics for the state of `src` computed on `scratch` (a data of the same model): copies
+ * time, qpos, mocap_pos and mocap_quat, then a guarded mj_kinematics(m, scratch). Nothing is
+ * written to src; no callback runs. */
+int mjb_shim_kinematics(const struct mjModel_* m, const struct mjData_* src,
+                        struct mjData_* scratch, char* msg);
+
+/* Object kinds of the bridge's name API (mjb_object), mapped here to this engine's mjOBJ_*. */
+enum {
+  MJB_SHIM_OBJ_BODY = 0,
+  MJB_SHIM_OBJ_JOINT = 1,
+  MJB_SHIM_OBJ_GEOM = 2,
+  MJB_SHIM_OBJ_SITE = 3,
+  MJB_SHIM_OBJ_ACTUATOR = 4,
+  MJB_SHIM_OBJ_SENSOR = 5,
+  MJB_SHIM_OBJ_EQUALITY = 6
+};
+/* mj_id2name for a bridge object kind: NULL for an unnamed object or an unknown kind. */
+const char* mjb_shim_name(const struct mjModel_* m, int kind, int id);
+/* m->body_mocapid[body]: the mocap index of a body, -1 when it is not a mocap body. */
+int mjb_shim_body_mocapid(const struct mjModel_* m, int body);
+/* Where sensor i's values sit in sensordata. */
+void mjb_shim_sensor_slice(const struct mjModel_* m, int i, int64_t* adr, int64_t* dim);
+/* Where joint j's values sit in qpos and qvel. */
+void mjb_shim_joint_slice(const struct mjModel_* m, int j, int64_t* qposadr, int64_t* nq,
+                          int64_t* dofadr, int64_t* nv);
+
+/* Guarded mj_loadPluginLibrary / mj_loadAllPluginLibraries. `plugins` receives how many
+ * plugins became registered, `libraries` how many libraries registered at least one.
+ * MJB_SHIM_UNSUPPORTED on engines without the plugin API. */
+int mjb_shim_plugin_load(const char* path, int* plugins, char* msg);
+int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char* msg);
+
+/* Where MuJoCo warnings raised inside a guarded call go: `sink(level, text)` on the raising
+ * thread, inside the guard (it must neither call MuJoCo nor unwind). Warnings outside guarded
+ * calls keep going to the handler the host installed, or to stderr when there is none: the
+ * bridge never lets MuJoCo write MUJOCO_LOG.TXT. Levels are mjLOG_* (2 warning, 3 error). */
+typedef void (*mjb_shim_log_sink)(int level, const char* text);
+void mjb_shim_set_log_sink(mjb_shim_log_sink sink);
 
 #ifdef __cplusplus
 }

@@ -12,8 +12,10 @@
  * - Handles: an mjb_endpoint* is owned by the caller until mjb_endpoint_free(). Using or closing
  *   a closed handle returns MJB_INVALID_ARGUMENT; it is never undefined behaviour.
  * - Threads: every function may be called from any thread. Calls on one endpoint serialize on
- *   its native lock, except mjb_stop, mjb_safety_read, mjb_confirm_paused and
- *   mjb_safety_reset, which never take it. timeout_ms bounds admission only.
+ *   its native lock, except mjb_stop, mjb_safety_read, mjb_confirm_paused, mjb_safety_reset
+ *   and the host surface's reads (mjb_dims, names, slices, mjb_frame_read*), which never take
+ *   it. timeout_ms bounds admission only.
+ * - mjb_last_error() describes the calling thread's most recent call: "{}" after a success.
  * - No Rust panic crosses this boundary: it becomes MJB_PANIC and fences the endpoint.
  * - External code must not mutate an endpoint's model, data, MuJoCo callbacks or plugin
  *   configuration while the endpoint lives.
@@ -38,7 +40,7 @@ struct mjData_;
 #define MJB_VERSION_PATCH 0
 
 // `timeout_ms` value that waits for the native lock without a deadline.
-#define MJB_WAIT_FOREVER 4294967295
+#define MJB_WAIT_FOREVER (uint32_t)UINT32_MAX
 
 // At most this many values in a checkpoint's `values`.
 #define MJB_MAX_CHECKPOINT_VALUES 32768
@@ -150,6 +152,17 @@ enum mjb_reason
   MJB_REASON_STATE_DOMAIN = 38,
   // The tick would pass its maximum (u64); refused before any engine step.
   MJB_REASON_TICK_OVERFLOW = 39,
+  // A world document's `state_hash` is not the hash of its `world` (edited or corrupted).
+  MJB_REASON_STATE_HASH = 40,
+  // No object of that kind has that name.
+  MJB_REASON_UNKNOWN_NAME = 41,
+  // The running engine lacks what the call needs (plugins before MuJoCo 2.3.1, equality
+  // activation in mjData before 3.0).
+  MJB_REASON_UNSUPPORTED = 42,
+  // MuJoCo could not load a plugin library; its message is in `mjb_last_error`.
+  MJB_REASON_PLUGIN_LOAD = 43,
+  // The field is not in the endpoint's frame selection (config `"frame"`).
+  MJB_REASON_NOT_IN_FRAME = 44,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -158,6 +171,137 @@ typedef enum mjb_reason mjb_reason;
 typedef int32_t mjb_reason;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+// An mjData array a frame can carry (and, for inputs, a typed write can set). Values are part
+// of the ABI: never renumber; append only.
+enum mjb_field
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // `qpos` (nq).
+  MJB_FIELD_QPOS = 0,
+  // `qvel` (nv).
+  MJB_FIELD_QVEL = 1,
+  // `act` (na).
+  MJB_FIELD_ACT = 2,
+  // `ctrl` (nu). Input: per actuator, width 1.
+  MJB_FIELD_CTRL = 3,
+  // `qacc` (nv). Computed by a step; stale after a restore until the next step.
+  MJB_FIELD_QACC = 4,
+  // `sensordata` (nsensordata). Computed by a step; stale after a restore.
+  MJB_FIELD_SENSORDATA = 5,
+  // `xpos` (3 × nbody): body positions.
+  MJB_FIELD_XPOS = 6,
+  // `xquat` (4 × nbody): body orientations.
+  MJB_FIELD_XQUAT = 7,
+  // `xmat` (9 × nbody): body orientations as row-major matrices.
+  MJB_FIELD_XMAT = 8,
+  // `site_xpos` (3 × nsite).
+  MJB_FIELD_SITE_XPOS = 9,
+  // `site_xmat` (9 × nsite).
+  MJB_FIELD_SITE_XMAT = 10,
+  // `geom_xpos` (3 × ngeom).
+  MJB_FIELD_GEOM_XPOS = 11,
+  // `geom_xmat` (9 × ngeom).
+  MJB_FIELD_GEOM_XMAT = 12,
+  // `mocap_pos` (3 × nmocap). Input: per mocap body, width 3.
+  MJB_FIELD_MOCAP_POS = 13,
+  // `mocap_quat` (4 × nmocap). Input: per mocap body, width 4.
+  MJB_FIELD_MOCAP_QUAT = 14,
+  // `qfrc_applied` (nv). Input: per degree of freedom, width 1.
+  MJB_FIELD_QFRC_APPLIED = 15,
+  // `xfrc_applied` (6 × nbody: force then torque). Input: per body, width 6.
+  MJB_FIELD_XFRC_APPLIED = 16,
+  // `eq_active` (neq) as 0.0 / 1.0 (MuJoCo >= 3.0). Input: per equality, exactly 0 or 1.
+  MJB_FIELD_EQ_ACTIVE = 17,
+  // `actuator_force` (nu). Computed by a step; stale after a restore.
+  MJB_FIELD_ACTUATOR_FORCE = 18,
+  // `userdata` (nuserdata).
+  MJB_FIELD_USERDATA = 19,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mjb_field mjb_field;
+#else
+typedef int32_t mjb_field;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Object kinds of the name API. Values are part of the ABI: never renumber; append only.
+enum mjb_object
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  MJB_OBJ_BODY = 0,
+  MJB_OBJ_JOINT = 1,
+  MJB_OBJ_GEOM = 2,
+  MJB_OBJ_SITE = 3,
+  MJB_OBJ_ACTUATOR = 4,
+  MJB_OBJ_SENSOR = 5,
+  MJB_OBJ_EQUALITY = 6,
+  // Mocap bodies, by mocap index (the index into `mocap_pos`/`mocap_quat`); the name is
+  // the body's.
+  MJB_OBJ_MOCAP = 7,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mjb_object mjb_object;
+#else
+typedef int32_t mjb_object;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Why a frame was published. Values are part of the ABI: never renumber; append only.
+enum mjb_frame_cause
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // The endpoint was opened (or adopted a pair).
+  MJB_FRAME_OPEN = 0,
+  // An engine step.
+  MJB_FRAME_STEP = 1,
+  // A restore.
+  MJB_FRAME_RESTORE = 2,
+  // An input write (ctrl, applied forces, mocap pose, equality activation).
+  MJB_FRAME_INPUT = 3,
+  // The model was replaced.
+  MJB_FRAME_REPLACE = 4,
+  // A failed step or restore was rolled back to the prior state.
+  MJB_FRAME_ROLLBACK = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mjb_frame_cause mjb_frame_cause;
+#else
+typedef int32_t mjb_frame_cause;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Severity of a log message (the same values as MuJoCo's `mjtLogLevel`). Values are part of
+// the ABI: never renumber.
+enum mjb_log_level
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  MJB_LOG_DEBUG = 0,
+  MJB_LOG_INFO = 1,
+  MJB_LOG_WARNING = 2,
+  MJB_LOG_ERROR = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mjb_log_level mjb_log_level;
+#else
+typedef int32_t mjb_log_level;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// What the next value is, by its first byte.
+typedef struct Kind Kind;
 
 // An endpoint handle as C sees it. Opaque: its value is not an address.
 typedef struct mjb_endpoint mjb_endpoint;
@@ -200,6 +344,88 @@ typedef struct mjb_safety_state {
   // The `mjb_reason` that fenced it, `MJB_REASON_NONE` when not fenced.
   int32_t fence_reason;
 } mjb_safety_state;
+
+// Model dimensions and the configuration counter, as `mjb_dims` reports them.
+typedef struct mjb_model_dims {
+  int64_t nq;
+  int64_t nv;
+  int64_t na;
+  int64_t nu;
+  int64_t nbody;
+  int64_t njnt;
+  int64_t ngeom;
+  int64_t nsite;
+  int64_t nsensor;
+  int64_t nsensordata;
+  int64_t nmocap;
+  int64_t neq;
+  int64_t nuserdata;
+  double timestep;
+  // The endpoint's model configuration (bumped by `mjb_endpoint_replace_model`).
+  uint64_t configuration;
+} mjb_model_dims;
+
+// Where a joint's values sit in `qpos` and in `qvel` (and every nv-sized field).
+typedef struct mjb_joint_adr {
+  uint64_t qpos_adr;
+  uint64_t qpos_len;
+  uint64_t dof_adr;
+  uint64_t dof_len;
+} mjb_joint_adr;
+
+// What a frame read returns beside the values.
+typedef struct mjb_frame_info {
+  // The endpoint's tick when the frame was published.
+  uint64_t tick;
+  // `mjData.time` of the frame.
+  double time;
+  // The model configuration the frame belongs to.
+  uint64_t configuration;
+  // Publication number: 1 for the endpoint's first frame, +1 per frame, never reset.
+  uint64_t frame;
+  // Why it was published (`mjb_frame_cause`).
+  int32_t cause;
+  // The published fields: bit `1 << f` for each `mjb_field` f of the selection.
+  uint64_t fields;
+  // Fields not recomputed for this frame's state (bit `1 << f`): after a restore (or open,
+  // replacement, rollback) what only a step computes (qacc, sensordata, actuator_force)
+  // is stale until the next step; poses are recomputed by kinematics on a scratch copy.
+  uint64_t stale;
+  // Times this read started over because the writer lapped it (diagnostics).
+  uint64_t retries;
+} mjb_frame_info;
+
+// One field of a multi-field frame read: the caller's buffer of `cap` doubles; `written`
+// receives the number copied.
+typedef struct mjb_frame_request {
+  // An `mjb_field`.
+  int32_t field;
+  double *buf;
+  size_t cap;
+  size_t written;
+} mjb_frame_request;
+
+// One typed input of `mjb_write_step`: `n` doubles for `field` (an input field), for the
+// whole field (`id` = -1) or one object (`id` ≥ 0: actuator for ctrl, degree of freedom for
+// qfrc_applied, body for xfrc_applied, mocap index for mocap_pos/quat, equality for eq_active).
+typedef struct mjb_input {
+  int32_t field;
+  int32_t id;
+  const double *values;
+  size_t n;
+} mjb_input;
+
+// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
+// NUL-terminated UTF-8 message valid during the call only.
+typedef void (*mjb_log_fn)(void *user_data, int32_t level, const char *message);
+
+
+
+
+
+
+
+
 
 #ifdef __cplusplus
 extern "C" {
@@ -270,7 +496,9 @@ mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
                          uint32_t timeout_ms,
                          struct mjb_report *report);
 
-// Apply a partial world document `{"world": {"ctrl": [...]}}` (borrowed for the call).
+// Apply a partial world document `{"world": {...}}` (borrowed for the call) carrying any of
+// the inputs, whole arrays: `ctrl`, `qfrc_applied`, `xfrc_applied`, `mocap_pos`,
+// `mocap_quat`, `eq_active` (0 or 1; MuJoCo >= 3.0). Publishes a frame.
 //
 // Only writable fields are accepted; `native_checkpoint`, `tick`, `time`, `qpos`, `qvel` (and
 // the other served fields) are refused with `MJB_REASON_READ_ONLY_FIELD` and the JSON
@@ -322,12 +550,18 @@ mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
                                        uint32_t timeout_ms,
                                        struct mjb_report *report);
 
-// Restore a checkpoint document (borrowed for the call) and its tick.
+// Restore a checkpoint document, or a world document as `mjb_snapshot` / `mjb_world_read`
+// serve it (borrowed for the call), and its tick.
+//
+// A world document's `state_hash` is recomputed (SHA-256 of the JCS form of `world`) and must
+// match, else `MJB_REJECTED` with `MJB_REASON_STATE_HASH`; its `native_checkpoint` is then
+// validated and restored exactly as a checkpoint (pointers below `/world/native_checkpoint`).
 //
 // Every byte is validated in Rust before the lock is taken; a bad document is `MJB_REJECTED`
 // with the reason and JSON pointer in `mjb_last_error`, and nothing changes. Then, under the
 // native lock: fence check, descriptor re-check, pre-restore image, guarded `mj_setState`,
-// bitwise readback, tick. Never calls `mj_forward`. A failed setter or readback is rolled
+// bitwise readback, tick, a frame (poses by kinematics on a scratch copy, sensors marked
+// stale). Never calls `mj_forward` on the owned data. A failed setter or readback is rolled
 // back (`MJB_ROLLED_BACK`) or, when that cannot be proven, `MJB_UNKNOWN` and the endpoint is
 // fenced. Admitted while stopped; the endpoint stays stopped. `report`: nullable.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
@@ -372,13 +606,15 @@ size_t mjb_string_len(const struct mjb_string *s);
 // by this library, returns `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_string_free(struct mjb_string *s);
 
-// Describe this thread's last call that did not simply succeed, as a JSON object
-// `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901 JSON pointer or null).
+// Describe this thread's most recent call (every function returning an `mjb_outcome` but this
+// one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901
+// JSON pointer or null): its refusal, or the reason an `MJB_OK` came with (a step halted at a
+// stop, an engine reset), or `{}` after a plain success.
 //
 // `needed` (nullable) receives the size including the NUL. When `buf` is not NULL and `cap`
 // is at least that, the text is copied and `MJB_OK` returned; otherwise nothing is copied and
 // `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) is returned. With no error recorded the text is
-// `{}`. Does not change the recorded error.
+// `{}`. Does not change the recorded error. Takes no lock.
 mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
 
 // The name of an outcome value (`"MJB_OK"`, ...), or `"MJB_OUTCOME_UNKNOWN_VALUE"`. Static
@@ -405,6 +641,148 @@ mjb_outcome mjb_build_info(struct mjb_string **out_string);
 // step. Takes the native lock (waits).
 mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif
+
+// The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
+// on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
+// replaced with the model). Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
+
+// `mj_name2id` for an `mjb_object` kind. `name`: NUL-terminated, borrowed; must not be NULL.
+// `id`: must not be NULL; set to -1 on entry and to the object's id on `MJB_OK` (for
+// `MJB_OBJ_MOCAP` the mocap index, the index into mocap_pos/mocap_quat). An unknown name is
+// `MJB_REJECTED` (`MJB_REASON_UNKNOWN_NAME`); an unknown kind `MJB_INVALID_ARGUMENT`. Takes no
+// lock (names are read once per model). Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_name_to_id(struct mjb_endpoint *ep, int32_t kind, const char *name, int32_t *id);
+
+// `mj_id2name` for an `mjb_object` kind, copied into `buf` (NUL-terminated) when `cap` is at
+// least the size `needed` (nullable) receives, including the NUL; else `MJB_REJECTED`
+// (`MJB_REASON_TOO_LARGE`) and nothing copied. An unnamed object gives the empty string. An id
+// out of range is `MJB_REJECTED` (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_id_to_name(struct mjb_endpoint *ep,
+                           int32_t kind,
+                           int32_t id,
+                           char *buf,
+                           size_t cap,
+                           size_t *needed);
+
+// Where sensor `sensor`'s values sit in `sensordata`: `adr` and `dim` (both must not be NULL;
+// zeroed on entry, filled on `MJB_OK`). An id out of range is `MJB_REJECTED`
+// (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_sensor_slice(struct mjb_endpoint *ep, int32_t sensor, size_t *adr, size_t *dim);
+
+// Where joint `joint`'s values sit in `qpos` and in the nv-sized fields. `out`: must not be
+// NULL; zeroed on entry, filled on `MJB_OK`. An id out of range is `MJB_REJECTED`
+// (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_joint_slice(struct mjb_endpoint *ep, int32_t joint, struct mjb_joint_adr *out);
+
+// The name of an `mjb_field` (`"qpos"`, ..., as in the config's `"frame"` list and the world
+// document), or NULL for an unknown value. Static string: do not free.
+const char *mjb_field_name(int32_t field);
+
+// How many doubles a frame carries for `field` (`len`: must not be NULL; zeroed on entry).
+// A field outside the endpoint's frame selection is `MJB_REJECTED`
+// (`MJB_REASON_NOT_IN_FRAME`). Takes no lock. Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *len);
+
+// Copy one field of the latest complete frame into `buf` (`cap` doubles, caller-owned; NULL
+// only with `cap` 0). `written` (nullable) receives the number of doubles copied, `info`
+// (nullable) the frame's tick, time, cause, published and stale fields. Both are zeroed on
+// entry and filled on `MJB_OK`.
+// Never takes the native lock and never waits for a step in progress: it copies the last
+// frame published (a seqlock over three slots; a read that the writer laps starts over on the
+// newer frame). Works on fenced endpoints (the last frame stays readable). Refusals:
+// `MJB_REASON_NOT_IN_FRAME` (the field is not in the config's `"frame"` selection),
+// `MJB_REASON_DIMENSION` (`cap` is smaller than the field). Any thread, concurrently.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_frame_read(struct mjb_endpoint *ep,
+                           int32_t field,
+                           double *buf,
+                           size_t cap,
+                           size_t *written,
+                           struct mjb_frame_info *info);
+
+// Copy several fields of one frame in one read: every request's values belong to the same
+// tick. `requests`: `n` requests, caller-owned (NULL only with `n` 0; `n` 0 reads the info
+// alone; at most 64 requests); each request's `written` is zeroed on entry and set on
+// `MJB_OK`. A request whose
+// field is not selected or whose `cap` is too small refuses the whole read (JSON pointer
+// `/requests/<k>/field` or `/cap`), nothing copied. `info`: nullable. Locking and threads as
+// for `mjb_frame_read`.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_frame_read_many(struct mjb_endpoint *ep,
+                                struct mjb_frame_request *requests,
+                                size_t n,
+                                struct mjb_frame_info *info);
+
+// Write one typed input as a world mutation: `n` doubles (borrowed for the call; NULL only
+// with `n` 0) for `field` (`MJB_FIELD_CTRL`, `QFRC_APPLIED`, `XFRC_APPLIED`, `MOCAP_POS`,
+// `MOCAP_QUAT`, `EQ_ACTIVE`), for the whole field (`id` = -1; `n` = its length) or one object
+// (`id` ≥ 0; `n` = the object's width: 1, 1, 6, 3, 4, 1). Refused before anything is written
+// (`MJB_REJECTED`, pointer in `mjb_last_error`): another field (`READ_ONLY_FIELD`), an id out
+// of range (`OUT_OF_RANGE`), a wrong `n` (`DIMENSION`), a value that is not finite
+// (`NOT_FINITE`), an equality activation that is not exactly 0 or 1 (`EQ_ACTIVE_DOMAIN`),
+// `eq_active` before MuJoCo 3.0 (`UNSUPPORTED`). Publishes a frame. `report`: nullable.
+// Takes the native lock (admission bounded by `timeout_ms`).
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_input_write(struct mjb_endpoint *ep,
+                            int32_t field,
+                            int32_t id,
+                            const double *values,
+                            size_t n,
+                            uint32_t timeout_ms,
+                            struct mjb_report *report);
+
+// The hot loop in one admission: write `ninputs` typed inputs (each as for `mjb_input_write`;
+// all checked before any is written, pointers `/inputs/<k>/...`), then `mj_step` up to `nstep`
+// times exactly as `mjb_step` does (stop latch between steps, rollback on an engine error,
+// frames published). `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
+// A stop latched before the call refuses it with nothing written; a stop latched after the
+// inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
+// `report`: nullable. Takes the native lock once.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_write_step(struct mjb_endpoint *ep,
+                           const struct mjb_input *inputs,
+                           size_t ninputs,
+                           uint32_t nstep,
+                           uint32_t timeout_ms,
+                           struct mjb_report *report);
+
+// Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links
+// MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be NULL.
+// `plugins` (nullable) receives how many plugins it registered (0 when it was loaded before).
+// Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's loader message),
+// `MJB_REASON_UNSUPPORTED` (MuJoCo before 2.3.1 has no plugin API). Plugins are process-wide
+// and stay registered. Thread-safe; takes no endpoint lock.
+mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
+
+// Load every plugin library (`*.so`) of a directory (guarded `mj_loadAllPluginLibraries`).
+// `dir`: NUL-terminated, borrowed; must not be NULL. `libraries` and `plugins` (nullable)
+// receive how many libraries registered plugins and how many plugins they registered. A
+// library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's message);
+// libraries loaded before it stay registered. `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1.
+// Thread-safe; takes no endpoint lock.
+mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plugins);
+
+// Send MuJoCo's warnings raised inside the bridge's calls and the bridge's notable events
+// (fence, rollback, engine reset, refused documents) to `callback(user_data, level, message)`
+// for levels at or above `min_level` (an `mjb_log_level`). NULL `callback` removes it; then
+// such messages are dropped: nothing is printed and nothing is written to the working
+// directory (MuJoCo's own `MUJOCO_LOG.TXT` is never written for warnings inside the bridge's
+// calls). Process-wide.
+// Threads: messages are delivered on the thread whose call produced them, when that call
+// returns, outside every lock; the callback may call the bridge (except this function) and
+// must be thread-safe when several threads use the bridge. `message` is valid during the
+// callback only. When this function returns the previous callback is not running and will not
+// be called again, so its `user_data` may be freed. Calling it from inside the callback is
+// refused. Warnings MuJoCo raises outside the bridge's calls keep going to the host's own
+// handler (`mju_user_warning` or the log handler).
+mjb_outcome mjb_set_log_callback(mjb_log_fn callback, void *user_data, int32_t min_level);
 
 #ifdef __cplusplus
 }  // extern "C"

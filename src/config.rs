@@ -16,6 +16,8 @@ pub struct Config {
     /// `None` is "auto".
     pub profile: Option<Profile>,
     pub fidelity: Option<Value>,
+    /// What frames carry and when they are published (`"frame"`).
+    pub frame: crate::frame::Selection,
 }
 
 fn wrong_type(r: &Reader, want: &str) -> Refusal {
@@ -153,6 +155,7 @@ pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
     let mut seed = Slot::Absent;
     let mut profile = Slot::Absent;
     let mut fidelity = None;
+    let mut frame = None;
     r.object(|r, key| {
         match key {
             "model" if with_model => model = Some(read_model(r)?),
@@ -160,6 +163,7 @@ pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
             "seed" => seed = read_u64(r)?,
             "profile" => profile = read_string(r)?,
             "fidelity" => fidelity = Some(read_fidelity(r)?),
+            "frame" => frame = Some(crate::frame::read_selection(r)?),
             _ => unknown_field(r, key, &mut unknown)?,
         }
         Ok(())
@@ -186,12 +190,14 @@ pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
         })?),
     };
     let fidelity = fidelity.transpose()?.flatten();
+    let frame = frame.transpose()?.unwrap_or_default();
     Ok(Config {
         model,
         name,
         seed,
         profile,
         fidelity,
+        frame,
     })
 }
 

@@ -7,9 +7,10 @@
 //! native phase → verification → outcome.
 
 use crate::checkpoint::json::{self, Value};
-use crate::checkpoint::read::{Kind, Reader};
 use crate::checkpoint::write::Writer;
 use crate::checkpoint::{self, Buffers, Facts, Profile};
+use crate::frame::{self, Cause};
+use crate::inputs::{self, Input};
 use crate::native::{self, Dims, Layout, Mujoco, NativeError, Public};
 use crate::outcome::{Outcome, Reason, Refusal};
 use crate::safety::{InFlight, Safety};
@@ -57,6 +58,11 @@ impl Answer {
         }
     }
 
+    /// A refusal before admission, at the endpoint's last published tick.
+    pub fn refused_at(r: Refusal, tick: u64) -> Self {
+        Self::refused(r, tick, tick)
+    }
+
     fn refused(r: Refusal, tick_before: u64, tick_after: u64) -> Self {
         Answer {
             report: Report {
@@ -101,6 +107,8 @@ struct Native {
     /// buffer once (a document grows only with its numbers' digits).
     last_document_bytes: usize,
     last_world_bytes: usize,
+    /// Publishes frames of this pair (see [`frame`]).
+    writer: frame::Writer,
 }
 
 /// A state image to restore or to roll back to: the integration state in a buffer, or the
@@ -128,6 +136,9 @@ pub struct Endpoint {
     seed: u64,
     profile: Profile,
     fidelity: Option<Value>,
+    /// The readers' end of the frames: no lock.
+    frames: frame::Frames,
+    selection: frame::Selection,
 }
 
 fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
@@ -201,8 +212,10 @@ impl Endpoint {
             )
             .at("/model")
         })?;
+        let mut mj = mj;
         let shape = shape_of(&mj, 0)?;
-        Ok(Self::with_shape(mj, config, profile, shape))
+        let writer = first_frame(&mut mj, &config)?;
+        Ok(Self::with_shape(mj, config, profile, shape, writer))
     }
 
     /// Own a host's pair. On refusal nothing was taken: the host still owns `m` and `d`.
@@ -217,23 +230,30 @@ impl Endpoint {
         let config = parse_config(config_json, false)?;
         check_engine()?;
         let profile = resolve_profile(config.profile)?;
-        let mj = Mujoco::adopt(m, d);
-        let shape = match shape_of(&mj, 0) {
-            Ok(s) => s,
+        let mut mj = Mujoco::adopt(m, d);
+        let ready = shape_of(&mj, 0).and_then(|s| Ok((s, first_frame(&mut mj, &config)?)));
+        match ready {
+            Ok((shape, writer)) => Ok(Self::with_shape(mj, config, profile, shape, writer)),
             Err(e) => {
                 // Give the pair back untouched: the host keeps ownership on refusal.
-                std::mem::forget(mj);
-                return Err(e);
+                mj.give_back();
+                Err(e)
             }
-        };
-        Ok(Self::with_shape(mj, config, profile, shape))
+        }
     }
 
-    fn with_shape(mj: Mujoco, config: Config, profile: Profile, shape: Shape) -> Endpoint {
+    fn with_shape(
+        mj: Mujoco,
+        config: Config,
+        profile: Profile,
+        shape: Shape,
+        writer: frame::Writer,
+    ) -> Endpoint {
         let shape = Arc::new(shape);
         let size = shape.layout.as_ref().map_or(0, |l| l.size);
         Endpoint {
             safety: Safety::new(0),
+            frames: writer.frames(),
             native: Mutex::new(Native {
                 mj,
                 tick: 0,
@@ -244,6 +264,7 @@ impl Endpoint {
                 state: Vec::with_capacity(size),
                 last_document_bytes: 0,
                 last_world_bytes: 0,
+                writer,
             }),
             spare: Mutex::new(vec![Buffers::for_shape(&shape)]),
             shape: RwLock::new(shape),
@@ -251,7 +272,13 @@ impl Endpoint {
             seed: config.seed,
             profile,
             fidelity: config.fidelity,
+            selection: config.frame,
         }
+    }
+
+    /// The readers' end of the frames and model facts (no lock).
+    pub fn frames(&self) -> &frame::Frames {
+        &self.frames
     }
 
     pub fn profile(&self) -> Profile {
@@ -430,6 +457,10 @@ impl Endpoint {
             };
             Self::holds(&n.mj, &n.shape, image, &mut n.readback)
         })();
+        if let Ok(true) = restored {
+            n.writer
+                .publish(&mut n.mj, n.tick, Cause::MJB_FRAME_ROLLBACK);
+        }
         match restored {
             Ok(true) => Answer::refused(
                 Refusal::new(
@@ -462,6 +493,21 @@ impl Endpoint {
 
     /// `mj_step` up to `nstep` times, halting at a latched stop between steps.
     pub fn step(&self, nstep: u32, timeout_ms: u32) -> Answer {
+        self.write_step(&[], None, nstep, timeout_ms)
+    }
+
+    /// Write checked inputs, then `mj_step` up to `nstep` times, under one admission. `shape`
+    /// is the model the inputs were checked against (None without inputs): a model replaced
+    /// meanwhile is refused with nothing written. A stop latched before admission refuses the
+    /// whole call; one latched after the inputs were written halts before the first step
+    /// (`MJB_OK`, stop latched, inputs written).
+    pub fn write_step(
+        &self,
+        inputs: &[Input],
+        shape: Option<&Arc<Shape>>,
+        nstep: u32,
+        timeout_ms: u32,
+    ) -> Answer {
         if self.safety.is_stopped() && self.safety.fenced().is_none() {
             let t = self.safety.view_tick();
             return Answer::refused(stop_refusal(), t, t);
@@ -481,11 +527,28 @@ impl Endpoint {
                     before,
                 );
             }
+            let mut written = 0u64;
+            if !inputs.is_empty() {
+                if let Some(r) = replaced_refusal(n, shape) {
+                    return Answer::refused(r, before, before);
+                }
+                if work.stop_latched() {
+                    return Answer::refused(stop_refusal(), before, before);
+                }
+                written = inputs::apply(&mut n.mj, inputs);
+                // Step frames show the inputs; publish them alone when no step follows.
+                if nstep == 0 || !n.writer.publishes_every_step() {
+                    n.writer.publish_after_input(&mut n.mj, n.tick, written);
+                }
+            }
             let mut resets = 0u64;
             let mut answer = None;
             for i in 0..nstep {
                 if work.stop_latched() {
-                    answer = Some(if i == 0 {
+                    if i == 0 && written != 0 && n.writer.publishes_every_step() {
+                        n.writer.publish_after_input(&mut n.mj, n.tick, written);
+                    }
+                    answer = Some(if i == 0 && inputs.is_empty() {
                         Answer::refused(stop_refusal(), before, before)
                     } else {
                         let mut a = Answer::ok(before, n.tick);
@@ -510,10 +573,16 @@ impl Endpoint {
                 }
                 n.tick += 1;
                 self.safety.publish_tick(n.tick);
+                if n.writer.publishes_every_step() {
+                    n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
+                }
                 let now = n.mj.warnings();
                 resets += (now.badqpos - warned.badqpos).max(0) as u64
                     + (now.badqvel - warned.badqvel).max(0) as u64
                     + (now.badqacc - warned.badqacc).max(0) as u64;
+            }
+            if !n.writer.publishes_every_step() && n.tick != before {
+                n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
             }
             let mut a = answer.unwrap_or_else(|| Answer::ok(before, n.tick));
             a.report.engine_resets = resets;
@@ -554,7 +623,24 @@ impl Endpoint {
             return Answer::refused(r, n.tick, n.tick);
         }
         n.mj.write_ctrl(ctrl);
+        n.writer.publish_after_input(
+            &mut n.mj,
+            n.tick,
+            native::fields::Field::MJB_FIELD_CTRL.bit(),
+        );
         Answer::ok(n.tick, n.tick)
+    }
+
+    /// Write checked inputs as one world mutation (see [`Endpoint::write_step`]).
+    pub fn write_inputs(&self, inputs: &[Input], shape: &Arc<Shape>, timeout_ms: u32) -> Answer {
+        self.mutate(timeout_ms, |n, _| {
+            if let Some(r) = replaced_refusal(n, Some(shape)) {
+                return Answer::refused(r, n.tick, n.tick);
+            }
+            let written = inputs::apply(&mut n.mj, inputs);
+            n.writer.publish_after_input(&mut n.mj, n.tick, written);
+            Answer::ok(n.tick, n.tick)
+        })
     }
 
     fn check_ctrl(&self, ctrl: &[f64], ptr: &str) -> Result<(), Refusal> {
@@ -576,102 +662,16 @@ impl Endpoint {
         Ok(())
     }
 
-    /// Apply a partial world document: only writable fields (`ctrl`).
+    /// Apply a partial world document: only writable fields (the inputs: `ctrl`,
+    /// `qfrc_applied`, `xfrc_applied`, `mocap_pos`, `mocap_quat`, `eq_active`).
     pub fn world_write(&self, bytes: &[u8], timeout_ms: u32) -> Answer {
         let t = self.safety.view_tick();
-        let ctrl = match self.parse_world_write(bytes) {
+        let shape = self.shape();
+        let owned = match inputs::parse_world_write(bytes, &shape.dims) {
             Ok(c) => c,
             Err(r) => return Answer::refused(r, t, t),
         };
-        self.mutate(timeout_ms, |n, _| match &ctrl {
-            Some(c) => self.write_ctrl(n, c, "/world/ctrl"),
-            None => Answer::ok(n.tick, n.tick),
-        })
-    }
-
-    fn parse_world_write(&self, bytes: &[u8]) -> Result<Option<Vec<f64>>, Refusal> {
-        use checkpoint::{read_numbers, unknown_field, Slot};
-        let nu = self.shape().dims.nu.max(0) as usize;
-        let mut r = Reader::new(bytes)?;
-        let mut state_hash = false;
-        let mut unknown = None;
-        let mut world: Option<Result<(), Refusal>> = None;
-        let mut read_only = None;
-        let mut world_unknown = None;
-        let mut ctrl = Slot::Absent;
-        let mut ctrl_buf = Vec::new();
-        r.object(|r, key| match key {
-            "state_hash" => {
-                state_hash = true;
-                r.skip()
-            }
-            "world" => {
-                if r.kind()? != Kind::Object {
-                    world = Some(Err(Refusal::rejected(
-                        Reason::MJB_REASON_WRONG_TYPE,
-                        "expected an object",
-                    )
-                    .at("/world")));
-                    return r.skip();
-                }
-                world = Some(Ok(()));
-                r.object(|r, key| {
-                    if world::READ_ONLY_FIELDS.contains(&key) {
-                        if read_only.is_none() {
-                            read_only = Some(
-                                Refusal::rejected(
-                                    Reason::MJB_REASON_READ_ONLY_FIELD,
-                                    format!("world.{key} is read-only"),
-                                )
-                                .at(r.pointer()),
-                            );
-                        }
-                        return r.skip();
-                    }
-                    match key {
-                        "ctrl" => {
-                            ctrl = read_numbers(r, &mut ctrl_buf, nu)?;
-                            Ok(())
-                        }
-                        _ => unknown_field(r, key, &mut world_unknown),
-                    }
-                })
-            }
-            _ => unknown_field(r, key, &mut unknown),
-        })?;
-        r.finish()?;
-        if state_hash {
-            return Err(Refusal::rejected(
-                Reason::MJB_REASON_READ_ONLY_FIELD,
-                "state_hash is computed by the bridge",
-            )
-            .at("/state_hash"));
-        }
-        if let Some(u) = unknown {
-            return Err(u);
-        }
-        match world {
-            None => return Err(checkpoint::missing("", "world")),
-            Some(w) => w?,
-        }
-        if let Some(r) = read_only.or(world_unknown) {
-            return Err(r);
-        }
-        match ctrl.opt()? {
-            None => Ok(None),
-            Some(count) => {
-                if count != nu {
-                    return Err(Refusal::rejected(
-                        Reason::MJB_REASON_DIMENSION,
-                        format!("ctrl has {count} values; the model has nu = {nu}"),
-                    )
-                    .at("/world/ctrl"));
-                }
-                // Finite by construction: the reader refuses non-finite numbers.
-                self.check_ctrl(&ctrl_buf, "/world/ctrl")?;
-                Ok(Some(ctrl_buf))
-            }
-        }
+        self.write_inputs(&owned.inputs(), &shape, timeout_ms)
     }
 
     fn take_buffers(&self) -> Buffers {
@@ -686,11 +686,12 @@ impl Endpoint {
         }
     }
 
-    /// Validate a checkpoint (no lock), then restore it under the lock and prove it.
+    /// Validate a checkpoint or world document (no lock), then restore it under the lock and
+    /// prove it.
     pub fn restore(&self, bytes: &[u8], timeout_ms: u32) -> Answer {
         let shape = self.shape();
         let mut bufs = self.take_buffers();
-        let checkpoint = match checkpoint::validate(bytes, &self.facts(&shape), &mut bufs) {
+        let checkpoint = match world::validate_restore(bytes, &self.facts(&shape), &mut bufs) {
             Ok(c) => c,
             Err(r) => {
                 self.give_back(bufs);
@@ -737,6 +738,7 @@ impl Endpoint {
                     Ok(true) => {
                         n.tick = tick;
                         self.safety.publish_tick(tick);
+                        n.writer.publish(&mut n.mj, tick, Cause::MJB_FRAME_RESTORE);
                         Answer::ok(before, tick)
                     }
                     Ok(false) => self.roll_back(
@@ -802,11 +804,29 @@ impl Endpoint {
             }
         };
         self.mutate(timeout_ms, move |n, _| {
-            let shape = match shape_of(&mj, n.shape.configuration + 1) {
+            let mut mj = mj;
+            let configuration = n.shape.configuration + 1;
+            let shape = match shape_of(&mj, configuration) {
                 Ok(s) => Arc::new(s),
                 Err(r) => return Answer::refused(r, n.tick, n.tick),
             };
+            let writer = match frame::Writer::new(
+                &mut mj,
+                &self.selection,
+                configuration,
+                n.writer.published(),
+                n.tick,
+                Cause::MJB_FRAME_REPLACE,
+            ) {
+                Ok(w) => w,
+                Err(e) => {
+                    let r = engine_refusal(&e, "preparing frames for the new model");
+                    return Answer::refused(r, n.tick, n.tick);
+                }
+            };
             let old = std::mem::replace(&mut n.mj, mj);
+            self.frames.install(&writer);
+            n.writer = writer;
             let size = shape.layout.as_ref().map_or(0, |l| l.size);
             for v in [&mut n.pre, &mut n.readback, &mut n.state] {
                 v.clear();
@@ -887,7 +907,10 @@ impl Endpoint {
         if integration {
             Self::read_state(n)?;
         }
-        let numbers = n.state.len() + 2 * (public.qpos.len() + public.qvel.len());
+        let served = inputs::served(&n.mj);
+        let numbers = n.state.len()
+            + 2 * (public.qpos.len() + public.qvel.len())
+            + served.iter().map(|(_, v)| v.len()).sum::<usize>();
         let out = Self::out_buffer(n.last_world_bytes, numbers);
         let text = world::write_document(
             world::WorldParts {
@@ -897,6 +920,7 @@ impl Endpoint {
                 public: &public,
                 declared: self.fidelity.as_ref(),
                 state: integration.then_some(&n.state[..]),
+                inputs: &served,
             },
             out,
         )?;
@@ -947,6 +971,27 @@ impl Endpoint {
             )
         })
     }
+}
+
+/// Frame slots and scratch data for a new pair, and its first frame (open, adopt).
+fn first_frame(mj: &mut Mujoco, config: &Config) -> Result<frame::Writer, Refusal> {
+    crate::host::install();
+    frame::Writer::new(mj, &config.frame, 0, 0, 0, Cause::MJB_FRAME_OPEN)
+        .map_err(|e| engine_refusal(&e, "preparing frames"))
+}
+
+/// Inputs checked against `shape` are refused when the model was replaced since.
+fn replaced_refusal(n: &Native, shape: Option<&Arc<Shape>>) -> Option<Refusal> {
+    let shape = shape?;
+    (!Arc::ptr_eq(&n.shape, shape)).then(|| {
+        Refusal::rejected(
+            Reason::MJB_REASON_CONFIGURATION,
+            format!(
+                "the model was replaced (configuration {} -> {}) while the inputs waited; nothing was written",
+                shape.configuration, n.shape.configuration
+            ),
+        )
+    })
 }
 
 fn stop_refusal() -> Refusal {

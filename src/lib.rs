@@ -12,11 +12,16 @@
 //! - The world document and its JCS state hash cover the checkpoint ([`world`]).
 //! - MuJoCo is reached only through a small C shim with setjmp-guarded calls ([`native`]).
 //! - The C ABI lives in [`ffi`]: one panic boundary, checked handles, library-owned strings.
+//! - Hosts see the simulation through [`frame`]s (published under the lock, read without it,
+//!   never torn) and drive it through typed [`inputs`]; [`host`] loads plugins and logs.
 
 pub mod checkpoint;
 pub mod config;
 pub mod endpoint;
 pub mod ffi;
+pub mod frame;
+pub mod host;
+pub mod inputs;
 pub mod log;
 pub mod native;
 pub mod outcome;

@@ -98,6 +98,17 @@ pub enum mjb_reason {
     MJB_REASON_STATE_DOMAIN = 38,
     /// The tick would pass its maximum (u64); refused before any engine step.
     MJB_REASON_TICK_OVERFLOW = 39,
+    /// A world document's `state_hash` is not the hash of its `world` (edited or corrupted).
+    MJB_REASON_STATE_HASH = 40,
+    /// No object of that kind has that name.
+    MJB_REASON_UNKNOWN_NAME = 41,
+    /// The running engine lacks what the call needs (plugins before MuJoCo 2.3.1, equality
+    /// activation in mjData before 3.0).
+    MJB_REASON_UNSUPPORTED = 42,
+    /// MuJoCo could not load a plugin library; its message is in `mjb_last_error`.
+    MJB_REASON_PLUGIN_LOAD = 43,
+    /// The field is not in the endpoint's frame selection (config `"frame"`).
+    MJB_REASON_NOT_IN_FRAME = 44,
 }
 
 impl mjb_outcome {
@@ -182,6 +193,11 @@ reasons!(
     MJB_REASON_PANIC,
     MJB_REASON_STATE_DOMAIN,
     MJB_REASON_TICK_OVERFLOW,
+    MJB_REASON_STATE_HASH,
+    MJB_REASON_UNKNOWN_NAME,
+    MJB_REASON_UNSUPPORTED,
+    MJB_REASON_PLUGIN_LOAD,
+    MJB_REASON_NOT_IN_FRAME,
 );
 
 impl mjb_reason {

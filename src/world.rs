@@ -6,13 +6,22 @@
 //! SHA-256, reusing the printed numbers (see [`crate::checkpoint::write`]).
 
 use crate::checkpoint::json::Value;
+use crate::checkpoint::read::{Kind, Reader};
 use crate::checkpoint::write::{self, Canon, Piece, Writer};
-use crate::checkpoint::{self, Facts, Profile};
+use crate::checkpoint::{self, Buffers, Checkpoint, Facts, Profile};
 use crate::native::Public;
-use crate::outcome::Refusal;
+use crate::outcome::{Reason, Refusal};
 
-/// The fields a world write may carry, and the ones it must refuse as read-only.
-pub const WRITABLE_FIELDS: &[&str] = &["ctrl"];
+/// The fields a world write may carry (the inputs of [`crate::inputs`]), and the ones it must
+/// refuse as read-only.
+pub const WRITABLE_FIELDS: &[&str] = &[
+    "ctrl",
+    "qfrc_applied",
+    "xfrc_applied",
+    "mocap_pos",
+    "mocap_quat",
+    "eq_active",
+];
 pub const READ_ONLY_FIELDS: &[&str] = &[
     "name",
     "profile",
@@ -43,6 +52,9 @@ pub struct WorldParts<'a> {
     pub declared: Option<&'a Value>,
     /// The integration state vector (integration profile only).
     pub state: Option<&'a [f64]>,
+    /// The served inputs beside `ctrl` (`qfrc_applied`, `xfrc_applied`, `mocap_pos`,
+    /// `mocap_quat`, and `eq_active` where mjData has it), in that order.
+    pub inputs: &'a [(&'static str, Vec<f64>)],
 }
 
 /// `sha256:<hex>` of the JCS canonical form of a JSON value (given as its canonical text).
@@ -118,6 +130,9 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
             _ => printed.act = piece,
         }
     }
+    for (name, xs) in parts.inputs {
+        w.field(name, |w| w.numbers(xs));
+    }
     w.u64_field("seed", parts.facts.seed);
     w.field("determinism", |w| {
         w.begin_object();
@@ -142,4 +157,270 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
     w.text.push_str(&hash);
     w.text.push_str("\"}");
     Ok(w.into_text())
+}
+
+/// What `mjb_restore` takes: a checkpoint document, or a world document (what `mjb_snapshot`
+/// and `mjb_world_read` serve) whose `state_hash` must be the hash of its `world` and whose
+/// `native_checkpoint` is then validated exactly as a checkpoint (refusals inside it point
+/// below `/world/native_checkpoint`).
+///
+/// Memory stays within the documents' bound: objects may appear only where a world document
+/// has them, with their own keys (checked before hashing), and the hash streams the canonical
+/// form through SHA-256, revisiting each object's members in key order from their spans in
+/// the input.
+pub fn validate_restore(
+    bytes: &[u8],
+    f: &Facts,
+    bufs: &mut Buffers,
+) -> Result<Checkpoint, Refusal> {
+    if !first_key_is_world(bytes)? {
+        match checkpoint::validate(bytes, f, bufs) {
+            Ok(c) => return Ok(c),
+            // A world document whose members come in another order: only a refused
+            // checkpoint pays for looking.
+            Err(r) if !has_world_member(bytes) => return Err(r),
+            Err(_) => {}
+        }
+    }
+    // 1. The document: `world` (an object) and `state_hash` (a string), nothing else.
+    let mut r = Reader::new(bytes)?;
+    let mut unknown = None;
+    let mut world: Option<Result<&str, Refusal>> = None;
+    let mut stored: Option<Result<String, Refusal>> = None;
+    r.object(|r, key| {
+        match key {
+            "world" => {
+                world = Some(if r.kind()? == Kind::Object {
+                    Ok(r.raw()?)
+                } else {
+                    let bad =
+                        Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected an object")
+                            .at(r.pointer());
+                    r.skip()?;
+                    Err(bad)
+                })
+            }
+            "state_hash" => {
+                stored = Some(if r.kind()? == Kind::String {
+                    Ok(r.string()?)
+                } else {
+                    let bad = Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected a string")
+                        .at(r.pointer());
+                    r.skip()?;
+                    Err(bad)
+                })
+            }
+            _ => checkpoint::unknown_field(r, key, &mut unknown)?,
+        }
+        Ok(())
+    })?;
+    r.finish()?;
+    if let Some(u) = unknown {
+        return Err(u);
+    }
+    let world = world.ok_or_else(|| checkpoint::missing("", "world"))??;
+    let stored = stored.ok_or_else(|| checkpoint::missing("", "state_hash"))??;
+    // 2. The world's shape: objects only where a world document has them, with their own
+    //    keys (so that hashing keeps a handful of members per object, whatever the input).
+    let under_world = |mut e: Refusal| {
+        e.pointer = Some(format!("/world{}", e.pointer.as_deref().unwrap_or("")));
+        e
+    };
+    let mut r = Reader::new(world.as_bytes()).map_err(under_world)?;
+    if let Some(bad) = check_shape(&mut r, Shape::World, f).map_err(under_world)? {
+        return Err(under_world(bad));
+    }
+    // 3. The hash, recomputed over the JCS form of `world` as received.
+    let recomputed = canonical_hash(world).map_err(under_world)?;
+    if stored != recomputed {
+        return Err(Refusal::rejected(
+            Reason::MJB_REASON_STATE_HASH,
+            format!(
+                "state_hash {stored:?} is not the hash of this world ({recomputed}): the document was edited or corrupted"
+            ),
+        )
+        .at("/state_hash"));
+    }
+    // 4. The checkpoint inside, read exactly as a checkpoint.
+    let mut r = Reader::new(world.as_bytes()).map_err(under_world)?;
+    let mut found = None;
+    r.object(|r, key| match key {
+        "native_checkpoint" => {
+            found = Some(checkpoint::read_embedded(r, f, bufs)?);
+            Ok(())
+        }
+        _ => r.skip(),
+    })
+    .map_err(under_world)?;
+    match found {
+        Some(c) => c.map_err(under_world),
+        None => Err(checkpoint::missing("/world", "native_checkpoint")),
+    }
+}
+
+/// Where a value sits in a world document, for [`check_shape`].
+#[derive(Clone, Copy)]
+enum Shape {
+    World,
+    Determinism,
+    Declared,
+    Checkpoint,
+    Descriptor,
+    /// Numbers, strings, booleans, null, and arrays of those: no object.
+    Leaf,
+}
+
+/// Check that objects appear only where a world document has them, each with its own keys.
+/// The outer error is a parse error; the inner one the first refusal.
+fn check_shape(r: &mut Reader, at: Shape, f: &Facts) -> Result<Option<Refusal>, Refusal> {
+    let keys: &[&str] = match at {
+        Shape::World => &[],
+        Shape::Determinism => &["derived", "declared"],
+        Shape::Declared => &["claim", "scope", "evidence"],
+        Shape::Checkpoint => f.profile.fields(),
+        Shape::Descriptor => checkpoint::DESCRIPTOR_FIELDS,
+        Shape::Leaf => &[],
+    };
+    match r.kind()? {
+        Kind::Object if !matches!(at, Shape::Leaf) => {
+            let mut bad = None;
+            r.object(|r, key| {
+                let known = match at {
+                    Shape::World => {
+                        READ_ONLY_FIELDS.contains(&key) || WRITABLE_FIELDS.contains(&key)
+                    }
+                    _ => keys.contains(&key),
+                };
+                if !known {
+                    return checkpoint::unknown_field(r, key, &mut bad);
+                }
+                let inner = match (at, key) {
+                    (Shape::World, "determinism") => Shape::Determinism,
+                    (Shape::World, "native_checkpoint") => Shape::Checkpoint,
+                    (Shape::Determinism, "declared") => Shape::Declared,
+                    (Shape::Checkpoint, "descriptor") => Shape::Descriptor,
+                    _ => Shape::Leaf,
+                };
+                if let Some(b) = check_shape(r, inner, f)? {
+                    bad.get_or_insert(b);
+                }
+                Ok(())
+            })?;
+            Ok(bad)
+        }
+        Kind::Object => {
+            let bad = Refusal::rejected(
+                Reason::MJB_REASON_WRONG_TYPE,
+                "a world document has no object here",
+            )
+            .at(r.pointer());
+            r.skip()?;
+            Ok(Some(bad))
+        }
+        Kind::Array => {
+            let mut bad = None;
+            r.array(|r, _| {
+                if r.at_number() {
+                    return r.number().map(drop);
+                }
+                if let Some(b) = check_shape(r, Shape::Leaf, f)? {
+                    bad.get_or_insert(b);
+                }
+                Ok(())
+            })?;
+            Ok(bad)
+        }
+        _ => r.skip().map(|()| None),
+    }
+}
+
+/// `sha256:<hex>` of the JCS canonical form of one validated JSON value, streamed.
+fn canonical_hash(value: &str) -> Result<String, Refusal> {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    let mut buf = String::new();
+    feed_canonical(&mut h, value, &mut buf)?;
+    let mut s = String::from("sha256:");
+    for b in h.finalize() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    Ok(s)
+}
+
+fn feed_canonical(h: &mut sha2::Sha256, value: &str, buf: &mut String) -> Result<(), Refusal> {
+    use sha2::Digest;
+    let mut r = Reader::for_value(value);
+    match r.kind()? {
+        Kind::Object => {
+            let mut members: Vec<(String, &str)> = Vec::new();
+            r.object(|r, key| {
+                members.push((key.to_owned(), r.raw()?));
+                Ok(())
+            })?;
+            members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            h.update(b"{");
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    h.update(b",");
+                }
+                buf.clear();
+                crate::checkpoint::json::write_str(k, buf);
+                buf.push(':');
+                h.update(buf.as_bytes());
+                feed_canonical(h, v, buf)?;
+            }
+            h.update(b"}");
+        }
+        Kind::Array => {
+            h.update(b"[");
+            r.array(|r, i| {
+                if i > 0 {
+                    h.update(b",");
+                }
+                if r.at_number() {
+                    buf.clear();
+                    crate::checkpoint::json::write_f64(r.number()?.value, buf, true);
+                    h.update(buf.as_bytes());
+                    Ok(())
+                } else {
+                    let v = r.raw()?;
+                    feed_canonical(h, v, buf)
+                }
+            })?;
+            h.update(b"]");
+        }
+        _ => {
+            buf.clear();
+            r.canonical(buf)?;
+            h.update(buf.as_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// A world document's members are `world` and `state_hash`; a checkpoint's never are. Only the
+/// first key is looked at, so telling the two apart costs no pass over a checkpoint.
+fn first_key_is_world(bytes: &[u8]) -> Result<bool, Refusal> {
+    let mut r = Reader::new(bytes)?;
+    let mut first = None;
+    let stop = Refusal::rejected(Reason::MJB_REASON_NONE, "first key seen");
+    let _ = r.object(|_, key| {
+        first = Some(matches!(key, "world" | "state_hash"));
+        Err(stop.clone())
+    });
+    Ok(first.unwrap_or(false))
+}
+
+/// Whether the top level has a `world` member (a full pass; false when the document does not
+/// even parse).
+fn has_world_member(bytes: &[u8]) -> bool {
+    let Ok(mut r) = Reader::new(bytes) else {
+        return false;
+    };
+    let mut world = false;
+    let read = r.object(|r, key| {
+        world |= key == "world";
+        r.skip()
+    });
+    read.is_ok() && world
 }

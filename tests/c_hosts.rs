@@ -246,3 +246,50 @@ fn open_step_restore_refuse_stop_free_cycles_under_valgrind_memcheck() {
         &[&model_path("contact_act.xml"), "12"],
     );
 }
+
+#[test]
+fn c_host_uses_the_host_surface_with_typed_constants() {
+    let h = Host {
+        std: "c11",
+        source: "tests/c/host_surface.c",
+        ..C99
+    };
+    host("host_surface", h, &["host.xml"]);
+}
+
+/// The README's 500 Hz example: a control thread (write + step under one admission), a
+/// publisher reading frames without the lock, a service thread that stops, confirms, restores
+/// and resets. Paced at 500 Hz, and once more at full speed under the sanitizers.
+#[test]
+fn the_500_hz_host_loop_example_runs() {
+    let Some(cc) = tool("CC", "cc") else {
+        return;
+    };
+    for (name, extra, args, env) in [
+        ("host_loop", vec![], vec!["500"], vec![]),
+        (
+            "host_loop_asan",
+            SANITIZE.to_vec(),
+            vec!["400", "--fast"],
+            SANITIZE_ENV.to_vec(),
+        ),
+    ] {
+        let mut flags = vec!["-pthread".to_owned()];
+        flags.extend(extra.iter().map(|s| s.to_string()));
+        let exe = build(
+            Build {
+                compiler: &cc,
+                std: "c11",
+                sources: vec![root().join("examples/host_loop.c")],
+                with_mujoco: false,
+                extra: flags,
+            },
+            name,
+        );
+        let model = model_path("host.xml");
+        let mut a = vec![model.as_str()];
+        a.extend(args);
+        let out = run(&exe, &a, &env);
+        assert!(out.contains("host_loop: all checks passed"), "{out}");
+    }
+}

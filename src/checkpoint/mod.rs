@@ -154,7 +154,7 @@ const BASIC_FIELDS: &[&str] = &[
     "ctrl",
     "act",
 ];
-const DESCRIPTOR_FIELDS: &[&str] = &[
+pub(crate) const DESCRIPTOR_FIELDS: &[&str] = &[
     "nq",
     "nv",
     "na",

@@ -157,6 +157,21 @@ impl<'a> Reader<'a> {
         Ok(r)
     }
 
+    /// A reader over one value of any kind that an earlier read validated and returned with
+    /// [`raw`](Self::raw) (to revisit it, as the world document's state hash does to emit an
+    /// object's members in key order).
+    pub fn for_value(text: &'a str) -> Self {
+        Reader {
+            s: text,
+            b: text.as_bytes(),
+            i: 0,
+            path: Vec::new(),
+            keys: Vec::new(),
+            opened: Vec::new(),
+            object_depths: Vec::new(),
+        }
+    }
+
     /// After the top-level value: only whitespace may follow.
     pub fn finish(mut self) -> Result<(), Refusal> {
         self.ws();

@@ -147,18 +147,31 @@ pub fn last_error() -> Option<Refusal> {
 }
 
 /// Run an export's body: a panic becomes `MJB_PANIC`, a refusal is recorded for
-/// `mjb_last_error` and its outcome returned.
+/// `mjb_last_error` and its outcome returned. The thread's last error describes this call
+/// only: it is cleared on entry, so a success leaves `{}`. Log events the call queued are
+/// delivered to the host's callback on the way out, outside every lock.
 pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> Outcome {
-    let _inside = crate::panics::enter();
-    let r = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(crate::panics::refusal(p)));
-    match r {
+    LAST_ERROR.with(|e| e.borrow_mut().take());
+    let r = {
+        let _inside = crate::panics::enter();
+        catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(crate::panics::refusal(p)))
+    };
+    let o = match r {
         Ok(o) => o,
         Err(refusal) => {
+            crate::host::event_for(&refusal);
             let o = refusal.outcome;
             set_last_error(refusal);
             o
         }
+    };
+    if crate::host::pending() {
+        // The callback may call the bridge; this call's last error must survive that.
+        let kept = last_error();
+        let _ = catch_unwind(crate::host::flush);
+        LAST_ERROR.with(|e| *e.borrow_mut() = kept);
     }
+    o
 }
 
 /// Run `f` on a live endpoint; a panic inside fences it.

@@ -8,9 +8,11 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod boundary;
+mod host;
 mod string;
 
 pub use boundary::mjb_endpoint;
+pub use host::*;
 pub use string::mjb_string;
 
 use crate::endpoint::{Answer, Endpoint, Report};
@@ -29,7 +31,9 @@ pub type mjModel_ = MjModel;
 pub type mjData_ = MjData;
 
 /// `timeout_ms` value that waits for the native lock without a deadline.
-pub const MJB_WAIT_FOREVER: u32 = 4294967295;
+// The cast is what makes cbindgen print `(uint32_t)UINT32_MAX`: a uint32_t in C too.
+#[allow(clippy::unnecessary_cast)]
+pub const MJB_WAIT_FOREVER: u32 = u32::MAX as u32;
 /// At most this many values in a checkpoint's `values`.
 pub const MJB_MAX_CHECKPOINT_VALUES: usize = 32768;
 /// Input documents over this many bytes are refused before parsing.
@@ -134,6 +138,7 @@ unsafe fn answer(a: Answer, report: *mut mjb_report) -> Result<Outcome, Refusal>
         if d.outcome != Outcome::MJB_OK {
             return Err(d);
         }
+        crate::host::event_for(&d);
         boundary::set_last_error(d);
     }
     Ok(a.report.outcome)
@@ -335,7 +340,9 @@ pub unsafe extern "C" fn mjb_set_ctrl(
     mutation(ep, report, |e| e.set_ctrl(values, timeout_ms))
 }
 
-/// Apply a partial world document `{"world": {"ctrl": [...]}}` (borrowed for the call).
+/// Apply a partial world document `{"world": {...}}` (borrowed for the call) carrying any of
+/// the inputs, whole arrays: `ctrl`, `qfrc_applied`, `xfrc_applied`, `mocap_pos`,
+/// `mocap_quat`, `eq_active` (0 or 1; MuJoCo >= 3.0). Publishes a frame.
 ///
 /// Only writable fields are accepted; `native_checkpoint`, `tick`, `time`, `qpos`, `qvel` (and
 /// the other served fields) are refused with `MJB_REASON_READ_ONLY_FIELD` and the JSON
@@ -418,12 +425,18 @@ pub unsafe extern "C" fn mjb_endpoint_replace_model(
     }
 }
 
-/// Restore a checkpoint document (borrowed for the call) and its tick.
+/// Restore a checkpoint document, or a world document as `mjb_snapshot` / `mjb_world_read`
+/// serve it (borrowed for the call), and its tick.
+///
+/// A world document's `state_hash` is recomputed (SHA-256 of the JCS form of `world`) and must
+/// match, else `MJB_REJECTED` with `MJB_REASON_STATE_HASH`; its `native_checkpoint` is then
+/// validated and restored exactly as a checkpoint (pointers below `/world/native_checkpoint`).
 ///
 /// Every byte is validated in Rust before the lock is taken; a bad document is `MJB_REJECTED`
 /// with the reason and JSON pointer in `mjb_last_error`, and nothing changes. Then, under the
 /// native lock: fence check, descriptor re-check, pre-restore image, guarded `mj_setState`,
-/// bitwise readback, tick. Never calls `mj_forward`. A failed setter or readback is rolled
+/// bitwise readback, tick, a frame (poses by kinematics on a scratch copy, sensors marked
+/// stale). Never calls `mj_forward` on the owned data. A failed setter or readback is rolled
 /// back (`MJB_ROLLED_BACK`) or, when that cannot be proven, `MJB_UNKNOWN` and the endpoint is
 /// fenced. Admitted while stopped; the endpoint stays stopped. `report`: nullable.
 /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
@@ -538,13 +551,15 @@ pub extern "C" fn mjb_string_free(s: *mut mjb_string) -> mjb_outcome {
     })
 }
 
-/// Describe this thread's last call that did not simply succeed, as a JSON object
-/// `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901 JSON pointer or null).
+/// Describe this thread's most recent call (every function returning an `mjb_outcome` but this
+/// one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901
+/// JSON pointer or null): its refusal, or the reason an `MJB_OK` came with (a step halted at a
+/// stop, an engine reset), or `{}` after a plain success.
 ///
 /// `needed` (nullable) receives the size including the NUL. When `buf` is not NULL and `cap`
 /// is at least that, the text is copied and `MJB_OK` returned; otherwise nothing is copied and
 /// `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) is returned. With no error recorded the text is
-/// `{}`. Does not change the recorded error.
+/// `{}`. Does not change the recorded error. Takes no lock.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_last_error(
     buf: *mut c_char,

@@ -7,6 +7,8 @@
 /// cbindgen:ignore
 mod shim;
 
+pub mod fields;
+
 use shim::*;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
@@ -175,6 +177,11 @@ pub struct Dims {
     pub nuserdata: i64,
     pub npluginstate: i64,
     pub timestep: f64,
+    pub njnt: i64,
+    pub ngeom: i64,
+    pub nsite: i64,
+    pub nsensor: i64,
+    pub nsensordata: i64,
 }
 
 impl Dims {
@@ -338,6 +345,10 @@ pub struct Mujoco {
     /// asked of the engine once (get/set check buffer lengths on every call, on the step path).
     state_sizes: std::cell::RefCell<Vec<(u32, usize)>>,
     faults: Faults,
+    /// Where the host-surface fields of the owned data are.
+    table: fields::FieldTable,
+    /// A second data for kinematics after a restore, allocated when first prepared.
+    scratch: Option<fields::Scratch>,
 }
 
 // SAFETY: the pair is only ever touched through `&mut self` or `&self` under the endpoint's
@@ -346,6 +357,7 @@ unsafe impl Send for Mujoco {}
 
 impl Drop for Mujoco {
     fn drop(&mut self) {
+        self.scratch = None;
         // SAFETY: we own both pointers and nothing else refers to them after drop.
         unsafe { mjb_shim_delete(self.m.as_ptr(), self.d.as_ptr()) };
     }
@@ -391,6 +403,13 @@ impl Mujoco {
         Self::from_parts(m, d)
     }
 
+    /// Give an adopted pair back to the host untouched (a refused adopt): nothing is freed but
+    /// what the bridge allocated itself.
+    pub fn give_back(mut self) {
+        self.scratch = None;
+        std::mem::forget(self);
+    }
+
     fn from_parts(m: NonNull<MjModel>, d: NonNull<MjData>) -> Mujoco {
         let mut raw = ShimDims::default();
         // SAFETY: valid model.
@@ -406,6 +425,11 @@ impl Mujoco {
             nuserdata: raw.nuserdata,
             npluginstate: raw.npluginstate,
             timestep: raw.timestep,
+            njnt: raw.njnt,
+            ngeom: raw.ngeom,
+            nsite: raw.nsite,
+            nsensor: raw.nsensor,
+            nsensordata: raw.nsensordata,
         };
         Mujoco {
             m,
@@ -413,6 +437,9 @@ impl Mujoco {
             dims,
             state_sizes: Default::default(),
             faults: Faults::default(),
+            // SAFETY: a live pair.
+            table: unsafe { fields::FieldTable::of(m.as_ptr(), d.as_ptr()) },
+            scratch: None,
         }
     }
 
@@ -658,6 +685,12 @@ impl Mujoco {
         self.after_write()
     }
 
+    /// `mjData.time`.
+    pub fn time(&self) -> f64 {
+        // SAFETY: a field of live data.
+        unsafe { *self.fields().time }
+    }
+
     /// Write `ctrl` (the caller checked the length and finiteness).
     pub fn write_ctrl(&mut self, ctrl: &[f64]) {
         let f = self.fields();
@@ -707,4 +740,35 @@ fn nudged(state: &[f64]) -> Vec<f64> {
     let mut v = state.to_vec();
     v[0] = next_up(v[0]);
     v
+}
+
+/// Guarded `mj_loadPluginLibrary`: how many plugins the library registered.
+pub fn load_plugin_library(path: &CStr) -> Result<usize, NativeError> {
+    let mut msg = msg_buf();
+    let mut n: c_int = 0;
+    // SAFETY: a C string and an out-pointer; the shim guards the call.
+    let code = unsafe { mjb_shim_plugin_load(path.as_ptr(), &mut n, msg.as_mut_ptr()) };
+    status(code, &msg)?;
+    Ok(n.max(0) as usize)
+}
+
+/// Guarded `mj_loadAllPluginLibraries`: (libraries that registered plugins, plugins).
+pub fn load_plugin_dir(dir: &CStr) -> Result<(usize, usize), NativeError> {
+    let mut msg = msg_buf();
+    let (mut libs, mut n): (c_int, c_int) = (0, 0);
+    // SAFETY: as above.
+    let code =
+        unsafe { mjb_shim_plugin_load_dir(dir.as_ptr(), &mut libs, &mut n, msg.as_mut_ptr()) };
+    status(code, &msg)?;
+    Ok((libs.max(0) as usize, n.max(0) as usize))
+}
+
+/// Where MuJoCo's warnings raised inside the bridge's guarded calls go (see the shim).
+pub fn set_log_sink(sink: unsafe extern "C" fn(c_int, *const c_char)) {
+    // SAFETY: a plain atomic store of a function pointer in the shim; routing is installed so
+    // that warnings reach it.
+    unsafe {
+        mjb_shim_set_log_sink(Some(sink));
+        mjb_shim_install_error_handler();
+    }
 }

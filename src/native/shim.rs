@@ -41,6 +41,11 @@ pub struct ShimDims {
     pub nuserdata: i64,
     pub npluginstate: i64,
     pub timestep: f64,
+    pub njnt: i64,
+    pub ngeom: i64,
+    pub nsite: i64,
+    pub nsensor: i64,
+    pub nsensordata: i64,
 }
 
 #[repr(C)]
@@ -118,4 +123,43 @@ extern "C" {
     pub fn mjb_shim_dims_of(m: *const MjModel, out: *mut ShimDims);
     pub fn mjb_shim_fields_of(d: *mut MjData, out: *mut ShimFields);
     pub fn mjb_shim_warnings_of(d: *const MjData, out: *mut ShimWarnings);
+
+    pub fn mjb_shim_field(
+        m: *const MjModel,
+        d: *mut MjData,
+        i: c_int,
+        name: *mut *const c_char,
+        ptr: *mut *mut f64,
+        len: *mut i64,
+    ) -> c_int;
+    pub fn mjb_shim_eq_active(d: *mut MjData) -> *mut u8;
+    pub fn mjb_shim_kinematics(
+        m: *const MjModel,
+        src: *const MjData,
+        scratch: *mut MjData,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_name(m: *const MjModel, kind: c_int, id: c_int) -> *const c_char;
+    pub fn mjb_shim_body_mocapid(m: *const MjModel, body: c_int) -> c_int;
+    pub fn mjb_shim_sensor_slice(m: *const MjModel, i: c_int, adr: *mut i64, dim: *mut i64);
+    pub fn mjb_shim_joint_slice(
+        m: *const MjModel,
+        j: c_int,
+        qposadr: *mut i64,
+        nq: *mut i64,
+        dofadr: *mut i64,
+        nv: *mut i64,
+    );
+    pub fn mjb_shim_plugin_load(
+        path: *const c_char,
+        plugins: *mut c_int,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_plugin_load_dir(
+        dir: *const c_char,
+        libraries: *mut c_int,
+        plugins: *mut c_int,
+        msg: *mut c_char,
+    ) -> c_int;
+    pub fn mjb_shim_set_log_sink(sink: Option<unsafe extern "C" fn(c_int, *const c_char)>);
 }

@@ -20,6 +20,14 @@ static void host_handler(const char* msg) {
   longjmp(host_env, 1);
 }
 
+/* The host's own warning handler: warnings outside the bridge's calls still reach it. */
+static int host_warnings = 0;
+static char host_warning_msg[1024];
+static void host_warning(const char* msg) {
+  host_warnings++;
+  snprintf(host_warning_msg, sizeof host_warning_msg, "%s", msg);
+}
+
 /* Raise an engine error from host code, outside any bridge call. */
 static int host_raises(const char* text) {
   host_msg[0] = '\0';
@@ -64,6 +72,20 @@ int main(int argc, char** argv) {
   CHECK(host_calls == 2);
   CHECK(strstr(host_msg, "second:") == host_msg);
   step_ok(ep);
+
+  /* 3. Warnings: the bridge routes those raised inside its calls to its log callback; the
+   *    host's warning handler keeps serving its own. */
+  mju_user_warning = host_warning;
+  step_ok(ep);
+#if mjVERSION_HEADER < 233
+  mju_warning("host warning");
+#else
+  mju_warning("%s", "host warning");
+#endif
+  CHECK(host_warnings == 1);
+  CHECK(strstr(host_warning_msg, "host warning") != NULL);
+  step_ok(ep);
+  mju_user_warning = NULL;
 
   CHECK_OUTCOME(mjb_endpoint_free(ep), MJB_OK);
   printf("host handler saw: %s\n", host_msg);

@@ -223,3 +223,133 @@ pub fn spawn_step(ep: &Ep, n: u32) -> std::thread::JoinHandle<(Outcome, mjb_repo
         (o, r)
     })
 }
+
+// ---- host surface -------------------------------------------------------------------------
+
+pub use mjbridge::native::fields::Field;
+
+/// The values of the requested fields and the frame's info.
+pub type Frame = (Vec<Vec<f64>>, mjb_frame_info);
+
+impl Ep {
+    pub fn dims(&self) -> mjb_model_dims {
+        let mut d = mjb_model_dims::default();
+        assert_eq!(unsafe { mjb_dims(self.0, &mut d) }, Outcome::MJB_OK);
+        d
+    }
+
+    pub fn field_len(&self, f: Field) -> usize {
+        let mut n = 0usize;
+        let o = unsafe { mjb_frame_field_len(self.0, f as i32, &mut n) };
+        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        n
+    }
+
+    /// Several fields of one frame, in one read.
+    pub fn try_frame(&self, fields: &[Field]) -> Result<Frame, (Outcome, serde_json::Value)> {
+        let mut bufs: Vec<Vec<f64>> = fields
+            .iter()
+            .map(|f| vec![0.0; self.field_len(*f)])
+            .collect();
+        let mut reqs: Vec<mjb_frame_request> = fields
+            .iter()
+            .zip(bufs.iter_mut())
+            .map(|(f, b)| mjb_frame_request {
+                field: *f as i32,
+                buf: b.as_mut_ptr(),
+                cap: b.len(),
+                written: usize::MAX,
+            })
+            .collect();
+        let mut info = mjb_frame_info::default();
+        let o = unsafe { mjb_frame_read_many(self.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
+        if o != Outcome::MJB_OK {
+            return Err((o, last_error()));
+        }
+        for (r, b) in reqs.iter().zip(&bufs) {
+            assert_eq!(r.written, b.len());
+        }
+        Ok((bufs, info))
+    }
+
+    pub fn frame(&self, fields: &[Field]) -> Frame {
+        self.try_frame(fields)
+            .unwrap_or_else(|e| panic!("frame read refused: {e:?}"))
+    }
+
+    pub fn frame_info(&self) -> mjb_frame_info {
+        self.frame(&[]).1
+    }
+
+    /// One typed input write.
+    pub fn input(&self, f: Field, id: i32, values: &[f64]) -> (Outcome, mjb_report) {
+        let mut r = mjb_report::default();
+        let o = unsafe {
+            mjb_input_write(
+                self.0,
+                f as i32,
+                id,
+                values.as_ptr(),
+                values.len(),
+                WAIT_FOREVER,
+                &mut r,
+            )
+        };
+        assert_eq!(r.outcome, o as i32);
+        (o, r)
+    }
+
+    pub fn input_ok(&self, f: Field, id: i32, values: &[f64]) {
+        let (o, _) = self.input(f, id, values);
+        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+    }
+
+    /// Inputs then `nstep` steps in one call.
+    pub fn write_step(&self, inputs: &[(Field, i32, &[f64])], nstep: u32) -> (Outcome, mjb_report) {
+        let raw: Vec<mjb_input> = inputs
+            .iter()
+            .map(|(f, id, v)| mjb_input {
+                field: *f as i32,
+                id: *id,
+                values: v.as_ptr(),
+                n: v.len(),
+            })
+            .collect();
+        let mut r = mjb_report::default();
+        let o =
+            unsafe { mjb_write_step(self.0, raw.as_ptr(), raw.len(), nstep, WAIT_FOREVER, &mut r) };
+        assert_eq!(r.outcome, o as i32);
+        (o, r)
+    }
+
+    /// The owned data's complete integration state (engines with the state API).
+    pub fn state_vector(&self) -> Option<Vec<f64>> {
+        with_endpoint(self, |e| {
+            let shape = e.shape();
+            let layout = shape.layout.as_ref()?;
+            e.with_native(WAIT_FOREVER, |mj, _| {
+                let mut v = vec![0.0; layout.size];
+                mj.get_state(layout.sig, &mut v).unwrap();
+                v
+            })
+            .ok()
+        })
+    }
+
+    /// A field of the owned data, read under the lock.
+    pub fn owned_field(&self, f: Field) -> Vec<f64> {
+        with_endpoint(self, |e| {
+            e.with_native(WAIT_FOREVER, |mj, _| mj.field(f).to_vec())
+                .unwrap()
+        })
+    }
+}
+
+/// Open a test model file with a frame selection (`["qpos", ...]` JSON) and extra fields.
+pub fn open_frames(file: &str, frame: &str, extra: &str) -> Ep {
+    let sep = if extra.is_empty() { "" } else { "," };
+    open(&format!(
+        "{{\"model\":{{\"xml_path\":{}}},\"frame\":{frame}{sep}{extra}}}",
+        js(&model_path(file))
+    ))
+}

@@ -57,10 +57,70 @@ int main(int argc, char** argv) {
   CHECK(moved.safety_reset() == MJB_OK);
   CHECK(!moved.safety().stopped);
 
+  // Host surface: facts, names, typed inputs, the combined write+step, frames, logging.
+  {
+    std::vector<std::pair<int, std::string>> log;
+    mjb::set_log_callback(
+        [&log](mjb_log_level l, std::string_view m) { log.emplace_back(l, std::string(m)); },
+        MJB_LOG_INFO);
+    mjb_model_dims d = moved.dims();
+    CHECK(d.nu == 2 && d.nmocap == 1 && d.nbody == 7);
+    CHECK(moved.name_to_id(MJB_OBJ_BODY, "ball") == std::optional<int32_t>(2));
+    CHECK(!moved.name_to_id(MJB_OBJ_BODY, "nobody").has_value());
+    CHECK(moved.id_to_name(MJB_OBJ_ACTUATOR, 1) == "servo");
+    CHECK(moved.id_to_name(MJB_OBJ_BODY, 0) == "world");
+    CHECK(moved.joint_slice(0).qpos_len == 7);
+    bool threw = false;
+    try {
+      (void)moved.sensor_slice(0);
+    } catch (const mjb::Error& e) {
+      threw = e.outcome() == MJB_REJECTED;
+    }
+    CHECK(threw);  // this model has no sensors
+    CHECK(moved.input(MJB_FIELD_MOCAP_POS, 0, {0.4, 0.0, 0.8}).ok());
+    mjb::Result bad = moved.input(MJB_FIELD_XFRC_APPLIED, 99, {0, 0, 0, 0, 0, 0});
+    CHECK(bad.outcome() == MJB_REJECTED && bad.reason() == MJB_REASON_OUT_OF_RANGE);
+    CHECK(!log.empty() && log.back().second.find("refused") != std::string::npos);
+    mjb::Result ws = moved.ctrl_step({0.3, 0.1}, 4);
+    CHECK(ws.ok() && ws.report.tick_after == ws.report.tick_before + 4);
+    mjb_input ins[1] = {{MJB_FIELD_CTRL, 0, nullptr, 1}};
+    double one = 0.5;
+    ins[0].values = &one;
+    CHECK(moved.write_step({ins[0]}, 1).ok());
+    std::vector<double> qpos, ctrl, mocap;
+    mjb_frame_info info = moved.frame({{MJB_FIELD_QPOS, &qpos}, {MJB_FIELD_CTRL, &ctrl}});
+    CHECK(info.cause == MJB_FRAME_STEP && qpos.size() == size_t(d.nq) && ctrl[0] == 0.5);
+    info = moved.frame(MJB_FIELD_MOCAP_POS, mocap);
+    CHECK(mocap.size() == 3 && mocap[2] == 0.8);
+    CHECK(moved.frame_field_len(MJB_FIELD_XQUAT) == size_t(4 * d.nbody));
+    CHECK(mjb::field_name(MJB_FIELD_SENSORDATA) == "sensordata");
+    // A snapshot is a restore point.
+    std::string snap = moved.snapshot();
+    CHECK(moved.step(3).ok());
+    CHECK(moved.restore(snap).ok());
+    CHECK(moved.snapshot() == snap);
+    mjb::set_log_callback(nullptr);
+    threw = false;
+    try {
+      mjb::plugin_load("/no/such/plugin.so");
+    } catch (const mjb::Error& e) {
+      threw = e.detail().find("MJB_REASON_PLUGIN_LOAD") != std::string::npos ||
+              e.detail().find("MJB_REASON_UNSUPPORTED") != std::string::npos;
+    }
+    CHECK(threw);
+    threw = false;
+    try {
+      mjb::plugin_load_dir("/no/such/dir");
+    } catch (const mjb::Error& e) {
+      threw = e.outcome() == MJB_REJECTED;
+    }
+    CHECK(threw);
+  }
+
   // A model that does not compile: open throws with MuJoCo's message.
   bool threw = false;
   try {
-    mjb::Endpoint bad = mjb::Endpoint::open(config(argv[2]));
+    mjb::Endpoint bad_model = mjb::Endpoint::open(config(argv[2]));
   } catch (const mjb::Error& e) {
     threw = e.outcome() == MJB_REJECTED && e.detail().find("MJB_REASON_MODEL_LOAD") != std::string::npos;
   }

@@ -1,0 +1,260 @@
+//! Process-wide plumbing for hosts that never link MuJoCo themselves: plugin libraries and the
+//! log callback.
+//!
+//! Logging: MuJoCo's warnings raised inside the bridge's guarded calls (the shim hands them to
+//! [`engine_sink`]) and the bridge's own notable events ([`event`]: fence, rollback, engine
+//! reset, refused documents) are queued on the thread that made the call and delivered to the
+//! host's callback when that call returns ([`flush`]), outside every lock. So the callback
+//! runs on the calling thread, never inside MuJoCo, never under the native lock; it may call
+//! the bridge. Without a callback nothing is kept, printed or written (MuJoCo's default handler,
+//! which writes `MUJOCO_LOG.TXT` in the working directory, never sees these warnings).
+
+use crate::outcome::{Outcome, Reason, Refusal};
+use parking_lot::RwLock;
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_void, CStr, CString};
+use std::os::raw::{c_char, c_int};
+use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
+
+/// Severity of a log message (the same values as MuJoCo's `mjtLogLevel`). Values are part of
+/// the ABI: never renumber.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[allow(non_camel_case_types)]
+pub enum mjb_log_level {
+    MJB_LOG_DEBUG = 0,
+    MJB_LOG_INFO = 1,
+    MJB_LOG_WARNING = 2,
+    MJB_LOG_ERROR = 3,
+}
+
+pub use mjb_log_level as Level;
+
+#[allow(non_upper_case_globals)]
+impl Level {
+    pub const Info: Level = Level::MJB_LOG_INFO;
+    pub const Warning: Level = Level::MJB_LOG_WARNING;
+    pub const Error: Level = Level::MJB_LOG_ERROR;
+
+    fn from_c(v: c_int) -> Level {
+        match v {
+            i32::MIN..=0 => Level::MJB_LOG_DEBUG,
+            1 => Level::MJB_LOG_INFO,
+            2 => Level::MJB_LOG_WARNING,
+            _ => Level::MJB_LOG_ERROR,
+        }
+    }
+}
+
+/// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
+/// NUL-terminated UTF-8 message valid during the call only.
+#[allow(non_camel_case_types)]
+pub type mjb_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
+
+struct Sink {
+    f: unsafe extern "C" fn(*mut c_void, i32, *const c_char),
+    user: usize,
+}
+
+static SINK: RwLock<Option<Sink>> = RwLock::new(None);
+/// Lowest level the callback wants; above every level when there is no callback, so queuing
+/// costs one relaxed load when nobody listens.
+static MIN_LEVEL: AtomicI32 = AtomicI32::new(i32::MAX);
+
+thread_local! {
+    static PENDING: RefCell<Vec<(Level, String)>> = const { RefCell::new(Vec::new()) };
+    static DELIVERING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Queue a message for this thread's callback delivery.
+pub fn event(level: Level, message: impl Into<String>) {
+    if (level as i32) < MIN_LEVEL.load(Relaxed) {
+        return;
+    }
+    let message = message.into();
+    // try_borrow: this may run inside a panic hook; never panic again.
+    PENDING.with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            p.push((level, message));
+        }
+    });
+}
+
+/// MuJoCo warnings raised inside a guarded call, from the shim (on the raising thread, inside
+/// MuJoCo): queue only, never unwind.
+unsafe extern "C" fn engine_sink(level: c_int, text: *const c_char) {
+    let _ = std::panic::catch_unwind(|| {
+        let level = Level::from_c(level);
+        if (level as i32) < MIN_LEVEL.load(Relaxed) || text.is_null() {
+            return;
+        }
+        // SAFETY: the shim passes a NUL-terminated message valid for this call.
+        let text = unsafe { CStr::from_ptr(text) }.to_string_lossy();
+        event(level, format!("MuJoCo: {}", text.trim_end()));
+    });
+}
+
+/// Route MuJoCo's in-call warnings to the queue (once per process, before the first guarded
+/// call that could warn).
+pub fn install() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| crate::native::set_log_sink(engine_sink));
+}
+
+/// Whether this thread has messages waiting.
+pub fn pending() -> bool {
+    PENDING.with(|p| !p.borrow().is_empty())
+}
+
+/// Deliver this thread's queued messages to the callback (called when an export returns).
+pub fn flush() {
+    let items = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    if items.is_empty() {
+        return;
+    }
+    // Recursive read: a callback may call the bridge, whose own flush reads again.
+    let sink = SINK.read_recursive();
+    let Some(s) = sink.as_ref() else { return };
+    let min = MIN_LEVEL.load(Relaxed);
+    let was = DELIVERING.with(|d| d.replace(true));
+    for (level, text) in items {
+        if (level as i32) < min {
+            continue;
+        }
+        let c = CString::new(text.replace('\0', "\u{FFFD}")).expect("no NUL left");
+        // SAFETY: the host's callback with its own user_data and a string valid for the call.
+        unsafe { (s.f)(s.user as *mut c_void, level as i32, c.as_ptr()) };
+    }
+    DELIVERING.with(|d| d.set(was));
+}
+
+/// Set (or with `None`, clear) the process's log callback. When this returns, the previous
+/// callback is not running on any thread and will not be called again.
+pub fn set_callback(f: mjb_log_fn, user: *mut c_void, min_level: i32) -> Result<(), Refusal> {
+    if DELIVERING.with(Cell::get) {
+        return Err(Refusal::new(
+            Outcome::MJB_REJECTED,
+            Reason::MJB_REASON_UNRESOLVED_NATIVE_WORK,
+            "mjb_set_log_callback cannot be called from inside the log callback",
+        ));
+    }
+    if !(0..=3).contains(&min_level) {
+        return Err(Refusal::new(
+            Outcome::MJB_INVALID_ARGUMENT,
+            Reason::MJB_REASON_OUT_OF_RANGE,
+            format!("min_level {min_level} is not an mjb_log_level (0..=3)"),
+        ));
+    }
+    install();
+    let mut sink = SINK.write();
+    match f {
+        Some(f) => {
+            *sink = Some(Sink {
+                f,
+                user: user as usize,
+            });
+            MIN_LEVEL.store(min_level, Relaxed);
+        }
+        None => {
+            *sink = None;
+            MIN_LEVEL.store(i32::MAX, Relaxed);
+        }
+    }
+    Ok(())
+}
+
+/// The event a call's refusal (or notable success) is worth, if any.
+pub fn event_for(r: &Refusal) {
+    let at = r
+        .pointer
+        .as_deref()
+        .map(|p| format!(" at {p:?}"))
+        .unwrap_or_default();
+    let (level, what) = match r.outcome {
+        // Panics are logged where they are caught, with their location (crate::log).
+        Outcome::MJB_UNKNOWN => (Level::Error, "endpoint fenced"),
+        Outcome::MJB_ROLLED_BACK => (Level::Warning, "rolled back"),
+        Outcome::MJB_OK if r.reason == Reason::MJB_REASON_ENGINE_RESET => {
+            (Level::Warning, "engine reset")
+        }
+        Outcome::MJB_REJECTED
+            if !matches!(
+                r.reason,
+                Reason::MJB_REASON_BUSY | Reason::MJB_REASON_STOP_LATCHED
+            ) =>
+        {
+            (Level::Info, "refused")
+        }
+        _ => return,
+    };
+    event(
+        level,
+        format!(
+            "{what}: {} ({}){at}: {}",
+            r.outcome.name(),
+            r.reason.name(),
+            r.message
+        ),
+    );
+}
+
+// ---- plugins ----------------------------------------------------------------------------------
+
+fn c_path(path: &[u8], what: &str) -> Result<CString, Refusal> {
+    CString::new(path).map_err(|_| {
+        Refusal::new(
+            Outcome::MJB_INVALID_ARGUMENT,
+            Reason::MJB_REASON_OUT_OF_RANGE,
+            format!("{what} contains a NUL byte"),
+        )
+    })
+}
+
+fn plugin_refusal(e: crate::native::NativeError) -> Refusal {
+    match e {
+        crate::native::NativeError::Unsupported(m) => Refusal::rejected(
+            Reason::MJB_REASON_UNSUPPORTED,
+            format!(
+                "{m}; this engine is {}",
+                crate::native::engine().version_string
+            ),
+        ),
+        e => Refusal::rejected(
+            Reason::MJB_REASON_PLUGIN_LOAD,
+            format!("MuJoCo could not load the plugin library: {}", e.message()),
+        ),
+    }
+}
+
+/// Guarded `mj_loadPluginLibrary`: how many plugins it registered (0 when the library was
+/// loaded before). A path that is not a file is refused before MuJoCo sees it.
+pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
+    let c = c_path(path, "path")?;
+    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+    if !p.is_file() {
+        return Err(Refusal::rejected(
+            Reason::MJB_REASON_PLUGIN_LOAD,
+            format!("{} is not a file", p.display()),
+        ));
+    }
+    install();
+    crate::native::load_plugin_library(&c).map_err(plugin_refusal)
+}
+
+/// Guarded `mj_loadAllPluginLibraries`: (libraries that registered plugins, plugins). Plugin
+/// registration is process-wide and permanent: when one library fails, those loaded before it
+/// stay registered (the refusal says so).
+pub fn load_plugin_dir(dir: &[u8]) -> Result<(usize, usize), Refusal> {
+    let c = c_path(dir, "dir")?;
+    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(dir));
+    if !p.is_dir() {
+        return Err(Refusal::rejected(
+            Reason::MJB_REASON_PLUGIN_LOAD,
+            format!("{} is not a directory", p.display()),
+        ));
+    }
+    install();
+    crate::native::load_plugin_dir(&c).map_err(plugin_refusal)
+}

@@ -1,0 +1,526 @@
+//! The host surface's seam to mjData and mjModel: which arrays a frame can carry or an input
+//! can write ([`mjb_field`]), where they are in a live pair, kinematics on a scratch data, and
+//! the model's names ([`Catalog`]).
+//!
+//! Every pointer and length comes from the shim, which is compiled against the headers of the
+//! MuJoCo it links: struct layouts differ between releases, so nothing here knows an offset.
+
+use super::shim::*;
+use super::{msg_buf, status, Dims, MjData, MjModel, Mujoco, NativeError};
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+use std::ptr::NonNull;
+
+/// An mjData array a frame can carry (and, for inputs, a typed write can set). Values are part
+/// of the ABI: never renumber; append only.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(non_camel_case_types)]
+pub enum mjb_field {
+    /// `qpos` (nq).
+    MJB_FIELD_QPOS = 0,
+    /// `qvel` (nv).
+    MJB_FIELD_QVEL = 1,
+    /// `act` (na).
+    MJB_FIELD_ACT = 2,
+    /// `ctrl` (nu). Input: per actuator, width 1.
+    MJB_FIELD_CTRL = 3,
+    /// `qacc` (nv). Computed by a step; stale after a restore until the next step.
+    MJB_FIELD_QACC = 4,
+    /// `sensordata` (nsensordata). Computed by a step; stale after a restore.
+    MJB_FIELD_SENSORDATA = 5,
+    /// `xpos` (3 × nbody): body positions.
+    MJB_FIELD_XPOS = 6,
+    /// `xquat` (4 × nbody): body orientations.
+    MJB_FIELD_XQUAT = 7,
+    /// `xmat` (9 × nbody): body orientations as row-major matrices.
+    MJB_FIELD_XMAT = 8,
+    /// `site_xpos` (3 × nsite).
+    MJB_FIELD_SITE_XPOS = 9,
+    /// `site_xmat` (9 × nsite).
+    MJB_FIELD_SITE_XMAT = 10,
+    /// `geom_xpos` (3 × ngeom).
+    MJB_FIELD_GEOM_XPOS = 11,
+    /// `geom_xmat` (9 × ngeom).
+    MJB_FIELD_GEOM_XMAT = 12,
+    /// `mocap_pos` (3 × nmocap). Input: per mocap body, width 3.
+    MJB_FIELD_MOCAP_POS = 13,
+    /// `mocap_quat` (4 × nmocap). Input: per mocap body, width 4.
+    MJB_FIELD_MOCAP_QUAT = 14,
+    /// `qfrc_applied` (nv). Input: per degree of freedom, width 1.
+    MJB_FIELD_QFRC_APPLIED = 15,
+    /// `xfrc_applied` (6 × nbody: force then torque). Input: per body, width 6.
+    MJB_FIELD_XFRC_APPLIED = 16,
+    /// `eq_active` (neq) as 0.0 / 1.0 (MuJoCo >= 3.0). Input: per equality, exactly 0 or 1.
+    MJB_FIELD_EQ_ACTIVE = 17,
+    /// `actuator_force` (nu). Computed by a step; stale after a restore.
+    MJB_FIELD_ACTUATOR_FORCE = 18,
+    /// `userdata` (nuserdata).
+    MJB_FIELD_USERDATA = 19,
+}
+
+pub use mjb_field as Field;
+
+/// Number of [`Field`] values.
+pub const FIELD_COUNT: usize = 20;
+
+/// How a field's values come about, which decides what a frame does with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Integration state: always exact in a frame.
+    State,
+    /// Host inputs (part of the integration state too): always exact; writable.
+    Input,
+    /// Positions computed by kinematics: recomputed on a scratch data after a restore.
+    Pose,
+    /// Computed by the forward pipeline of a step: stale after a restore until the next step.
+    Forward,
+}
+
+impl Field {
+    pub const ALL: [Field; FIELD_COUNT] = {
+        use mjb_field::*;
+        [
+            MJB_FIELD_QPOS,
+            MJB_FIELD_QVEL,
+            MJB_FIELD_ACT,
+            MJB_FIELD_CTRL,
+            MJB_FIELD_QACC,
+            MJB_FIELD_SENSORDATA,
+            MJB_FIELD_XPOS,
+            MJB_FIELD_XQUAT,
+            MJB_FIELD_XMAT,
+            MJB_FIELD_SITE_XPOS,
+            MJB_FIELD_SITE_XMAT,
+            MJB_FIELD_GEOM_XPOS,
+            MJB_FIELD_GEOM_XMAT,
+            MJB_FIELD_MOCAP_POS,
+            MJB_FIELD_MOCAP_QUAT,
+            MJB_FIELD_QFRC_APPLIED,
+            MJB_FIELD_XFRC_APPLIED,
+            MJB_FIELD_EQ_ACTIVE,
+            MJB_FIELD_ACTUATOR_FORCE,
+            MJB_FIELD_USERDATA,
+        ]
+    };
+
+    /// The field's name in documents and configs (the mjData member's name).
+    pub fn name(self) -> &'static str {
+        use mjb_field::*;
+        match self {
+            MJB_FIELD_QPOS => "qpos",
+            MJB_FIELD_QVEL => "qvel",
+            MJB_FIELD_ACT => "act",
+            MJB_FIELD_CTRL => "ctrl",
+            MJB_FIELD_QACC => "qacc",
+            MJB_FIELD_SENSORDATA => "sensordata",
+            MJB_FIELD_XPOS => "xpos",
+            MJB_FIELD_XQUAT => "xquat",
+            MJB_FIELD_XMAT => "xmat",
+            MJB_FIELD_SITE_XPOS => "site_xpos",
+            MJB_FIELD_SITE_XMAT => "site_xmat",
+            MJB_FIELD_GEOM_XPOS => "geom_xpos",
+            MJB_FIELD_GEOM_XMAT => "geom_xmat",
+            MJB_FIELD_MOCAP_POS => "mocap_pos",
+            MJB_FIELD_MOCAP_QUAT => "mocap_quat",
+            MJB_FIELD_QFRC_APPLIED => "qfrc_applied",
+            MJB_FIELD_XFRC_APPLIED => "xfrc_applied",
+            MJB_FIELD_EQ_ACTIVE => "eq_active",
+            MJB_FIELD_ACTUATOR_FORCE => "actuator_force",
+            MJB_FIELD_USERDATA => "userdata",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Field> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    pub fn from_i32(v: i32) -> Option<Field> {
+        usize::try_from(v)
+            .ok()
+            .and_then(|i| Self::ALL.get(i).copied())
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// This field's bit in a field mask (`mjb_frame_info.fields`, `.stale`).
+    pub fn bit(self) -> u64 {
+        1u64 << (self as u32)
+    }
+
+    pub fn class(self) -> Class {
+        use mjb_field::*;
+        match self {
+            MJB_FIELD_QPOS | MJB_FIELD_QVEL | MJB_FIELD_ACT | MJB_FIELD_USERDATA => Class::State,
+            MJB_FIELD_CTRL
+            | MJB_FIELD_MOCAP_POS
+            | MJB_FIELD_MOCAP_QUAT
+            | MJB_FIELD_QFRC_APPLIED
+            | MJB_FIELD_XFRC_APPLIED
+            | MJB_FIELD_EQ_ACTIVE => Class::Input,
+            MJB_FIELD_XPOS | MJB_FIELD_XQUAT | MJB_FIELD_XMAT | MJB_FIELD_SITE_XPOS
+            | MJB_FIELD_SITE_XMAT | MJB_FIELD_GEOM_XPOS | MJB_FIELD_GEOM_XMAT => Class::Pose,
+            MJB_FIELD_QACC | MJB_FIELD_SENSORDATA | MJB_FIELD_ACTUATOR_FORCE => Class::Forward,
+        }
+    }
+
+    /// For inputs: how many values one object (actuator, dof, body, mocap body, equality) has.
+    pub fn input_width(self) -> Option<usize> {
+        use mjb_field::*;
+        match self {
+            MJB_FIELD_CTRL | MJB_FIELD_QFRC_APPLIED | MJB_FIELD_EQ_ACTIVE => Some(1),
+            MJB_FIELD_MOCAP_POS => Some(3),
+            MJB_FIELD_MOCAP_QUAT => Some(4),
+            MJB_FIELD_XFRC_APPLIED => Some(6),
+            _ => None,
+        }
+    }
+
+    /// Number of doubles this field has for a model.
+    pub fn len(self, d: &Dims) -> usize {
+        use mjb_field::*;
+        let n = match self {
+            MJB_FIELD_QPOS => d.nq,
+            MJB_FIELD_QVEL | MJB_FIELD_QACC | MJB_FIELD_QFRC_APPLIED => d.nv,
+            MJB_FIELD_ACT => d.na,
+            MJB_FIELD_CTRL | MJB_FIELD_ACTUATOR_FORCE => d.nu,
+            MJB_FIELD_SENSORDATA => d.nsensordata,
+            MJB_FIELD_XPOS => 3 * d.nbody,
+            MJB_FIELD_XQUAT => 4 * d.nbody,
+            MJB_FIELD_XMAT => 9 * d.nbody,
+            MJB_FIELD_SITE_XPOS => 3 * d.nsite,
+            MJB_FIELD_SITE_XMAT => 9 * d.nsite,
+            MJB_FIELD_GEOM_XPOS => 3 * d.ngeom,
+            MJB_FIELD_GEOM_XMAT => 9 * d.ngeom,
+            MJB_FIELD_MOCAP_POS => 3 * d.nmocap,
+            MJB_FIELD_MOCAP_QUAT => 4 * d.nmocap,
+            MJB_FIELD_XFRC_APPLIED => 6 * d.nbody,
+            MJB_FIELD_EQ_ACTIVE => d.neq,
+            MJB_FIELD_USERDATA => d.nuserdata,
+        };
+        n.max(0) as usize
+    }
+
+    /// The field exists on the running engine (`eq_active` is in mjData from MuJoCo 3.0).
+    pub fn available(self) -> bool {
+        self != Field::MJB_FIELD_EQ_ACTIVE || super::engine().has_eq_active_state
+    }
+}
+
+/// Where each field of one mjData lives. Valid while the data lives (mjData arrays are
+/// allocated once by mj_makeData and never move).
+pub(super) struct FieldTable {
+    ptr: [*mut f64; FIELD_COUNT],
+    len: [usize; FIELD_COUNT],
+    eq_active: *mut u8,
+}
+
+impl FieldTable {
+    /// # Safety
+    /// `m` and `d` are a live model and a data made for it.
+    pub(super) unsafe fn of(m: *const MjModel, d: *mut MjData) -> FieldTable {
+        let mut t = FieldTable {
+            ptr: [std::ptr::null_mut(); FIELD_COUNT],
+            len: [0; FIELD_COUNT],
+            eq_active: mjb_shim_eq_active(d),
+        };
+        let (mut name, mut ptr, mut len): (*const c_char, *mut f64, i64) =
+            (std::ptr::null(), std::ptr::null_mut(), 0);
+        let count = mjb_shim_field(m, d, -1, &mut name, &mut ptr, &mut len);
+        assert_eq!(
+            count as usize, FIELD_COUNT,
+            "shim and Rust field tables differ"
+        );
+        for f in Field::ALL {
+            mjb_shim_field(m, d, f as c_int, &mut name, &mut ptr, &mut len);
+            let n = CStr::from_ptr(name).to_str().unwrap_or("");
+            assert_eq!(n, f.name(), "shim field {} is out of order", f as i32);
+            t.ptr[f.index()] = ptr;
+            t.len[f.index()] = len.max(0) as usize;
+        }
+        t
+    }
+
+    fn slice(&self, f: Field) -> &[f64] {
+        let (p, n) = (self.ptr[f.index()], self.len[f.index()]);
+        if p.is_null() || n == 0 {
+            return &[];
+        }
+        // SAFETY: a live mjData array of n doubles; callers reach it through the owner.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+
+    #[allow(clippy::mut_from_ref)]
+    fn slice_mut(&self, f: Field) -> &mut [f64] {
+        let (p, n) = (self.ptr[f.index()], self.len[f.index()]);
+        if p.is_null() || n == 0 {
+            return &mut [];
+        }
+        // SAFETY: as above; the owner hands it out only through `&mut Mujoco`.
+        unsafe { std::slice::from_raw_parts_mut(p, n) }
+    }
+}
+
+/// A second mjData of the same model, for kinematics that must not touch the owned data.
+pub(super) struct Scratch {
+    d: NonNull<MjData>,
+    table: FieldTable,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // SAFETY: the scratch data is ours alone.
+        unsafe { mjb_shim_delete(std::ptr::null_mut(), self.d.as_ptr()) };
+    }
+}
+
+impl Mujoco {
+    /// The field's values in the owned data (`[]` for a field this engine lacks; `eq_active`
+    /// has no double array: use [`Mujoco::eq_active`]).
+    pub fn field(&self, f: Field) -> &[f64] {
+        self.table.slice(f)
+    }
+
+    /// Writable access to an input or state field of the owned data.
+    pub fn field_mut(&mut self, f: Field) -> &mut [f64] {
+        self.table.slice_mut(f)
+    }
+
+    /// `eq_active` of the owned data, None before MuJoCo 3.0.
+    pub fn eq_active(&self) -> Option<&[u8]> {
+        let (p, n) = (self.table.eq_active, self.dims.neq.max(0) as usize);
+        // SAFETY: mjData.eq_active holds neq one-byte values (`eq_active_size` is 1).
+        (!p.is_null()).then(|| {
+            if n == 0 {
+                &[][..]
+            } else {
+                unsafe { std::slice::from_raw_parts(p, n) }
+            }
+        })
+    }
+
+    pub fn eq_active_mut(&mut self) -> Option<&mut [u8]> {
+        let (p, n) = (self.table.eq_active, self.dims.neq.max(0) as usize);
+        // SAFETY: as above, through `&mut self`.
+        (!p.is_null()).then(|| {
+            if n == 0 {
+                &mut [][..]
+            } else {
+                unsafe { std::slice::from_raw_parts_mut(p, n) }
+            }
+        })
+    }
+
+    /// Allocate the scratch data once (at open or model replacement, never on the step path).
+    pub fn prepare_scratch(&mut self) -> Result<(), NativeError> {
+        if self.scratch.is_some() {
+            return Ok(());
+        }
+        let mut msg = msg_buf();
+        let mut d: *mut MjData = std::ptr::null_mut();
+        // SAFETY: valid model.
+        let code = unsafe { mjb_shim_make_data(self.m.as_ptr(), &mut d, msg.as_mut_ptr()) };
+        status(code, &msg)?;
+        let d = NonNull::new(d).expect("make_data succeeded");
+        // SAFETY: a live data made for this model.
+        let table = unsafe { FieldTable::of(self.m.as_ptr(), d.as_ptr()) };
+        self.scratch = Some(Scratch { d, table });
+        Ok(())
+    }
+
+    /// Kinematics of the owned data's current state, computed on the scratch data: the owned
+    /// data is only read (time, qpos, mocap pose), no callback runs.
+    pub fn kinematics_on_scratch(&mut self) -> Result<(), NativeError> {
+        self.prepare_scratch()?;
+        let s = self.scratch.as_ref().expect("prepared");
+        let mut msg = msg_buf();
+        // SAFETY: live model, owned data and scratch data of the same model.
+        let code = unsafe {
+            mjb_shim_kinematics(
+                self.m.as_ptr(),
+                self.d.as_ptr(),
+                s.d.as_ptr(),
+                msg.as_mut_ptr(),
+            )
+        };
+        status(code, &msg)
+    }
+
+    /// The scratch data's values of a field (after [`Mujoco::kinematics_on_scratch`]).
+    pub fn scratch_field(&self, f: Field) -> &[f64] {
+        self.scratch.as_ref().map_or(&[], |s| s.table.slice(f))
+    }
+
+    /// The names and slices of this model's objects.
+    pub fn catalog(&self) -> Catalog {
+        let m = self.m.as_ptr();
+        let d = &self.dims;
+        let names = |kind: Kind, n: i64| -> Vec<Option<String>> {
+            (0..n.max(0) as c_int)
+                .map(|i| {
+                    // SAFETY: valid model, id in range; the name is a string of the model.
+                    let p = unsafe { mjb_shim_name(m, kind as c_int, i) };
+                    (!p.is_null())
+                        .then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+                })
+                .collect()
+        };
+        let body = names(Kind::Body, d.nbody);
+        let mut mocap_body = vec![0usize; d.nmocap.max(0) as usize];
+        for b in 0..d.nbody.max(0) as c_int {
+            // SAFETY: valid model, body in range.
+            let id = unsafe { mjb_shim_body_mocapid(m, b) };
+            if id >= 0 && (id as usize) < mocap_body.len() {
+                mocap_body[id as usize] = b as usize;
+            }
+        }
+        let sensor_slices = (0..d.nsensor.max(0) as c_int)
+            .map(|i| {
+                let (mut adr, mut dim) = (0i64, 0i64);
+                // SAFETY: valid model, sensor in range.
+                unsafe { mjb_shim_sensor_slice(m, i, &mut adr, &mut dim) };
+                (adr.max(0) as usize, dim.max(0) as usize)
+            })
+            .collect();
+        let joint_slices = (0..d.njnt.max(0) as c_int)
+            .map(|j| {
+                let (mut qa, mut nq, mut da, mut nv) = (0i64, 0i64, 0i64, 0i64);
+                // SAFETY: valid model, joint in range.
+                unsafe { mjb_shim_joint_slice(m, j, &mut qa, &mut nq, &mut da, &mut nv) };
+                [qa, nq, da, nv].map(|x| x.max(0) as usize)
+            })
+            .collect();
+        let mut lists = vec![
+            body.clone(),
+            names(Kind::Joint, d.njnt),
+            names(Kind::Geom, d.ngeom),
+            names(Kind::Site, d.nsite),
+            names(Kind::Actuator, d.nu),
+            names(Kind::Sensor, d.nsensor),
+            names(Kind::Equality, d.neq),
+        ];
+        lists.push(mocap_body.iter().map(|&b| body[b].clone()).collect());
+        Catalog::new(lists, sensor_slices, joint_slices)
+    }
+}
+
+/// Object kinds of the name API. Values are part of the ABI: never renumber; append only.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum mjb_object {
+    MJB_OBJ_BODY = 0,
+    MJB_OBJ_JOINT = 1,
+    MJB_OBJ_GEOM = 2,
+    MJB_OBJ_SITE = 3,
+    MJB_OBJ_ACTUATOR = 4,
+    MJB_OBJ_SENSOR = 5,
+    MJB_OBJ_EQUALITY = 6,
+    /// Mocap bodies, by mocap index (the index into `mocap_pos`/`mocap_quat`); the name is
+    /// the body's.
+    MJB_OBJ_MOCAP = 7,
+}
+
+pub use mjb_object as Kind;
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::MJB_OBJ_BODY,
+        Kind::MJB_OBJ_JOINT,
+        Kind::MJB_OBJ_GEOM,
+        Kind::MJB_OBJ_SITE,
+        Kind::MJB_OBJ_ACTUATOR,
+        Kind::MJB_OBJ_SENSOR,
+        Kind::MJB_OBJ_EQUALITY,
+        Kind::MJB_OBJ_MOCAP,
+    ];
+
+    pub fn from_i32(v: i32) -> Option<Kind> {
+        usize::try_from(v)
+            .ok()
+            .and_then(|i| Self::ALL.get(i).copied())
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::MJB_OBJ_BODY => "body",
+            Kind::MJB_OBJ_JOINT => "joint",
+            Kind::MJB_OBJ_GEOM => "geom",
+            Kind::MJB_OBJ_SITE => "site",
+            Kind::MJB_OBJ_ACTUATOR => "actuator",
+            Kind::MJB_OBJ_SENSOR => "sensor",
+            Kind::MJB_OBJ_EQUALITY => "equality",
+            Kind::MJB_OBJ_MOCAP => "mocap body",
+        }
+    }
+}
+
+#[allow(non_upper_case_globals)]
+impl Kind {
+    const Body: Kind = Kind::MJB_OBJ_BODY;
+    const Joint: Kind = Kind::MJB_OBJ_JOINT;
+    const Geom: Kind = Kind::MJB_OBJ_GEOM;
+    const Site: Kind = Kind::MJB_OBJ_SITE;
+    const Actuator: Kind = Kind::MJB_OBJ_ACTUATOR;
+    const Sensor: Kind = Kind::MJB_OBJ_SENSOR;
+    const Equality: Kind = Kind::MJB_OBJ_EQUALITY;
+}
+
+/// Names of a model's objects, read once per model (open and replacement), so lookups need
+/// neither the native lock nor a native call.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    /// Per kind (index = kind value): the name of each id, None when unnamed.
+    names: Vec<Vec<Option<String>>>,
+    index: Vec<HashMap<String, usize>>,
+    /// Per sensor: (address in sensordata, dimension).
+    pub sensor_slices: Vec<(usize, usize)>,
+    /// Per joint: [qpos address, qpos width, dof address, dof width].
+    pub joint_slices: Vec<[usize; 4]>,
+}
+
+impl Catalog {
+    fn new(
+        names: Vec<Vec<Option<String>>>,
+        sensor_slices: Vec<(usize, usize)>,
+        joint_slices: Vec<[usize; 4]>,
+    ) -> Catalog {
+        let index = names
+            .iter()
+            .map(|list| {
+                let mut h = HashMap::new();
+                for (i, n) in list.iter().enumerate() {
+                    if let Some(n) = n {
+                        // mj_name2id answers the first object of that name.
+                        h.entry(n.clone()).or_insert(i);
+                    }
+                }
+                h
+            })
+            .collect();
+        Catalog {
+            names,
+            index,
+            sensor_slices,
+            joint_slices,
+        }
+    }
+
+    /// `mj_name2id` for a kind: the id, or None when no object of that kind has the name.
+    pub fn id(&self, kind: Kind, name: &str) -> Option<usize> {
+        self.index.get(kind as usize)?.get(name).copied()
+    }
+
+    /// Number of objects of a kind.
+    pub fn count(&self, kind: Kind) -> usize {
+        self.names.get(kind as usize).map_or(0, Vec::len)
+    }
+
+    /// `mj_id2name`: Some(None) for an unnamed object, None for an id out of range.
+    pub fn name(&self, kind: Kind, id: usize) -> Option<Option<&str>> {
+        self.names.get(kind as usize)?.get(id).map(|n| n.as_deref())
+    }
+}

@@ -1,0 +1,127 @@
+//! Plugin libraries loaded through the bridge (guarded `mj_loadPluginLibrary` /
+//! `mj_loadAllPluginLibraries`), so a host that never links MuJoCo can open models that need
+//! them. Its own test binary: plugin registration is process-wide and cannot be undone.
+
+mod common;
+use common::*;
+use mjbridge::ffi::*;
+use mjbridge::outcome::Outcome;
+use std::ffi::CString;
+use std::path::PathBuf;
+
+fn plugin_dir() -> PathBuf {
+    let lib = PathBuf::from(mjbridge::native::engine().build_library);
+    lib.parent().unwrap().join("plugin")
+}
+
+fn load(path: &str) -> (Outcome, usize) {
+    let c = CString::new(path).unwrap();
+    let mut n = 99;
+    let o = unsafe { mjb_plugin_load(c.as_ptr(), &mut n) };
+    (o, n)
+}
+
+fn load_dir(dir: &str) -> (Outcome, usize, usize) {
+    let c = CString::new(dir).unwrap();
+    let (mut libs, mut n) = (99, 99);
+    let o = unsafe { mjb_plugin_load_dir(c.as_ptr(), &mut libs, &mut n) };
+    (o, libs, n)
+}
+
+fn pid_config() -> String {
+    format!(
+        "{{\"model\":{{\"xml_path\":{}}}}}",
+        js(&model_path("pid_plugin.xml"))
+    )
+}
+
+#[cfg(mjb_plugins)]
+#[test]
+fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
+    let dir = plugin_dir();
+    assert!(
+        dir.join("libactuator.so").is_file(),
+        "the build extracts the wheel's plugin folder next to the library ({})",
+        dir.display()
+    );
+    let (o, e) = try_open(&pid_config())
+        .err()
+        .expect("mujoco.pid is not registered yet");
+    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
+
+    // Refusals: not a file, not a library (MuJoCo's dlopen error, raised inside the guard),
+    // not a directory; nothing registered.
+    assert_eq!(load("/no/such/plugin.so"), (Outcome::MJB_REJECTED, 0));
+    assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
+    assert_eq!(
+        load(&model_path("pendulum.xml")),
+        (Outcome::MJB_REJECTED, 0)
+    );
+    assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
+    assert!(
+        last_error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("pendulum.xml"),
+        "MuJoCo's loader message: {}",
+        last_error()
+    );
+    assert_eq!(load_dir("/no/such/dir"), (Outcome::MJB_REJECTED, 0, 0));
+    assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
+    let o = unsafe { mjb_plugin_load(std::ptr::null(), std::ptr::null_mut()) };
+    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert!(try_open(&pid_config()).is_err(), "still not registered");
+
+    let (o, libs, n) = load_dir(&dir.to_string_lossy());
+    assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+    assert!(libs >= 1 && n >= 1, "{libs} libraries, {n} plugins");
+    let (o, again) = load(&dir.join("libactuator.so").to_string_lossy());
+    assert_eq!(
+        (o, again),
+        (Outcome::MJB_OK, 0),
+        "already registered: nothing new"
+    );
+
+    let ep = open(&pid_config());
+    assert_eq!(ep.set_ctrl(&[0.1, 0.1]), Outcome::MJB_OK);
+    ep.step_ok(600);
+    let q = ep.public().qpos;
+    assert!(
+        q.iter().all(|x| (x - 0.1).abs() < 0.005),
+        "the plugin actuators reach the setpoint: {q:?}"
+    );
+    // The plugin's state is part of the checkpoint: continuation stays exact.
+    let cp = ep.checkpoint();
+    ep.step_ok(50);
+    let ahead = ep.public();
+    assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+    ep.step_ok(50);
+    if cfg!(mjb_integration) {
+        assert!(ep.public().same_bits(&ahead));
+    }
+}
+
+#[cfg(not(mjb_plugins))]
+#[test]
+fn an_engine_without_the_plugin_api_refuses_plugin_loading_clearly() {
+    let dir = plugin_dir();
+    assert_eq!(
+        load(&model_path("pendulum.xml")),
+        (Outcome::MJB_REJECTED, 0)
+    );
+    assert_eq!(last_reason(), "MJB_REASON_UNSUPPORTED");
+    assert!(last_error()["message"]
+        .as_str()
+        .unwrap()
+        .contains("plugin API"));
+    std::fs::create_dir_all(&dir).ok();
+    let any_dir = env!("CARGO_MANIFEST_DIR");
+    assert_eq!(load_dir(any_dir), (Outcome::MJB_REJECTED, 0, 0));
+    assert_eq!(last_reason(), "MJB_REASON_UNSUPPORTED");
+    let (o, e) = try_open(&pid_config())
+        .err()
+        .expect("no plugins on this engine");
+    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
+}
