@@ -1,0 +1,116 @@
+//! The hot path allocates nothing: stepping (which publishes a frame per step), the combined
+//! write+step call, typed input writes and frame reads, once the endpoint is warm. A counting
+//! global allocator checks it; this file holds one test so that nothing else allocates while
+//! it counts.
+
+mod common;
+use common::*;
+use mjbridge::endpoint::WAIT_FOREVER;
+use mjbridge::ffi::*;
+use mjbridge::outcome::Outcome;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, SeqCst);
+        System.alloc(l)
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, SeqCst);
+        System.alloc_zeroed(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, SeqCst);
+        System.realloc(p, l, new)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn allocations_of(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.load(SeqCst);
+    f();
+    ALLOCATIONS.load(SeqCst) - before
+}
+
+#[test]
+fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
+    let frame = "[\"qpos\",\"qvel\",\"act\",\"ctrl\",\"sensordata\",\"xpos\",\"xquat\",\"site_xpos\",\"mocap_pos\",\"xfrc_applied\"]";
+    let ep = open_frames("host.xml", frame, "");
+    let fields = [
+        Field::MJB_FIELD_QPOS,
+        Field::MJB_FIELD_QVEL,
+        Field::MJB_FIELD_SENSORDATA,
+        Field::MJB_FIELD_XPOS,
+    ];
+    let mut bufs: Vec<Vec<f64>> = fields.iter().map(|f| vec![0.0; ep.field_len(*f)]).collect();
+    let mut reqs: Vec<mjb_frame_request> = fields
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(f, b)| mjb_frame_request {
+            field: *f as i32,
+            buf: b.as_mut_ptr(),
+            cap: b.len(),
+            written: 0,
+        })
+        .collect();
+    let ctrl = [0.5, -0.25];
+    let wrench = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+    let inputs = [
+        mjb_input {
+            field: Field::MJB_FIELD_CTRL as i32,
+            id: -1,
+            values: ctrl.as_ptr(),
+            n: 2,
+        },
+        mjb_input {
+            field: Field::MJB_FIELD_XFRC_APPLIED as i32,
+            id: 4,
+            values: wrench.as_ptr(),
+            n: 6,
+        },
+    ];
+    let mut report = mjb_report::default();
+    let mut info = mjb_frame_info::default();
+    let mut run = |n: usize| {
+        for _ in 0..n {
+            assert_eq!(
+                unsafe { mjb_step(ep.0, 1, WAIT_FOREVER, &mut report) },
+                Outcome::MJB_OK
+            );
+            let o =
+                unsafe { mjb_write_step(ep.0, inputs.as_ptr(), 2, 1, WAIT_FOREVER, &mut report) };
+            assert_eq!(o, Outcome::MJB_OK);
+            let o = unsafe {
+                mjb_input_write(
+                    ep.0,
+                    Field::MJB_FIELD_CTRL as i32,
+                    1,
+                    ctrl.as_ptr(),
+                    1,
+                    WAIT_FOREVER,
+                    &mut report,
+                )
+            };
+            assert_eq!(o, Outcome::MJB_OK);
+            for _ in 0..5 {
+                let o =
+                    unsafe { mjb_frame_read_many(ep.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
+                assert_eq!(o, Outcome::MJB_OK);
+            }
+        }
+    };
+    run(20); // warm: thread-locals, lazily sized buffers
+    let n = allocations_of(|| run(200));
+    assert_eq!(n, 0, "the step path allocated {n} times in 200 rounds");
+    assert_eq!(info.tick, 440);
+}
