@@ -229,7 +229,7 @@ typedef int32_t mjb_field;
 #endif // __cplusplus
 
 // Object kinds of the name API. Values are part of the ABI: never renumber; append only.
-enum mjb_object
+enum mjb_object_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : int32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -247,9 +247,9 @@ enum mjb_object
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum mjb_object mjb_object;
+typedef enum mjb_object_kind mjb_object_kind;
 #else
-typedef int32_t mjb_object;
+typedef int32_t mjb_object_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -648,7 +648,7 @@ mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
 
-// `mj_name2id` for an `mjb_object` kind. `name`: NUL-terminated, borrowed; must not be NULL.
+// `mj_name2id` for an `mjb_object_kind` kind. `name`: NUL-terminated, borrowed; must not be NULL.
 // `id`: must not be NULL; set to -1 on entry and to the object's id on `MJB_OK` (for
 // `MJB_OBJ_MOCAP` the mocap index, the index into mocap_pos/mocap_quat). An unknown name is
 // `MJB_REJECTED` (`MJB_REASON_UNKNOWN_NAME`); an unknown kind `MJB_INVALID_ARGUMENT`. Takes no
@@ -656,7 +656,7 @@ mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_name_to_id(struct mjb_endpoint *ep, int32_t kind, const char *name, int32_t *id);
 
-// `mj_id2name` for an `mjb_object` kind, copied into `buf` (NUL-terminated) when `cap` is at
+// `mj_id2name` for an `mjb_object_kind` kind, copied into `buf` (NUL-terminated) when `cap` is at
 // least the size `needed` (nullable) receives, including the NUL; else `MJB_REJECTED`
 // (`MJB_REASON_TOO_LARGE`) and nothing copied. An unnamed object gives the empty string. An id
 // out of range is `MJB_REJECTED` (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.

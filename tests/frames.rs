@@ -321,7 +321,7 @@ fn frame_reads_do_not_wait_for_a_step_in_progress() {
         unsafe {
             mjb_name_to_id(
                 ep.0,
-                mjb_object::MJB_OBJ_BODY as i32,
+                mjb_object_kind::MJB_OBJ_BODY as i32,
                 name.as_ptr(),
                 &mut id,
             )
@@ -354,7 +354,7 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
     unsafe {
         mjb_name_to_id(
             ep.0,
-            mjb_object::MJB_OBJ_BODY as i32,
+            mjb_object_kind::MJB_OBJ_BODY as i32,
             c"ball".as_ptr(),
             &mut ball,
         )

@@ -11,9 +11,9 @@ use std::ffi::{c_void, CStr, CString};
 use std::os::raw::c_char;
 use std::sync::Mutex;
 
-use mjb_object::*;
+use mjb_object_kind::*;
 
-fn name_to_id(ep: &Ep, kind: mjb_object, name: &str) -> Result<i32, String> {
+fn name_to_id(ep: &Ep, kind: mjb_object_kind, name: &str) -> Result<i32, String> {
     let c = CString::new(name).unwrap();
     let mut id = 7;
     let o = unsafe { mjb_name_to_id(ep.0, kind as i32, c.as_ptr(), &mut id) };
@@ -26,7 +26,7 @@ fn name_to_id(ep: &Ep, kind: mjb_object, name: &str) -> Result<i32, String> {
     }
 }
 
-fn id_to_name(ep: &Ep, kind: mjb_object, id: i32) -> Result<String, String> {
+fn id_to_name(ep: &Ep, kind: mjb_object_kind, id: i32) -> Result<String, String> {
     let mut needed = 0usize;
     let o = unsafe { mjb_id_to_name(ep.0, kind as i32, id, std::ptr::null_mut(), 0, &mut needed) };
     if o != Outcome::MJB_OK && last_reason() != "MJB_REASON_TOO_LARGE" {
@@ -73,7 +73,7 @@ fn model_facts_and_names_without_the_lock() {
         [13, 11, 0, 2, 6, 4, 6, 3, 4, 8, 1, 1, 0]
     );
     assert_eq!((d.timestep, d.configuration), (0.002, 0));
-    let named: &[(mjb_object, &[&str])] = &[
+    let named: &[(mjb_object_kind, &[&str])] = &[
         (
             MJB_OBJ_BODY,
             &["world", "target", "cart", "pole", "ball", ""],

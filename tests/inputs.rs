@@ -14,7 +14,7 @@ use Field::*;
 const INPUT_FRAME: &str =
     "[\"ctrl\",\"qfrc_applied\",\"xfrc_applied\",\"mocap_pos\",\"mocap_quat\",\"qpos\"]";
 
-fn id_of(ep: &Ep, kind: mjb_object, name: &str) -> i32 {
+fn id_of(ep: &Ep, kind: mjb_object_kind, name: &str) -> i32 {
     let c = std::ffi::CString::new(name).unwrap();
     let mut id = -1;
     let o = unsafe { mjb_name_to_id(ep.0, kind as i32, c.as_ptr(), &mut id) };
@@ -40,9 +40,9 @@ fn observable(ep: &Ep) -> (String, u64, Option<Vec<f64>>) {
 fn typed_inputs_write_whole_fields_and_single_objects() {
     let ep = open_frames("host.xml", INPUT_FRAME, "");
     let d = ep.dims();
-    let ball = id_of(&ep, mjb_object::MJB_OBJ_BODY, "ball");
-    let target = id_of(&ep, mjb_object::MJB_OBJ_MOCAP, "target");
-    let twist = id_of(&ep, mjb_object::MJB_OBJ_ACTUATOR, "twist");
+    let ball = id_of(&ep, mjb_object_kind::MJB_OBJ_BODY, "ball");
+    let target = id_of(&ep, mjb_object_kind::MJB_OBJ_MOCAP, "target");
+    let twist = id_of(&ep, mjb_object_kind::MJB_OBJ_ACTUATOR, "twist");
     assert_eq!((target, twist), (0, 1));
     ep.step_ok(3);
 
@@ -87,7 +87,7 @@ fn typed_inputs_write_whole_fields_and_single_objects() {
     assert_eq!(f64s(&w["world"]["mocap_pos"]), vec![0.4, 0.1, 0.6]);
     assert_eq!(f64s(&w["world"]["mocap_quat"]), vec![0.0, 1.0, 0.0, 0.0]);
     if cfg!(mjb_integration) {
-        let tether = id_of(&ep, mjb_object::MJB_OBJ_EQUALITY, "tether");
+        let tether = id_of(&ep, mjb_object_kind::MJB_OBJ_EQUALITY, "tether");
         assert_eq!(f64s(&w["world"]["eq_active"]), vec![0.0]);
         ep.input_ok(MJB_FIELD_EQ_ACTIVE, tether, &[1.0]);
         assert_eq!(f64s(&ep.world_json()["world"]["eq_active"]), vec![1.0]);
@@ -363,7 +363,7 @@ fn the_world_document_serves_and_accepts_the_inputs() {
 #[test]
 fn a_restore_brings_every_input_back_exactly() {
     let ep = open_frames("host.xml", INPUT_FRAME, "");
-    let ball = id_of(&ep, mjb_object::MJB_OBJ_BODY, "ball");
+    let ball = id_of(&ep, mjb_object_kind::MJB_OBJ_BODY, "ball");
     let inputs_of = |ep: &Ep| -> Value {
         let w = ep.world_json();
         json!([

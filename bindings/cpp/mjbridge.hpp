@@ -220,14 +220,14 @@ class Endpoint {
     return d;
   }
   // nullopt when no object of that kind has the name.
-  std::optional<int32_t> name_to_id(mjb_object kind, const std::string& name) const {
+  std::optional<int32_t> name_to_id(mjb_object_kind kind, const std::string& name) const {
     int32_t id = -1;
     mjb_outcome o = mjb_name_to_id(ep_, kind, name.c_str(), &id);
     if (o == MJB_REJECTED) return std::nullopt;
     check(o);
     return id;
   }
-  std::string id_to_name(mjb_object kind, int32_t id) const {
+  std::string id_to_name(mjb_object_kind kind, int32_t id) const {
     size_t needed = 0;
     mjb_outcome o = mjb_id_to_name(ep_, kind, id, nullptr, 0, &needed);
     if (needed == 0) check(o);

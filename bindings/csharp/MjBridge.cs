@@ -77,6 +77,69 @@ namespace MjBridge
         Panic = 37,
         StateDomain = 38,
         TickOverflow = 39,
+        StateHash = 40,
+        UnknownName = 41,
+        Unsupported = 42,
+        PluginLoad = 43,
+        NotInFrame = 44,
+    }
+
+    /// <summary>An mjData array a frame carries or a typed input writes (mjb_field).</summary>
+    public enum Field : int
+    {
+        Qpos = 0,
+        Qvel = 1,
+        Act = 2,
+        Ctrl = 3,
+        Qacc = 4,
+        Sensordata = 5,
+        Xpos = 6,
+        Xquat = 7,
+        Xmat = 8,
+        SiteXpos = 9,
+        SiteXmat = 10,
+        GeomXpos = 11,
+        GeomXmat = 12,
+        MocapPos = 13,
+        MocapQuat = 14,
+        QfrcApplied = 15,
+        XfrcApplied = 16,
+        EqActive = 17,
+        ActuatorForce = 18,
+        Userdata = 19,
+    }
+
+    /// <summary>Object kinds of the name API (mjb_object_kind); Mocap ids are mocap indices.</summary>
+    public enum ObjectKind : int
+    {
+        Body = 0,
+        Joint = 1,
+        Geom = 2,
+        Site = 3,
+        Actuator = 4,
+        Sensor = 5,
+        Equality = 6,
+        Mocap = 7,
+    }
+
+    /// <summary>Why a frame was published (mjb_frame_cause).</summary>
+    public enum FrameCause : int
+    {
+        Open = 0,
+        Step = 1,
+        Restore = 2,
+        Input = 3,
+        Replace = 4,
+        Rollback = 5,
+    }
+
+    /// <summary>Severity of a log message (mjb_log_level, MuJoCo's mjtLogLevel values).</summary>
+    public enum LogLevel : int
+    {
+        Debug = 0,
+        Info = 1,
+        Warning = 2,
+        Error = 3,
     }
 
     /// <summary>The header's #define constants.</summary>
@@ -118,6 +181,79 @@ namespace MjBridge
         [FieldOffset(40)] [MarshalAs(UnmanagedType.U1)] public bool Fenced;
         [FieldOffset(44)] public Reason FenceReason;
     }
+
+    /// <summary>mjb_model_dims: model dimensions, timestep and configuration (mjb_dims).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 120)]
+    public struct ModelDims
+    {
+        [FieldOffset(0)] public long Nq;
+        [FieldOffset(8)] public long Nv;
+        [FieldOffset(16)] public long Na;
+        [FieldOffset(24)] public long Nu;
+        [FieldOffset(32)] public long Nbody;
+        [FieldOffset(40)] public long Njnt;
+        [FieldOffset(48)] public long Ngeom;
+        [FieldOffset(56)] public long Nsite;
+        [FieldOffset(64)] public long Nsensor;
+        [FieldOffset(72)] public long Nsensordata;
+        [FieldOffset(80)] public long Nmocap;
+        [FieldOffset(88)] public long Neq;
+        [FieldOffset(96)] public long Nuserdata;
+        [FieldOffset(104)] public double Timestep;
+        [FieldOffset(112)] public ulong Configuration;
+    }
+
+    /// <summary>mjb_joint_adr: where a joint's values sit in qpos and in the nv-sized fields.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 32)]
+    public struct JointAdr
+    {
+        [FieldOffset(0)] public ulong QposAdr;
+        [FieldOffset(8)] public ulong QposLen;
+        [FieldOffset(16)] public ulong DofAdr;
+        [FieldOffset(24)] public ulong DofLen;
+    }
+
+    /// <summary>mjb_frame_info: what a frame read returns beside the values.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 64)]
+    public struct FrameInfo
+    {
+        [FieldOffset(0)] public ulong Tick;
+        [FieldOffset(8)] public double Time;
+        [FieldOffset(16)] public ulong Configuration;
+        [FieldOffset(24)] public ulong Frame;
+        [FieldOffset(32)] public FrameCause Cause;
+        /// <summary>Bit (1 &lt;&lt; field) for each published field.</summary>
+        [FieldOffset(40)] public ulong Fields;
+        /// <summary>Bit (1 &lt;&lt; field) for each field not recomputed for this frame's state.</summary>
+        [FieldOffset(48)] public ulong Stale;
+        [FieldOffset(56)] public ulong Retries;
+    }
+
+    /// <summary>mjb_frame_request: one field of a multi-field frame read (Buf is pinned memory).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 32)]
+    public struct FrameRequest
+    {
+        [FieldOffset(0)] public Field Field;
+        [FieldOffset(8)] public IntPtr Buf;
+        [FieldOffset(16)] public UIntPtr Cap;
+        [FieldOffset(24)] public UIntPtr Written;
+    }
+
+    /// <summary>mjb_input: one typed input of mjb_write_step (Values is pinned memory).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 24)]
+    public struct Input
+    {
+        [FieldOffset(0)] public Field Field;
+        /// <summary>-1: the whole field; else the object (actuator, dof, body, mocap, equality).</summary>
+        [FieldOffset(4)] public int Id;
+        [FieldOffset(8)] public IntPtr Values;
+        [FieldOffset(16)] public UIntPtr N;
+    }
+
+    /// <summary>mjb_log_fn: level is an mjb_log_level, message NUL-terminated UTF-8 valid
+    /// during the call only.</summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public delegate void LogCallback(IntPtr userData, int level, IntPtr message);
 
     /// <summary>An mjb_endpoint*: closed with mjb_endpoint_free when released.</summary>
     public sealed class EndpointHandle : SafeHandle
@@ -216,6 +352,49 @@ namespace MjBridge
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_build_info(out IntPtr outString);
+
+        // The host surface: model facts, frames (no lock), typed inputs, plugins, logging.
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_dims(EndpointHandle ep, out ModelDims dims);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_name_to_id(EndpointHandle ep, int kind, byte[] name, out int id);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_id_to_name(EndpointHandle ep, int kind, int id, [Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_sensor_slice(EndpointHandle ep, int sensor, out UIntPtr adr, out UIntPtr dim);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_joint_slice(EndpointHandle ep, int joint, out JointAdr adr);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_field_name(int field);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_field_len(EndpointHandle ep, int field, out UIntPtr len);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_read(EndpointHandle ep, int field, [Out] double[] buf, UIntPtr cap, out UIntPtr written, out FrameInfo info);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_read_many(EndpointHandle ep, [In, Out] FrameRequest[] requests, UIntPtr n, out FrameInfo info);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_input_write(EndpointHandle ep, int field, int id, double[] values, UIntPtr n, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step(EndpointHandle ep, Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_plugin_load(byte[] path, out UIntPtr plugins);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_plugin_load_dir(byte[] dir, out UIntPtr libraries, out UIntPtr plugins);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_set_log_callback(LogCallback callback, IntPtr userData, int minLevel);
     }
 
     /// <summary>One refusal as mjb_last_error describes it.</summary>
@@ -330,6 +509,51 @@ namespace MjBridge
             for (int i = 0; i < NamedValues; i++)
                 if (Text.FromNul(Native.mjb_reason_name(i)) == name) return (Reason)i;
             throw new ArgumentException("unknown reason name " + name);
+        }
+
+        /// <summary>The name of a field ("qpos", ...).</summary>
+        public static string FieldName(Field f) { return Text.FromNul(Native.mjb_field_name((int)f)); }
+
+        /// <summary>Load a MuJoCo plugin library; returns how many plugins it registered.</summary>
+        public static ulong PluginLoad(string path)
+        {
+            UIntPtr n;
+            Outcome o = Native.mjb_plugin_load(Text.Nul(path), out n);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return (ulong)n;
+        }
+
+        /// <summary>Load every plugin library of a folder; returns (libraries, plugins).</summary>
+        public static ulong[] PluginLoadDir(string dir)
+        {
+            UIntPtr libs, n;
+            Outcome o = Native.mjb_plugin_load_dir(Text.Nul(dir), out libs, out n);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return new[] { (ulong)libs, (ulong)n };
+        }
+
+        static LogCallback logTrampoline; // kept alive while the library may call it
+
+        /// <summary>Whether a log callback is set.</summary>
+        public static bool HasLogCallback { get { return logTrampoline != null; } }
+
+        /// <summary>
+        /// Route MuJoCo's warnings inside the bridge's calls and the bridge's events to `handler`
+        /// (null removes it). Called on the thread whose call produced the message, when that
+        /// call returns, outside every lock.
+        /// </summary>
+        public static void SetLogCallback(Action<LogLevel, string> handler, LogLevel minLevel = LogLevel.Warning)
+        {
+            lock (typeof(Bridge))
+            {
+                LogCallback next = null;
+                if (handler != null)
+                    next = (user, level, message) => handler((LogLevel)level, Text.FromNul(message));
+                Outcome o = Native.mjb_set_log_callback(next, IntPtr.Zero, (int)minLevel);
+                if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+                // The library no longer calls the previous delegate: it may be collected.
+                logTrampoline = next;
+            }
         }
 
         /// <summary>This thread's last refusal as JSON, "{}" when the last call succeeded.</summary>
@@ -450,6 +674,122 @@ namespace MjBridge
         public Outcome ConfirmPaused() { return Native.mjb_confirm_paused(handle); }
         public Outcome SafetyReset() { return Native.mjb_safety_reset(handle); }
 
+        // --- model facts and names: no lock ---
+
+        public ModelDims Dims()
+        {
+            ModelDims d;
+            Check(Native.mjb_dims(handle, out d));
+            return d;
+        }
+
+        /// <summary>mj_name2id for a kind; -1 when no object of that kind has the name.</summary>
+        public int NameToId(ObjectKind kind, string name)
+        {
+            int id;
+            Outcome o = Native.mjb_name_to_id(handle, (int)kind, Text.Nul(name), out id);
+            if (o == Outcome.Rejected) return -1;
+            Check(o);
+            return id;
+        }
+
+        /// <summary>mj_id2name for a kind ("" for an unnamed object).</summary>
+        public string IdToName(ObjectKind kind, int id)
+        {
+            UIntPtr needed;
+            Outcome o = Native.mjb_id_to_name(handle, (int)kind, id, null, UIntPtr.Zero, out needed);
+            if ((ulong)needed == 0) Check(o);
+            var buf = new byte[(int)(ulong)needed];
+            Check(Native.mjb_id_to_name(handle, (int)kind, id, buf, needed, out needed));
+            return Encoding.UTF8.GetString(buf, 0, buf.Length - 1);
+        }
+
+        /// <summary>Where sensor `sensor` sits in sensordata: { address, dimension }.</summary>
+        public ulong[] SensorSlice(int sensor)
+        {
+            UIntPtr adr, dim;
+            Check(Native.mjb_sensor_slice(handle, sensor, out adr, out dim));
+            return new[] { (ulong)adr, (ulong)dim };
+        }
+
+        public JointAdr JointSlice(int joint)
+        {
+            JointAdr a;
+            Check(Native.mjb_joint_slice(handle, joint, out a));
+            return a;
+        }
+
+        // --- frames: no lock, never torn ---
+
+        public int FrameFieldLen(Field f)
+        {
+            UIntPtr n;
+            Check(Native.mjb_frame_field_len(handle, (int)f, out n));
+            return checked((int)(ulong)n);
+        }
+
+        /// <summary>One field of the latest frame into `buf` (at least FrameFieldLen long).</summary>
+        public FrameInfo ReadFrame(Field f, double[] buf)
+        {
+            UIntPtr written;
+            FrameInfo info;
+            Check(Native.mjb_frame_read(handle, (int)f, buf, (UIntPtr)(ulong)(buf == null ? 0 : buf.Length), out written, out info));
+            return info;
+        }
+
+        /// <summary>Several fields of one frame (one tick) into the given buffers.</summary>
+        public FrameInfo ReadFrame(Field[] fields, double[][] bufs)
+        {
+            if (fields.Length != bufs.Length) throw new ArgumentException("one buffer per field");
+            var pins = new GCHandle[bufs.Length];
+            var reqs = new FrameRequest[fields.Length];
+            try
+            {
+                for (int i = 0; i < fields.Length; i++)
+                {
+                    pins[i] = GCHandle.Alloc(bufs[i], GCHandleType.Pinned);
+                    reqs[i] = new FrameRequest { Field = fields[i], Buf = pins[i].AddrOfPinnedObject(), Cap = (UIntPtr)(ulong)bufs[i].Length };
+                }
+                FrameInfo info;
+                Check(Native.mjb_frame_read_many(handle, reqs, (UIntPtr)(ulong)reqs.Length, out info));
+                return info;
+            }
+            finally
+            {
+                foreach (var p in pins) if (p.IsAllocated) p.Free();
+            }
+        }
+
+        // --- typed inputs ---
+
+        /// <summary>Write one input field, whole (id -1) or one object's slice.</summary>
+        public Result Input(Field f, int id, double[] values, uint timeoutMs = WaitForever)
+        {
+            Report r;
+            return Result.Of(Native.mjb_input_write(handle, (int)f, id, values, (UIntPtr)(ulong)(values == null ? 0 : values.Length), timeoutMs, out r), r);
+        }
+
+        /// <summary>Write ctrl, then step `nstep` times, under one admission.</summary>
+        public Result CtrlStep(double[] ctrl, uint nstep = 1, uint timeoutMs = WaitForever)
+        {
+            var pin = GCHandle.Alloc(ctrl, GCHandleType.Pinned);
+            try
+            {
+                var inputs = new[] { new Input { Field = Field.Ctrl, Id = -1, Values = pin.AddrOfPinnedObject(), N = (UIntPtr)(ulong)ctrl.Length } };
+                Report r;
+                return Result.Of(Native.mjb_write_step(handle, inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
+            }
+            finally
+            {
+                pin.Free();
+            }
+        }
+
+        static void Check(Outcome o)
+        {
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+        }
+
         delegate Outcome Reader(EndpointHandle ep, uint timeoutMs, out IntPtr s);
 
         string Read(Reader f, uint timeoutMs)
@@ -471,6 +811,15 @@ namespace MjBridge
         }
 
         public static UIntPtr Len(byte[] b) { return (UIntPtr)(ulong)(b == null ? 0 : b.Length); }
+
+        /// <summary>NUL-terminated UTF-8 for a `const char*` parameter.</summary>
+        public static byte[] Nul(string s)
+        {
+            if (s == null) throw new ArgumentNullException("name");
+            byte[] b = Encoding.UTF8.GetBytes(s);
+            Array.Resize(ref b, b.Length + 1);
+            return b;
+        }
 
         /// <summary>Copy a library-owned mjb_string and free it, also when copying fails.</summary>
         public static string Take(IntPtr s)

@@ -6,7 +6,7 @@ use super::{mjb_endpoint, mjb_report, mutation, refuse_early, zero};
 use crate::endpoint::Endpoint;
 use crate::frame::{FrameInfo, Requests};
 use crate::inputs::{check as check_input, Input};
-pub use crate::native::fields::{mjb_field, mjb_object};
+pub use crate::native::fields::{mjb_field, mjb_object_kind};
 use crate::native::fields::{Field, Kind};
 use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
 use std::ffi::{c_void, CStr};
@@ -155,7 +155,7 @@ unsafe fn doubles_mut<'a>(p: *mut f64, n: usize, what: &str) -> Result<&'a mut [
 }
 
 fn to_kind(v: i32) -> Result<Kind, Refusal> {
-    Kind::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_object")))
+    Kind::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_object_kind")))
 }
 
 fn to_field(v: i32) -> Result<Field, Refusal> {
@@ -196,7 +196,7 @@ pub unsafe extern "C" fn mjb_dims(ep: *mut mjb_endpoint, out: *mut mjb_model_dim
     })
 }
 
-/// `mj_name2id` for an `mjb_object` kind. `name`: NUL-terminated, borrowed; must not be NULL.
+/// `mj_name2id` for an `mjb_object_kind` kind. `name`: NUL-terminated, borrowed; must not be NULL.
 /// `id`: must not be NULL; set to -1 on entry and to the object's id on `MJB_OK` (for
 /// `MJB_OBJ_MOCAP` the mocap index, the index into mocap_pos/mocap_quat). An unknown name is
 /// `MJB_REJECTED` (`MJB_REASON_UNKNOWN_NAME`); an unknown kind `MJB_INVALID_ARGUMENT`. Takes no
@@ -233,7 +233,7 @@ pub unsafe extern "C" fn mjb_name_to_id(
     })
 }
 
-/// `mj_id2name` for an `mjb_object` kind, copied into `buf` (NUL-terminated) when `cap` is at
+/// `mj_id2name` for an `mjb_object_kind` kind, copied into `buf` (NUL-terminated) when `cap` is at
 /// least the size `needed` (nullable) receives, including the NUL; else `MJB_REJECTED`
 /// (`MJB_REASON_TOO_LARGE`) and nothing copied. An unnamed object gives the empty string. An id
 /// out of range is `MJB_REJECTED` (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.

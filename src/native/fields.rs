@@ -411,7 +411,7 @@ impl Mujoco {
 #[repr(i32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
-pub enum mjb_object {
+pub enum mjb_object_kind {
     MJB_OBJ_BODY = 0,
     MJB_OBJ_JOINT = 1,
     MJB_OBJ_GEOM = 2,
@@ -424,7 +424,7 @@ pub enum mjb_object {
     MJB_OBJ_MOCAP = 7,
 }
 
-pub use mjb_object as Kind;
+pub use mjb_object_kind as Kind;
 
 impl Kind {
     pub const ALL: [Kind; 8] = [

@@ -9,7 +9,7 @@
 /* MJB_WAIT_FOREVER is a uint32_t, not an untyped decimal literal. */
 _Static_assert(_Generic(MJB_WAIT_FOREVER, uint32_t: 1, default: 0), "MJB_WAIT_FOREVER type");
 _Static_assert(MJB_WAIT_FOREVER == UINT32_MAX, "MJB_WAIT_FOREVER value");
-_Static_assert(sizeof(mjb_field) == 4 && sizeof(mjb_object) == 4, "int32_t enums");
+_Static_assert(sizeof(mjb_field) == 4 && sizeof(mjb_object_kind) == 4, "int32_t enums");
 
 static int logged;
 static void on_log(void* user, int32_t level, const char* message) {

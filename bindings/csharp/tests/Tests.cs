@@ -230,6 +230,59 @@ static class Tests
             Equal(r, Bridge.ReasonFromName(Bridge.ReasonName(r)), "reason round trip");
     }
 
+    static void HostSurfaceNamesFramesInputsAndWriteStep()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", ",\"frame\":[\"qpos\",\"ctrl\",\"xpos\",\"mocap_pos\"]")))
+        {
+            ModelDims d = ep.Dims();
+            Equal(13L, d.Nq, "nq");
+            Equal(6L, d.Nbody, "nbody");
+            Equal(4, ep.NameToId(ObjectKind.Body, "ball"), "ball id");
+            Equal(-1, ep.NameToId(ObjectKind.Body, "nobody"), "unknown name");
+            Equal("tip_pos", ep.IdToName(ObjectKind.Sensor, 2), "sensor name");
+            Equal(5UL, ep.SensorSlice(3)[0], "sensor address");
+            Equal(7UL, ep.JointSlice(2).QposLen, "free joint width");
+            Equal("xfrc_applied", Bridge.FieldName(Field.XfrcApplied), "field name");
+            Check(ep.Input(Field.MocapPos, 0, new[] { 0.1, 0.2, 0.9 }).Ok, "mocap input");
+            Result r = ep.CtrlStep(new[] { 0.5, -0.5 }, 3);
+            Check(r.Ok && r.Report.TickAfter == 3, "ctrl + step");
+            var qpos = new double[ep.FrameFieldLen(Field.Qpos)];
+            var ctrl = new double[2];
+            var mocap = new double[3];
+            FrameInfo info = ep.ReadFrame(new[] { Field.Qpos, Field.Ctrl, Field.MocapPos }, new[] { qpos, ctrl, mocap });
+            Equal(3UL, info.Tick, "frame tick");
+            Equal(FrameCause.Step, info.Cause, "frame cause");
+            Equal(-0.5, ctrl[1], "ctrl in the frame");
+            Equal(0.9, mocap[2], "mocap in the frame");
+            bool threw = false;
+            try { ep.ReadFrame(Field.Qvel, new double[11]); }
+            catch (MjbException e) { threw = e.Reason == Reason.NotInFrame; }
+            Check(threw, "qvel is not published");
+            Result bad = ep.Input(Field.XfrcApplied, 4, new[] { 1.0, 2.0 });
+            Equal(Reason.Dimension, bad.Reason, "wrong width refused");
+            Equal("/values", bad.Detail.Pointer, "pointer");
+        }
+    }
+
+    static void LogCallbackSeesARefusedDocument()
+    {
+        var seen = new List<string>();
+        Bridge.SetLogCallback((level, msg) => { lock (seen) seen.Add(level + " " + msg); }, LogLevel.Info);
+        try
+        {
+            using (var ep = Endpoint.Open(Config("pendulum.xml")))
+            {
+                Check(!ep.Restore("{\"profile\":1}").Ok, "refused");
+            }
+        }
+        finally
+        {
+            Bridge.SetLogCallback(null);
+        }
+        Check(seen.Exists(s => s.StartsWith("Info ") && s.Contains("refused")), "refused document logged");
+        Check(!Bridge.HasLogCallback, "removed");
+    }
+
     static int Main(string[] args)
     {
         if (args.Length != 1)
@@ -251,6 +304,8 @@ static class Tests
             AcknowledgementsRefusedWhenNotStopped,
             DisposedEndpointThrowsAndClosesOnce,
             NamesComeFromTheLibrary,
+            HostSurfaceNamesFramesInputsAndWriteStep,
+            LogCallbackSeesARefusedDocument,
         };
         int passed = 0, failed = 0;
         foreach (var t in tests)

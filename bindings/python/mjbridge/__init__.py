@@ -26,7 +26,7 @@ import threading
 from enum import IntEnum
 
 from . import _native
-from ._native import Report, SafetyState
+from ._native import FrameInfo, FrameRequest, Input, JointAdr, ModelDims, Report, SafetyState
 
 try:  # optional
     import numpy as _np
@@ -35,14 +35,27 @@ except ImportError:  # pragma: no cover - exercised by the no-numpy test
 
 __all__ = [
     "Endpoint",
+    "Field",
+    "FrameCause",
+    "FrameInfo",
+    "FrameRequest",
+    "Input",
+    "JointAdr",
+    "LogLevel",
     "MjbError",
+    "ModelDims",
+    "ObjectKind",
     "Outcome",
     "Reason",
     "Report",
     "SafetyState",
     "build_info",
+    "field_name",
     "last_error",
     "library",
+    "plugin_load",
+    "plugin_load_dir",
+    "set_log_callback",
     "version",
     "WAIT_FOREVER",
 ]
@@ -112,6 +125,69 @@ class Reason(IntEnum):
     PANIC = 37
     STATE_DOMAIN = 38
     TICK_OVERFLOW = 39
+    STATE_HASH = 40
+    UNKNOWN_NAME = 41
+    UNSUPPORTED = 42
+    PLUGIN_LOAD = 43
+    NOT_IN_FRAME = 44
+
+
+class Field(IntEnum):
+    """mjb_field: an mjData array a frame carries or a typed input writes."""
+
+    QPOS = 0
+    QVEL = 1
+    ACT = 2
+    CTRL = 3
+    QACC = 4
+    SENSORDATA = 5
+    XPOS = 6
+    XQUAT = 7
+    XMAT = 8
+    SITE_XPOS = 9
+    SITE_XMAT = 10
+    GEOM_XPOS = 11
+    GEOM_XMAT = 12
+    MOCAP_POS = 13
+    MOCAP_QUAT = 14
+    QFRC_APPLIED = 15
+    XFRC_APPLIED = 16
+    EQ_ACTIVE = 17
+    ACTUATOR_FORCE = 18
+    USERDATA = 19
+
+
+class ObjectKind(IntEnum):
+    """mjb_object_kind: object kinds of the name API (MOCAP ids are mocap indices)."""
+
+    BODY = 0
+    JOINT = 1
+    GEOM = 2
+    SITE = 3
+    ACTUATOR = 4
+    SENSOR = 5
+    EQUALITY = 6
+    MOCAP = 7
+
+
+class FrameCause(IntEnum):
+    """mjb_frame_cause: why a frame was published."""
+
+    OPEN = 0
+    STEP = 1
+    RESTORE = 2
+    INPUT = 3
+    REPLACE = 4
+    ROLLBACK = 5
+
+
+class LogLevel(IntEnum):
+    """mjb_log_level: severity of a log message (MuJoCo's mjtLogLevel values)."""
+
+    DEBUG = 0
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
 
 
 def _enum(cls, value):
@@ -229,6 +305,54 @@ def build_info():
     if o != Outcome.OK:
         raise _refusal(o)
     return json.loads(_take(s))
+
+
+def field_name(field):
+    """The name of a field (``"qpos"``, ...)."""
+    return library().mjb_field_name(int(field)).decode("utf-8")
+
+
+def plugin_load(path):
+    """Load a MuJoCo plugin library; returns how many plugins it registered."""
+    n = ctypes.c_size_t(0)
+    o = library().mjb_plugin_load(str(path).encode("utf-8"), ctypes.byref(n))
+    if o != Outcome.OK:
+        raise _refusal(o)
+    return n.value
+
+
+def plugin_load_dir(folder):
+    """Load every plugin library of a folder; returns (libraries, plugins)."""
+    libs, n = ctypes.c_size_t(0), ctypes.c_size_t(0)
+    o = library().mjb_plugin_load_dir(
+        str(folder).encode("utf-8"), ctypes.byref(libs), ctypes.byref(n)
+    )
+    if o != Outcome.OK:
+        raise _refusal(o)
+    return libs.value, n.value
+
+
+_log_keep = None  # the CFUNCTYPE object the library may call, kept alive
+
+
+def set_log_callback(fn, min_level=LogLevel.WARNING):
+    """Route MuJoCo's warnings inside the bridge's calls and the bridge's events to
+    ``fn(level, message)`` (None removes it); called on the thread whose call produced them,
+    when that call returns, outside every lock."""
+    global _log_keep
+    if fn is None:
+        cb = ctypes.cast(None, _native.LOG_FN)
+    else:
+
+        def trampoline(_user, level, message):
+            fn(_enum(LogLevel, level), message.decode("utf-8", "replace"))
+
+        cb = _native.LOG_FN(trampoline)
+    o = library().mjb_set_log_callback(cb, None, int(min_level))
+    if o != Outcome.OK:
+        raise _refusal(o)
+    # The library no longer calls the previous callback: it may go.
+    _log_keep = cb if fn is not None else None
 
 
 def outcome_name(outcome):
@@ -365,6 +489,99 @@ class Endpoint:
         if o != Outcome.OK:
             raise _refusal(o)
         return s
+
+    # Model facts and names: no lock.
+    def dims(self):
+        d = ModelDims()
+        o = self._lib.mjb_dims(self._ep, ctypes.byref(d))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return d
+
+    def name_to_id(self, kind, name):
+        """mj_name2id for an ObjectKind; None when no object of that kind has the name."""
+        i = ctypes.c_int32(-1)
+        o = self._lib.mjb_name_to_id(self._ep, int(kind), name.encode("utf-8"), ctypes.byref(i))
+        if o == Outcome.REJECTED and last_error().get("reason") == "MJB_REASON_UNKNOWN_NAME":
+            return None
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return i.value
+
+    def id_to_name(self, kind, id):
+        """mj_id2name for an ObjectKind ("" for an unnamed object)."""
+        needed = ctypes.c_size_t(0)
+        self._lib.mjb_id_to_name(self._ep, int(kind), id, None, 0, ctypes.byref(needed))
+        buf = ctypes.create_string_buffer(max(needed.value, 1))
+        o = self._lib.mjb_id_to_name(
+            self._ep, int(kind), id, buf, len(buf), ctypes.byref(needed)
+        )
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return buf.value.decode("utf-8")
+
+    def sensor_slice(self, sensor):
+        """(address, dimension) of a sensor in sensordata."""
+        adr, dim = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        o = self._lib.mjb_sensor_slice(self._ep, sensor, ctypes.byref(adr), ctypes.byref(dim))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return adr.value, dim.value
+
+    def joint_slice(self, joint):
+        a = JointAdr()
+        o = self._lib.mjb_joint_slice(self._ep, joint, ctypes.byref(a))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return a
+
+    # Frames: no lock, never torn.
+    def frame_field_len(self, field):
+        n = ctypes.c_size_t(0)
+        o = self._lib.mjb_frame_field_len(self._ep, int(field), ctypes.byref(n))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return n.value
+
+    def frame(self, fields):
+        """Several fields of the latest frame, all of one tick: ({Field: list of floats}, FrameInfo).
+        (numpy arrays when numpy is installed)."""
+        fields = [Field(f) for f in fields]
+        bufs = [(ctypes.c_double * self.frame_field_len(f))() for f in fields]
+        reqs = (FrameRequest * max(len(fields), 1))()
+        for r, f, b in zip(reqs, fields, bufs):
+            r.field = int(f)
+            r.buf = ctypes.cast(b, ctypes.POINTER(ctypes.c_double))
+            r.cap = len(b)
+        info = FrameInfo()
+        o = self._lib.mjb_frame_read_many(self._ep, reqs, len(fields), ctypes.byref(info))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        out = {}
+        for f, b in zip(fields, bufs):
+            out[f] = _np.frombuffer(b, dtype=_np.float64).copy() if _np is not None else list(b)
+        return out, info
+
+    # Typed inputs.
+    def input(self, field, values, id=-1, timeout_ms=WAIT_FOREVER):
+        """Write an input field whole (``id`` -1) or one object's slice."""
+        ptr, n, keep = _doubles(values)
+        report = self._mutate(self._lib.mjb_input_write, int(field), id, ptr, n, timeout_ms)
+        del keep
+        return report
+
+    def write_step(self, inputs, nstep=1, timeout_ms=WAIT_FOREVER):
+        """Write inputs (``[(field, id, values), ...]``), then step ``nstep`` times, under one
+        admission."""
+        arr = (Input * max(len(inputs), 1))()
+        keep = []
+        for slot, (field, id, values) in zip(arr, inputs):
+            ptr, n, k = _doubles(values)
+            keep.append(k)
+            slot.field, slot.id, slot.values, slot.n = int(field), id, ptr, n
+        report = self._mutate(self._lib.mjb_write_step, arr, len(inputs), nstep, timeout_ms)
+        del keep
+        return report
 
     def confirm_paused(self):
         o = self._lib.mjb_confirm_paused(self._ep)

@@ -15,11 +15,13 @@ import shutil
 import subprocess
 import sys
 from ctypes import (
+    CFUNCTYPE,
     POINTER,
     c_bool,
     c_char_p,
     c_double,
     c_int32,
+    c_int64,
     c_size_t,
     c_uint32,
     c_uint64,
@@ -63,6 +65,80 @@ class SafetyState(ctypes.Structure):
         )
 
 
+class ModelDims(ctypes.Structure):
+    """mjb_model_dims: model dimensions, timestep and configuration (mjb_dims)."""
+
+    _fields_ = [
+        (name, c_int64)
+        for name in (
+            "nq",
+            "nv",
+            "na",
+            "nu",
+            "nbody",
+            "njnt",
+            "ngeom",
+            "nsite",
+            "nsensor",
+            "nsensordata",
+            "nmocap",
+            "neq",
+            "nuserdata",
+        )
+    ] + [("timestep", c_double), ("configuration", c_uint64)]
+
+
+class JointAdr(ctypes.Structure):
+    """mjb_joint_adr: where a joint's values sit in qpos and in the nv-sized fields."""
+
+    _fields_ = [
+        ("qpos_adr", c_uint64),
+        ("qpos_len", c_uint64),
+        ("dof_adr", c_uint64),
+        ("dof_len", c_uint64),
+    ]
+
+
+class FrameInfo(ctypes.Structure):
+    """mjb_frame_info: what a frame read returns beside the values."""
+
+    _fields_ = [
+        ("tick", c_uint64),
+        ("time", c_double),
+        ("configuration", c_uint64),
+        ("frame", c_uint64),
+        ("cause", c_int32),
+        ("fields", c_uint64),
+        ("stale", c_uint64),
+        ("retries", c_uint64),
+    ]
+
+
+class FrameRequest(ctypes.Structure):
+    """mjb_frame_request: one field of a multi-field frame read."""
+
+    _fields_ = [
+        ("field", c_int32),
+        ("buf", POINTER(c_double)),
+        ("cap", c_size_t),
+        ("written", c_size_t),
+    ]
+
+
+class Input(ctypes.Structure):
+    """mjb_input: one typed input of mjb_write_step (id -1: the whole field)."""
+
+    _fields_ = [
+        ("field", c_int32),
+        ("id", c_int32),
+        ("values", POINTER(c_double)),
+        ("n", c_size_t),
+    ]
+
+
+# mjb_log_fn: (user_data, level, message); message valid during the call only.
+LOG_FN = CFUNCTYPE(None, c_void_p, c_int32, c_char_p)
+
 # Opaque pointers: an mjb_endpoint* (a number, not an address), an mjb_string*, MuJoCo's
 # mjModel*/mjData* (for adopt).
 ENDPOINT = c_void_p
@@ -96,6 +172,35 @@ SIGNATURES = {
     "mjb_reason_name": (c_char_p, [c_int32]),
     "mjb_version": (c_char_p, []),
     "mjb_build_info": (OUTCOME, [POINTER(STRING)]),
+    "mjb_dims": (OUTCOME, [ENDPOINT, POINTER(ModelDims)]),
+    "mjb_name_to_id": (OUTCOME, [ENDPOINT, c_int32, c_char_p, POINTER(c_int32)]),
+    "mjb_id_to_name": (
+        OUTCOME,
+        [ENDPOINT, c_int32, c_int32, c_char_p, c_size_t, POINTER(c_size_t)],
+    ),
+    "mjb_sensor_slice": (OUTCOME, [ENDPOINT, c_int32, POINTER(c_size_t), POINTER(c_size_t)]),
+    "mjb_joint_slice": (OUTCOME, [ENDPOINT, c_int32, POINTER(JointAdr)]),
+    "mjb_field_name": (c_char_p, [c_int32]),
+    "mjb_frame_field_len": (OUTCOME, [ENDPOINT, c_int32, POINTER(c_size_t)]),
+    "mjb_frame_read": (
+        OUTCOME,
+        [ENDPOINT, c_int32, POINTER(c_double), c_size_t, POINTER(c_size_t), POINTER(FrameInfo)],
+    ),
+    "mjb_frame_read_many": (
+        OUTCOME,
+        [ENDPOINT, POINTER(FrameRequest), c_size_t, POINTER(FrameInfo)],
+    ),
+    "mjb_input_write": (
+        OUTCOME,
+        [ENDPOINT, c_int32, c_int32, POINTER(c_double), c_size_t, c_uint32, POINTER(Report)],
+    ),
+    "mjb_write_step": (
+        OUTCOME,
+        [ENDPOINT, POINTER(Input), c_size_t, c_uint32, c_uint32, POINTER(Report)],
+    ),
+    "mjb_plugin_load": (OUTCOME, [c_char_p, POINTER(c_size_t)]),
+    "mjb_plugin_load_dir": (OUTCOME, [c_char_p, POINTER(c_size_t), POINTER(c_size_t)]),
+    "mjb_set_log_callback": (OUTCOME, [LOG_FN, c_void_p, c_int32]),
 }
 
 SONAME = "libmjbridge.so.0"

@@ -213,3 +213,51 @@ def test_names_come_from_the_library():
 def test_reason_names_resolve_through_the_library():
     assert mjbridge._reason_from_name("MJB_REASON_SEED") is Reason.SEED
     assert mjbridge._reason_from_name("MJB_REASON_NO_SUCH_THING") is Reason.NONE
+
+
+def test_host_surface_names_frames_inputs_and_write_step():
+    with Endpoint.open(config("host.xml", frame=["qpos", "ctrl", "xpos", "mocap_pos"])) as ep:
+        d = ep.dims()
+        assert (d.nq, d.nu, d.nbody, d.nmocap, d.configuration) == (13, 2, 6, 1, 0)
+        assert ep.name_to_id(mjbridge.ObjectKind.BODY, "ball") == 4
+        assert ep.name_to_id(mjbridge.ObjectKind.BODY, "nobody") is None
+        assert ep.id_to_name(mjbridge.ObjectKind.SENSOR, 2) == "tip_pos"
+        assert ep.sensor_slice(3) == (5, 3)
+        assert ep.joint_slice(2).qpos_len == 7
+        assert mjbridge.field_name(mjbridge.Field.XFRC_APPLIED) == "xfrc_applied"
+        ep.input(mjbridge.Field.MOCAP_POS, [0.1, 0.2, 0.9], id=0)
+        report = ep.write_step([(mjbridge.Field.CTRL, -1, [0.5, -0.5])], nstep=3)
+        assert (report.tick_before, report.tick_after) == (0, 3)
+        values, info = ep.frame([mjbridge.Field.QPOS, mjbridge.Field.CTRL, mjbridge.Field.MOCAP_POS])
+        assert info.tick == 3 and info.cause == mjbridge.FrameCause.STEP
+        assert list(values[mjbridge.Field.CTRL]) == [0.5, -0.5]
+        assert list(values[mjbridge.Field.MOCAP_POS]) == [0.1, 0.2, 0.9]
+        with pytest.raises(MjbError) as e:
+            ep.frame([mjbridge.Field.QVEL])
+        assert e.value.reason == Reason.NOT_IN_FRAME
+        with pytest.raises(MjbError) as e:
+            ep.input(mjbridge.Field.XFRC_APPLIED, [1.0, 2.0], id=4)
+        assert e.value.reason == Reason.DIMENSION and e.value.pointer == "/values"
+
+
+def test_log_callback_sees_a_refused_document_and_a_snapshot_restores():
+    seen = []
+    mjbridge.set_log_callback(lambda level, msg: seen.append((level, msg)), mjbridge.LogLevel.INFO)
+    try:
+        with Endpoint.open(config("host.xml")) as ep:
+            ep.step(5)
+            snap = ep.snapshot()
+            ep.step(5)
+            ep.restore(snap)
+            assert json.loads(ep.world())["world"]["tick"] == 5
+            with pytest.raises(MjbError):
+                ep.restore({"profile": 1})
+    finally:
+        mjbridge.set_log_callback(None)
+    assert any(level == mjbridge.LogLevel.INFO and "refused" in msg for level, msg in seen), seen
+
+
+def test_plugin_loading_refuses_a_missing_library():
+    with pytest.raises(MjbError) as e:
+        mjbridge.plugin_load("/no/such/plugin.so")
+    assert e.value.reason in (Reason.PLUGIN_LOAD, Reason.UNSUPPORTED)
