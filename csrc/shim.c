@@ -456,6 +456,12 @@ void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out) {
   out->ctrl = d->ctrl;
 }
 
+void mjb_shim_clear_reset_warnings(struct mjData_* d) {
+  d->warning[mjWARN_BADQPOS].number = 0;
+  d->warning[mjWARN_BADQVEL].number = 0;
+  d->warning[mjWARN_BADQACC].number = 0;
+}
+
 void mjb_shim_warnings_of(const struct mjData_* d, mjb_shim_warnings* out) {
   out->badqpos = d->warning[mjWARN_BADQPOS].number;
   out->badqvel = d->warning[mjWARN_BADQVEL].number;

@@ -106,6 +106,10 @@ void mjb_shim_delete(struct mjModel_* m, struct mjData_* d);
 void mjb_shim_dims_of(const struct mjModel_* m, mjb_shim_dims* out);
 void mjb_shim_fields_of(struct mjData_* d, mjb_shim_fields* out);
 void mjb_shim_warnings_of(const struct mjData_* d, mjb_shim_warnings* out);
+/* Zero the three counters above. An auto-reset zeroes every warning counter and then counts
+ * itself again, so after one reset the counter stays at 1 whatever follows: only counters
+ * cleared before each step show every reset. */
+void mjb_shim_clear_reset_warnings(struct mjData_* d);
 
 /* ---- host surface: frames, inputs, names, plugins, log ------------------------------------ */
 

@@ -99,6 +99,8 @@ struct Native {
     admitted: u64,
     /// The pre-mutation image of the integration state (reused: no allocation per step).
     pre: Vec<f64>,
+    /// The pre-mutation public fields, on engines without the state API (reused).
+    pre_public: Public,
     /// Read-back buffer for verifying a state write (reused).
     readback: Vec<f64>,
     /// The state vector a document read serves (reused).
@@ -118,11 +120,13 @@ enum Image<'a> {
     Public(&'a Public),
 }
 
-/// What a mutation captured before touching the engine (the state itself is in
-/// `Native::pre`).
+/// What a mutation captured before touching the engine: the integration state (in
+/// `Native::pre`), or the public fields (in `Native::pre_public`) where the engine has no
+/// state API. Both buffers are reused: capturing allocates nothing.
+#[derive(Clone, Copy)]
 enum Pre {
     State,
-    Public(Public),
+    Public,
 }
 
 pub struct Endpoint {
@@ -260,6 +264,7 @@ impl Endpoint {
                 shape: shape.clone(),
                 admitted: 0,
                 pre: Vec::with_capacity(size),
+                pre_public: Public::default(),
                 readback: Vec::with_capacity(size),
                 state: Vec::with_capacity(size),
                 last_document_bytes: 0,
@@ -391,7 +396,10 @@ impl Endpoint {
                 n.mj.get_state(l.sig, &mut n.pre)?;
                 Ok(Pre::State)
             }
-            None => Ok(Pre::Public(n.mj.public())),
+            None => {
+                n.mj.public_into(&mut n.pre_public);
+                Ok(Pre::Public)
+            }
         }
     }
 
@@ -448,12 +456,12 @@ impl Endpoint {
             }
             let image = match pre {
                 Pre::State => Image::State(&n.pre),
-                Pre::Public(p) => Image::Public(p),
+                Pre::Public => Image::Public(&n.pre_public),
             };
             Self::apply(&mut n.mj, &n.shape, image)?;
             let image = match pre {
                 Pre::State => Image::State(&n.pre),
-                Pre::Public(p) => Image::Public(p),
+                Pre::Public => Image::Public(&n.pre_public),
             };
             Self::holds(&n.mj, &n.shape, image, &mut n.readback)
         })();
@@ -564,7 +572,9 @@ impl Endpoint {
                         break;
                     }
                 };
-                let warned = n.mj.warnings();
+                // MuJoCo's reset zeroes its warning counters and then counts itself again,
+                // so a counter left at 1 by an earlier reset would hide the next one.
+                n.mj.clear_reset_warnings();
                 if let Err(e) = n.mj.step() {
                     let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
                     let mut a = self.roll_back(n, &pre, true, Reason::MJB_REASON_ENGINE_ERROR, what, before);
@@ -577,9 +587,7 @@ impl Endpoint {
                     n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
                 }
                 let now = n.mj.warnings();
-                resets += (now.badqpos - warned.badqpos).max(0) as u64
-                    + (now.badqvel - warned.badqvel).max(0) as u64
-                    + (now.badqacc - warned.badqacc).max(0) as u64;
+                resets += now.badqpos.max(0) as u64 + now.badqvel.max(0) as u64 + now.badqacc.max(0) as u64;
             }
             if !n.writer.publishes_every_step() && n.tick != before {
                 n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);

@@ -89,26 +89,17 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
     ];
     let mut report = mjb_report::default();
     let mut info = mjb_frame_info::default();
-    // Steps roll back to a pre-step image: the integration state, in a reused buffer, where
-    // the engine has the state API (MuJoCo 2.2.2 copies its public fields instead).
-    let steps = cfg!(mjb_integration);
+    // Steps roll back to a pre-step image kept in a reused buffer: the integration state, or
+    // the public fields where the engine has no state API (MuJoCo 2.2.2).
     let mut run = |n: usize| {
         for _ in 0..n {
-            if steps {
-                assert_eq!(
-                    unsafe { mjb_step(ep.0, 1, WAIT_FOREVER, &mut report) },
-                    Outcome::MJB_OK
-                );
-                let o = unsafe {
-                    mjb_write_step(ep.0, inputs.as_ptr(), 2, 1, WAIT_FOREVER, &mut report)
-                };
-                assert_eq!(o, Outcome::MJB_OK);
-            } else {
-                let o = unsafe {
-                    mjb_write_step(ep.0, inputs.as_ptr(), 2, 0, WAIT_FOREVER, &mut report)
-                };
-                assert_eq!(o, Outcome::MJB_OK);
-            }
+            assert_eq!(
+                unsafe { mjb_step(ep.0, 1, WAIT_FOREVER, &mut report) },
+                Outcome::MJB_OK
+            );
+            let o =
+                unsafe { mjb_write_step(ep.0, inputs.as_ptr(), 2, 1, WAIT_FOREVER, &mut report) };
+            assert_eq!(o, Outcome::MJB_OK);
             let o = unsafe {
                 mjb_input_write(
                     ep.0,
@@ -131,5 +122,5 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
     run(20); // warm: thread-locals, lazily sized buffers
     let n = allocations_of(|| run(200));
     assert_eq!(n, 0, "the step path allocated {n} times in 200 rounds");
-    assert_eq!(info.tick, if steps { 440 } else { 0 });
+    assert_eq!(info.tick, 440);
 }

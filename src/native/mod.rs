@@ -642,23 +642,28 @@ impl Mujoco {
 
     /// Copy the public fields out.
     pub fn public(&self) -> Public {
+        let mut p = Public::default();
+        self.public_into(&mut p);
+        p
+    }
+
+    /// Copy the public fields into `out`, reusing its buffers (no allocation once they have
+    /// the model's sizes).
+    pub fn public_into(&self, out: &mut Public) {
         let f = self.fields();
         let d = &self.dims;
         // SAFETY: mjData arrays have the model's dimensions; a zero length needs no pointer.
-        let copy = |p: *mut f64, n: i64| -> Vec<f64> {
-            if n <= 0 || p.is_null() {
-                Vec::new()
-            } else {
-                unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+        let copy = |dst: &mut Vec<f64>, p: *mut f64, n: i64| {
+            dst.clear();
+            if n > 0 && !p.is_null() {
+                dst.extend_from_slice(unsafe { std::slice::from_raw_parts(p, n as usize) });
             }
         };
-        Public {
-            time: unsafe { *f.time },
-            qpos: copy(f.qpos, d.nq),
-            qvel: copy(f.qvel, d.nv),
-            act: copy(f.act, d.na),
-            ctrl: copy(f.ctrl, d.nu),
-        }
+        out.time = unsafe { *f.time };
+        copy(&mut out.qpos, f.qpos, d.nq);
+        copy(&mut out.qvel, f.qvel, d.nv);
+        copy(&mut out.act, f.act, d.na);
+        copy(&mut out.ctrl, f.ctrl, d.nu);
     }
 
     /// Write the public fields (the caller checked the lengths against the dimensions).
@@ -700,6 +705,14 @@ impl Mujoco {
             // SAFETY: ctrl has nu elements.
             unsafe { std::slice::from_raw_parts_mut(f.ctrl, n) }.copy_from_slice(ctrl);
         }
+    }
+
+    /// Zero the counters of the warnings an auto-reset raises (they are not part of any
+    /// state the bridge serves), so the next [`warnings`](Self::warnings) counts only what
+    /// happened since.
+    pub fn clear_reset_warnings(&mut self) {
+        // SAFETY: valid data owned by self.
+        unsafe { mjb_shim_clear_reset_warnings(self.d.as_ptr()) };
     }
 
     pub fn warnings(&self) -> Warnings {

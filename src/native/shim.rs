@@ -123,6 +123,7 @@ extern "C" {
     pub fn mjb_shim_dims_of(m: *const MjModel, out: *mut ShimDims);
     pub fn mjb_shim_fields_of(d: *mut MjData, out: *mut ShimFields);
     pub fn mjb_shim_warnings_of(d: *const MjData, out: *mut ShimWarnings);
+    pub fn mjb_shim_clear_reset_warnings(d: *mut MjData);
 
     pub fn mjb_shim_field(
         m: *const MjModel,
