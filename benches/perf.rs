@@ -11,54 +11,16 @@ use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::outcome::Outcome;
 use serde::{Deserialize, Serialize};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
-// ---- counting allocator ------------------------------------------------------------------------
-
-struct Counting;
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = CURRENT.fetch_add(by, Relaxed) + by;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
-        if !p.is_null() {
-            grew(l.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
-        CURRENT.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
-        if !q.is_null() {
-            grew(new);
-            CURRENT.fetch_sub(l.size(), Relaxed);
-        }
-        q
-    }
-}
+#[path = "../tests/common/counting.rs"]
+mod counting;
+use counting::{peak_of, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-fn peak_of(f: impl FnOnce()) -> usize {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    f();
-    PEAK.load(Relaxed) - base
-}
 
 // ---- raw MuJoCo (the same library the bridge links) -------------------------------------------
 

@@ -311,3 +311,19 @@ pub fn harnesses(models: &std::path::Path) -> Vec<Harness> {
     }
     v
 }
+
+/// The harness endpoints, made once per process: the restore and world-write fuzz targets
+/// share them (libFuzzer runs a target on one thread).
+pub fn shared_harnesses() -> &'static [Harness] {
+    struct Endpoints(Vec<Harness>);
+    // SAFETY: the fuzz targets call in from one thread at a time; the endpoints themselves
+    // are thread-safe behind their handles.
+    unsafe impl Send for Endpoints {}
+    unsafe impl Sync for Endpoints {}
+    static E: std::sync::OnceLock<Endpoints> = std::sync::OnceLock::new();
+    &E.get_or_init(|| {
+        let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models");
+        Endpoints(harnesses(&models))
+    })
+    .0
+}

@@ -177,23 +177,7 @@ impl Writer {
         // The caller sized the buffer (from the last document or an estimate); reserving
         // the worst case here would grow it for nothing.
         self.text.push('[');
-        let mut negative_zero = false;
-        let mut buf = ryu_js::Buffer::new();
-        for (i, &x) in xs.iter().enumerate() {
-            if i > 0 {
-                self.text.push(',');
-            }
-            if x == 0.0 {
-                if x.is_sign_negative() {
-                    negative_zero = true;
-                    self.text.push_str("-0");
-                } else {
-                    self.text.push('0');
-                }
-            } else {
-                self.text.push_str(buf.format_finite(x));
-            }
-        }
+        let negative_zero = self.bare_numbers(xs, true);
         self.text.push(']');
         Canon::Served {
             range: start..self.text.len(),
