@@ -95,12 +95,7 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
 /// written into `out` (cleared first; pass a reused buffer).
 pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
     let p = parts.public;
-    let numbers = parts.state.map_or(0, <[f64]>::len)
-        + 2 * (p.qpos.len() + p.qvel.len())
-        + p.ctrl.len()
-        + p.act.len();
     let mut w = Writer::reusing(out);
-    w.text.reserve(numbers.min(64) + 256);
     w.text.push_str("{\"world\":");
     let world_start = w.text.len();
     w.begin_object();
@@ -117,21 +112,19 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
         ("ctrl", &p.ctrl),
         ("act", &p.act),
     ] {
-        let mut piece = None;
         w.field(name, |w| {
             let c = w.numbers(xs);
-            piece = Some(Piece::inside(&c));
+            printed.add(name, Piece::inside(&c));
             c
         });
-        match name {
-            "qpos" => printed.qpos = piece,
-            "qvel" => printed.qvel = piece,
-            "ctrl" => printed.ctrl = piece,
-            _ => printed.act = piece,
-        }
     }
+    // The inputs are state segments too (same names): printed here, copied below.
     for (name, xs) in parts.inputs {
-        w.field(name, |w| w.numbers(xs));
+        w.field(name, |w| {
+            let c = w.numbers(xs);
+            printed.add(name, Piece::inside(&c));
+            c
+        });
     }
     w.u64_field("seed", parts.facts.seed);
     w.field("determinism", |w| {

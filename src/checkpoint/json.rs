@@ -185,6 +185,12 @@ pub fn write_f64(x: f64, out: &mut String, canonical: bool) {
 /// A JSON string literal, escaped as RFC 8785 requires (so served and canonical agree).
 pub fn write_str(s: &str, out: &mut String) {
     out.push('"');
+    // Most strings (keys, names, engine versions) need no escape: one copy.
+    if !needs_escape(s) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -201,6 +207,11 @@ pub fn write_str(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// Whether a string holds a character JSON (and RFC 8785) escapes.
+pub fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 #[cfg(test)]

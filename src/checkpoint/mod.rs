@@ -187,25 +187,18 @@ fn too_many(n: usize) -> Refusal {
     )
 }
 
-/// The public arrays a world document printed before its checkpoint, to be copied into the
-/// checkpoint's `values` instead of printed again.
+/// Arrays a world document printed before its checkpoint (the public fields and the inputs,
+/// named as their state segments), to be copied into the checkpoint instead of printed again.
 #[derive(Default)]
-pub struct Printed {
-    pub qpos: Option<Piece>,
-    pub qvel: Option<Piece>,
-    pub act: Option<Piece>,
-    pub ctrl: Option<Piece>,
-}
+pub struct Printed(Vec<(&'static str, Piece)>);
 
 impl Printed {
+    pub fn add(&mut self, segment: &'static str, piece: Piece) {
+        self.0.push((segment, piece));
+    }
+
     fn get(&self, segment: &str) -> Option<&Piece> {
-        match segment {
-            "qpos" => self.qpos.as_ref(),
-            "qvel" => self.qvel.as_ref(),
-            "act" => self.act.as_ref(),
-            "ctrl" => self.ctrl.as_ref(),
-            _ => None,
-        }
+        self.0.iter().find(|(n, _)| *n == segment).map(|(_, p)| p)
     }
 }
 
@@ -231,7 +224,8 @@ pub fn write_integration(
     w.field("descriptor", |w| write_descriptor(w, f));
     w.u64_field("signature", u64::from(layout.sig));
     w.u64_field("size", layout.size as u64);
-    let mut segments: Printed = Printed::default();
+    // Where qpos, qvel and ctrl sit in `values`, to copy them below.
+    let (mut qpos, mut qvel, mut ctrl) = (Piece::default(), Piece::default(), Piece::default());
     w.field("values", |w| {
         let start = w.text.len();
         w.text.push('[');
@@ -261,9 +255,9 @@ pub fn write_integration(
             };
             negative_zero |= piece.negative_zero;
             match seg.name.as_str() {
-                "qpos" => segments.qpos = Some(piece),
-                "qvel" => segments.qvel = Some(piece),
-                "ctrl" => segments.ctrl = Some(piece),
+                "qpos" => qpos = piece,
+                "qvel" => qvel = piece,
+                "ctrl" => ctrl = piece,
                 _ => {}
             }
             first = false;
@@ -277,13 +271,8 @@ pub fn write_integration(
     w.u64_field("tick", tick);
     w.u64_field("seed", f.seed);
     w.f64_field("time", values[layout.range("time")][0]);
-    for (name, piece) in [
-        ("qpos", &segments.qpos),
-        ("qvel", &segments.qvel),
-        ("ctrl", &segments.ctrl),
-    ] {
-        let piece = piece.clone().unwrap_or_default();
-        w.field(name, |w| w.copied_array(&piece));
+    for (name, piece) in [("qpos", &qpos), ("qvel", &qvel), ("ctrl", &ctrl)] {
+        w.field(name, |w| w.copied_array(piece));
     }
     Ok(w.end_object())
 }

@@ -582,115 +582,48 @@ impl<'a> Reader<'a> {
 
     /// Read a number: strict JSON grammar, and finite.
     pub fn number(&mut self) -> Result<Number<'a>, Refusal> {
-        let b = self.b;
+        // One pass over the token: lexical-core checks the JSON number grammar (no `+`, no
+        // leading zeros, digits on both sides of `.`, no `NaN`/`Infinity`) and parses the
+        // value exactly (Eisel-Lemire with a big-integer fallback) as it scans.
+        const OPTIONS: lexical_core::ParseFloatOptions = lexical_core::ParseFloatOptions::new();
         let start = self.i;
-        let mut i = start;
-        let negative = b.get(i) == Some(&b'-');
-        i += usize::from(negative);
-        // The significand's digits are accumulated while scanning: `m` is exact while
-        // `sig` (digits after the first non-zero one) is at most 19.
-        let mut m: u64 = 0;
-        let mut sig: u32 = 0;
-        let mut scale: i32 = 0;
-        match b.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while let Some(&c) = b.get(i) {
-                    if !c.is_ascii_digit() {
-                        break;
-                    }
-                    m = m.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-                    sig += 1;
-                    i += 1;
+        // Zeros are common in state vectors (forces, velocities at rest): `0` and `-0` ending
+        // at a delimiter need no parser.
+        let zero_at = start + usize::from(self.b.get(start) == Some(&b'-'));
+        if self.b.get(zero_at) == Some(&b'0')
+            && matches!(
+                self.b.get(zero_at + 1),
+                None | Some(b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+            )
+        {
+            self.i = zero_at + 1;
+            let text = &self.s[start..self.i];
+            let value = if zero_at > start { -0.0 } else { 0.0 };
+            return Ok(Number { value, text });
+        }
+        match lexical_core::parse_partial_with_options::<f64, { lexical_core::format::JSON }>(
+            &self.b[start..],
+            &OPTIONS,
+        ) {
+            Ok((value, used)) if used > 0 => {
+                self.i = start + used;
+                let text = &self.s[start..self.i];
+                if value.is_finite() {
+                    Ok(Number { value, text })
+                } else {
+                    Err(self.parse_error(
+                        Reason::MJB_REASON_NOT_FINITE,
+                        format!("number {text} is not a finite double"),
+                    ))
                 }
             }
             _ => {
-                self.i = i;
-                return Err(self.malformed("invalid number"));
+                self.i = start;
+                Err(self.malformed("invalid number"))
             }
-        }
-        let mut exact = true;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            let frac_start = i;
-            while let Some(&c) = b.get(i) {
-                if !c.is_ascii_digit() {
-                    break;
-                }
-                if m != 0 || c != b'0' {
-                    m = m.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-                    sig += 1;
-                }
-                i += 1;
-            }
-            if i == frac_start {
-                self.i = i;
-                return Err(self.malformed("invalid number"));
-            }
-            scale = -((i - frac_start) as i32);
-        }
-        if let Some(b'e' | b'E') = b.get(i) {
-            i += 1;
-            let exp_negative = b.get(i) == Some(&b'-');
-            if let Some(b'+' | b'-') = b.get(i) {
-                i += 1;
-            }
-            let exp_start = i;
-            let mut e: i32 = 0;
-            while let Some(&c) = b.get(i) {
-                if !c.is_ascii_digit() {
-                    break;
-                }
-                e = e.saturating_mul(10).saturating_add(i32::from(c - b'0'));
-                i += 1;
-            }
-            if i == exp_start {
-                self.i = i;
-                return Err(self.malformed("invalid number"));
-            }
-            scale = scale.saturating_add(if exp_negative { -e } else { e });
-            exact = false;
-        }
-        let _ = exact;
-        self.i = i;
-        let text = &self.s[start..i];
-        // Fast paths, exact by construction: zero, and Clinger's (a significand below 2^53
-        // times or over a power of ten up to 10^22: both exact, so one correct rounding).
-        if sig <= 19 {
-            let magnitude = if m == 0 {
-                Some(0.0)
-            } else if m < 1 << 53 && (-22..=22).contains(&scale) {
-                let x = m as f64;
-                Some(if scale < 0 {
-                    x / POW10[(-scale) as usize]
-                } else {
-                    x * POW10[scale as usize]
-                })
-            } else {
-                None
-            };
-            if let Some(v) = magnitude {
-                return Ok(Number {
-                    value: if negative { -v } else { v },
-                    text,
-                });
-            }
-        }
-        match text.parse::<f64>() {
-            Ok(value) if value.is_finite() => Ok(Number { value, text }),
-            _ => Err(self.parse_error(
-                Reason::MJB_REASON_NOT_FINITE,
-                format!("number {text} is not a finite double"),
-            )),
         }
     }
 }
-
-/// Powers of ten a double holds exactly.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
 
 fn hex_value(d: &[u8]) -> u32 {
     d.iter().fold(0, |acc, &c| {
@@ -878,6 +811,64 @@ mod tests {
         parse(ok.as_bytes()).unwrap();
         let over = format!("{{\"a\":{}1{}}}", "[".repeat(64), "]".repeat(64));
         assert!(parse(over.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn numbers_read_exactly_as_rust_parses_them() {
+        // Shortest forms, 17-digit forms, exponents, subnormals, zeros, integers beyond 2^53:
+        // the reader's double is bit for bit `str::parse::<f64>`'s.
+        let mut texts: Vec<String> = vec![
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1e-400",
+            "5e-324",
+            "2.2250738585072014e-308",
+            "1.7976931348623157e308",
+            "9007199254740993",
+            "123456789012345678901234567890",
+            "0.1",
+            "1E2",
+            "1e+2",
+            "2.5e-3",
+            "100000000000000000000000",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let x = f64::from_bits(state);
+            if x.is_finite() {
+                texts.push(format!("{x:e}"));
+                texts.push(format!("{x:.17e}"));
+                texts.push(format!("{}", (state % 1_000_000_007) as f64 / 7.0));
+            }
+        }
+        for chunk in texts.chunks(20_000) {
+            let mut doc = String::from("{\"v\":[");
+            doc.push_str(&chunk.join(","));
+            doc.push_str("]}");
+            let mut r = Reader::new(doc.as_bytes()).unwrap();
+            let mut got = Vec::new();
+            r.object(|r, _| {
+                r.array(|r, _| {
+                    got.push(r.number()?.value);
+                    Ok(())
+                })
+                .map(drop)
+            })
+            .unwrap();
+            assert_eq!(got.len(), chunk.len());
+            for (t, x) in chunk.iter().zip(got) {
+                let want: f64 = t.parse().unwrap();
+                assert_eq!(x.to_bits(), want.to_bits(), "{t}");
+            }
+        }
     }
 
     #[test]

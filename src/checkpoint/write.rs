@@ -7,7 +7,7 @@
 //! code units), in `-0` (served as `-0`, canonical `0`) and in integers above 2^53
 //! (canonicalized through their double); strings are escaped identically.
 
-use super::json::{write_f64, write_str, Value};
+use super::json::{needs_escape, write_f64, write_str, Value};
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
@@ -23,7 +23,7 @@ pub enum Canon {
     /// Canonical text that differs from the served text (or was never served).
     Text(String),
     /// An object: its members in served order.
-    Object(Vec<(String, Canon)>),
+    Object(Vec<(&'static str, Canon)>),
 }
 
 /// Numbers printed once in a document (the inside of an array), to be copied elsewhere in it.
@@ -53,7 +53,7 @@ impl Piece {
 pub struct Writer {
     pub text: String,
     /// Members of the objects currently open, innermost last.
-    stack: Vec<(Vec<(String, Canon)>, bool)>,
+    stack: Vec<(Vec<(&'static str, Canon)>, bool)>,
 }
 
 impl Writer {
@@ -95,22 +95,22 @@ impl Writer {
         self.text.push(':');
     }
 
-    fn member(&mut self, key: &str, canon: Canon) {
+    fn member(&mut self, key: &'static str, canon: Canon) {
         self.stack
             .last_mut()
             .expect("an object is open")
             .0
-            .push((key.to_owned(), canon));
+            .push((key, canon));
     }
 
     /// A member whose value is written by `f`; its canonical form is whatever `f` returns.
-    pub fn field(&mut self, key: &str, f: impl FnOnce(&mut Writer) -> Canon) {
+    pub fn field(&mut self, key: &'static str, f: impl FnOnce(&mut Writer) -> Canon) {
         self.key(key);
         let canon = f(self);
         self.member(key, canon);
     }
 
-    pub fn str_field(&mut self, key: &str, value: &str) {
+    pub fn str_field(&mut self, key: &'static str, value: &str) {
         self.field(key, |w| {
             let start = w.text.len();
             write_str(value, &mut w.text);
@@ -121,24 +121,24 @@ impl Writer {
         });
     }
 
-    pub fn u64_field(&mut self, key: &str, value: u64) {
+    pub fn u64_field(&mut self, key: &'static str, value: u64) {
         self.field(key, |w| w.integer(i128::from(value)));
     }
 
-    pub fn i64_field(&mut self, key: &str, value: i64) {
+    pub fn i64_field(&mut self, key: &'static str, value: i64) {
         self.field(key, |w| w.integer(i128::from(value)));
     }
 
-    pub fn f64_field(&mut self, key: &str, value: f64) {
+    pub fn f64_field(&mut self, key: &'static str, value: f64) {
         self.field(key, |w| w.number(value));
     }
 
-    pub fn f64s_field(&mut self, key: &str, values: &[f64]) {
+    pub fn f64s_field(&mut self, key: &'static str, values: &[f64]) {
         self.field(key, |w| w.numbers(values));
     }
 
     /// A small value from the `Value` model (a declaration, `null`).
-    pub fn value_field(&mut self, key: &str, value: &Value) {
+    pub fn value_field(&mut self, key: &'static str, value: &Value) {
         self.field(key, |w| {
             w.text.push_str(&value.to_json());
             Canon::Text(value.to_canonical())
@@ -267,16 +267,22 @@ pub fn feed(h: &mut Sha256, served: &str, canon: &Canon) {
         } => feed_without_negative_zero(h, &served.as_bytes()[range.clone()]),
         Canon::Text(t) => h.update(t.as_bytes()),
         Canon::Object(members) => {
-            let mut order: Vec<&(String, Canon)> = members.iter().collect();
+            let mut order: Vec<&(&'static str, Canon)> = members.iter().collect();
             order.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
             h.update(b"{");
             for (i, (k, v)) in order.into_iter().enumerate() {
                 if i > 0 {
                     h.update(b",");
                 }
-                let mut key = String::with_capacity(k.len() + 2);
-                write_str(k, &mut key);
-                h.update(key.as_bytes());
+                if needs_escape(k) {
+                    let mut key = String::with_capacity(k.len() + 8);
+                    write_str(k, &mut key);
+                    h.update(key.as_bytes());
+                } else {
+                    h.update(b"\"");
+                    h.update(k.as_bytes());
+                    h.update(b"\"");
+                }
                 h.update(b":");
                 feed(h, served, v);
             }
