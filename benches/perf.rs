@@ -271,8 +271,21 @@ struct Row {
 }
 
 fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_step: bool) -> Row {
+    // The JSON and checks are compared on an endpoint publishing no frame fields; the default
+    // selection's extra cost on restore (poses by kinematics on a scratch copy) is its own row.
+    let open = |frame: &str| {
+        let cfg = format!(
+            "{{\"model\":{{\"xml_path\":{}}}{frame}}}",
+            serde_json::to_string(path.to_str().unwrap()).unwrap()
+        );
+        let mut ep = std::ptr::null_mut();
+        let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
+        assert_eq!(o, Outcome::MJB_OK, "open {name}");
+        ep
+    };
+    let framed = open("");
     let cfg = format!(
-        "{{\"model\":{{\"xml_path\":{}}}}}",
+        "{{\"model\":{{\"xml_path\":{}}},\"frame\":[]}}",
         serde_json::to_string(path.to_str().unwrap()).unwrap()
     );
     let mut ep = std::ptr::null_mut();
@@ -287,6 +300,14 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         s
     };
     let doc = take_string(read());
+    let world_doc = {
+        let mut s = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) },
+            Outcome::MJB_OK
+        );
+        take_string(s)
+    };
     let c: Checkpoint = serde_json::from_str(&doc).expect("serde reads the checkpoint");
     let size = c.values.len();
     let sig = c.signature as c_int;
@@ -296,6 +317,12 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         assert_eq!(o, Outcome::MJB_OK);
     };
     restore(&doc);
+    let restore_framed = |d: &str| {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_restore(framed, d.as_ptr().cast(), d.len(), WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::MJB_OK);
+    };
+    restore_framed(&doc);
     // serde's side reads the state of a raw pair of the same model.
     let raw = Raw::open(path);
     let n = unsafe { mj_stateSize(raw.m, sig) } as usize;
@@ -341,6 +368,9 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         t.entry("bridge restore")
             .or_default()
             .push(per_call(cycles, || restore(&doc)));
+        t.entry("bridge restore, default frames")
+            .or_default()
+            .push(per_call(cycles, || restore_framed(&doc)));
         t.entry("serde parse")
             .or_default()
             .push(per_call(cycles, || {
@@ -352,6 +382,14 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
                 let mut s = std::ptr::null_mut();
                 unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) };
                 mjb_string_free(s);
+            }));
+        // What the world read cannot avoid: SHA-256 over its canonical bytes (about the
+        // served document's size).
+        t.entry("sha256 of the world document")
+            .or_default()
+            .push(per_call(cycles, || {
+                use sha2::Digest;
+                std::hint::black_box(sha2::Sha256::digest(world_doc.as_bytes()));
             }));
         if let (Some(s), Some(h)) = (side, side_h) {
             t.entry("nlohmann write")
@@ -368,20 +406,42 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
                 }));
         }
         if with_step {
-            // Both pairs start each round from the same integration state, so they take the
-            // same steps (bit for bit: tests/c/raw_vs_bridge.c).
+            // Both pairs start each round from the same integration state and take the same
+            // steps (bit for bit: tests/c/raw_vs_bridge.c), one step each in turn, so drift in
+            // clock or cache state falls on both alike.
+            restore_framed(&doc);
             restore(&doc);
             unsafe { mj_setState(raw.m, raw.d, c.values.as_ptr(), sig) };
+            let (mut framed_ns, mut bare_ns, mut raw_ns) = (0u128, 0u128, 0u128);
             let steps = 500;
-            t.entry("bridge step")
+            let mut r = mjb_report::default();
+            for i in 0..steps {
+                // Who goes first rotates, so no pair always meets the others' cache traces.
+                for k in 0..3 {
+                    let t0 = Instant::now();
+                    match (i + k) % 3 {
+                        0 => unsafe {
+                            mjb_step(framed, 1, WAIT_FOREVER, &mut r);
+                        },
+                        1 => unsafe {
+                            mjb_step(ep, 1, WAIT_FOREVER, &mut r);
+                        },
+                        _ => unsafe { mj_step(raw.m, raw.d) },
+                    }
+                    let ns = t0.elapsed().as_nanos();
+                    match (i + k) % 3 {
+                        0 => framed_ns += ns,
+                        1 => bare_ns += ns,
+                        _ => raw_ns += ns,
+                    }
+                }
+            }
+            let per = |ns: u128| ns as f64 / steps as f64;
+            t.entry("bridge step").or_default().push(per(framed_ns));
+            t.entry("bridge step, no frames")
                 .or_default()
-                .push(per_call(steps, || {
-                    let mut r = mjb_report::default();
-                    unsafe { mjb_step(ep, 1, WAIT_FOREVER, &mut r) };
-                }));
-            t.entry("raw step")
-                .or_default()
-                .push(per_call(steps, || unsafe { mj_step(raw.m, raw.d) }));
+                .push(per(bare_ns));
+            t.entry("raw step").or_default().push(per(raw_ns));
         }
     }
     let m: std::collections::BTreeMap<&str, f64> =
@@ -393,8 +453,16 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
             m["bridge restore"] / m["serde parse"],
         ),
         (
+            "restore, default frames / serde parse",
+            m["bridge restore, default frames"] / m["serde parse"],
+        ),
+        (
             "world read / read",
             m["bridge world read"] / m["bridge read"],
+        ),
+        (
+            "(world read - sha256) / read",
+            (m["bridge world read"] - m["sha256 of the world document"]) / m["bridge read"],
         ),
     ];
     if side.is_some() {
@@ -409,6 +477,10 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
     }
     if with_step {
         ratios.push(("step / mj_step", m["bridge step"] / m["raw step"]));
+        ratios.push((
+            "step, no frames / mj_step",
+            m["bridge step, no frames"] / m["raw step"],
+        ));
     }
     // Peak heap of one call in steady state (the endpoint's reusable buffers exist).
     let restore_peak = peak_of(|| restore(&doc));
@@ -423,6 +495,7 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         unsafe { (s.close)(h) };
     }
     mjb_endpoint_free(ep);
+    mjb_endpoint_free(framed);
     Row {
         name: name.to_owned(),
         size,

@@ -75,7 +75,7 @@ impl Writer {
 
     pub fn begin_object(&mut self) {
         self.text.push('{');
-        self.stack.push((Vec::new(), false));
+        self.stack.push((Vec::with_capacity(16), false));
     }
 
     /// Close the innermost object; returns its canonical description.
@@ -268,7 +268,15 @@ pub fn feed(h: &mut Sha256, served: &str, canon: &Canon) {
         Canon::Text(t) => h.update(t.as_bytes()),
         Canon::Object(members) => {
             let mut order: Vec<&(&'static str, Canon)> = members.iter().collect();
-            order.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            // JCS orders keys by UTF-16 code units; for ASCII keys (every key the bridge
+            // writes) that is byte order.
+            order.sort_unstable_by(|a, b| {
+                if a.0.is_ascii() && b.0.is_ascii() {
+                    ascii_cmp(a.0.as_bytes(), b.0.as_bytes())
+                } else {
+                    a.0.encode_utf16().cmp(b.0.encode_utf16())
+                }
+            });
             h.update(b"{");
             for (i, (k, v)) in order.into_iter().enumerate() {
                 if i > 0 {
@@ -289,6 +297,16 @@ pub fn feed(h: &mut Sha256, served: &str, canon: &Canon) {
             h.update(b"}");
         }
     }
+}
+
+/// Byte order of two short keys, without a `memcmp` call per comparison.
+fn ascii_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// Served number text with every `-0` token written as `0` (the only difference JCS makes
