@@ -15,6 +15,9 @@
 //! pointer of where it happened. Field-level problems (unknown, missing, wrong type) are the
 //! caller's, which records them and keeps reading so that a later parse error still wins.
 //!
+//! Numbers are parsed by `lexical-core` in its JSON format: grammar and exact value in one
+//! pass over the token (zeros, common in state vectors, skip it).
+//!
 //! Memory: besides what the caller keeps, the reader holds one 8-byte span per key of the
 //! objects currently open (duplicates are found by sorting them when an object closes, or
 //! when a parse error needs to know whether a duplicate came first), so at most about one
