@@ -294,12 +294,13 @@ impl Endpoint {
         self.shape.read().clone()
     }
 
-    /// Validate a checkpoint document exactly as [`Endpoint::restore`] does before admission,
-    /// without restoring it: no lock, no native call, nothing changes. A refusal carries the
-    /// reason and the JSON pointer `restore` would report.
+    /// Validate a document exactly as [`Endpoint::restore`] does before admission (a
+    /// checkpoint, or a world document with its state hash), without restoring it: no lock,
+    /// no native call, nothing changes. A refusal carries the reason and the JSON pointer
+    /// `restore` would report.
     pub fn validate_checkpoint(&self, bytes: &[u8]) -> Result<checkpoint::Checkpoint, Refusal> {
         let mut bufs = Buffers::default();
-        checkpoint::validate(bytes, &self.facts(&self.shape()), &mut bufs)
+        world::validate_restore(bytes, &self.facts(&self.shape()), &mut bufs)
     }
 
     fn facts<'a>(&self, shape: &'a Shape) -> Facts<'a> {

@@ -20,6 +20,7 @@ fn validation_alone_refuses_what_restore_refuses_and_changes_nothing() {
     ep.set_ctrl(&[0.4, -0.2]);
     ep.step_ok(40);
     let cp = ep.checkpoint();
+    let snapshot = ep.snapshot();
     ep.step_ok(5);
 
     let mut docs = vec![
@@ -33,6 +34,8 @@ fn validation_alone_refuses_what_restore_refuses_and_changes_nothing() {
             v.as_object_mut().unwrap().remove("qvel");
         }),
         cp.replacen("\"time\":", "\"time\":1e400,\"x\":", 1),
+        // A world document (restore takes snapshots too) whose hash no longer matches.
+        snapshot.replacen("\"tick\":40", "\"tick\":41", 1),
     ];
     if auto_profile() == "mujoco_integration_v1" {
         let eq = with_endpoint(&ep, |e| {
@@ -61,9 +64,12 @@ fn validation_alone_refuses_what_restore_refuses_and_changes_nothing() {
         assert_eq!((ep.world(), ep.safety()), before);
     }
 
-    // What validates is what restores, at the checkpoint's tick.
+    // What validates is what restores, at the checkpoint's tick: the checkpoint and the
+    // snapshot taken with it.
     let before = ep.world();
     let ok = with_endpoint(&ep, |e| e.validate_checkpoint(cp.as_bytes())).expect("valid");
+    assert_eq!(ok.tick(), 40);
+    let ok = with_endpoint(&ep, |e| e.validate_checkpoint(snapshot.as_bytes())).expect("valid");
     assert_eq!(ok.tick(), 40);
     assert_eq!(ep.world(), before, "validation restores nothing");
     let (o, r) = ep.restore(&cp);
