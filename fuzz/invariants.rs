@@ -110,22 +110,22 @@ impl Harness {
         Some(h)
     }
 
-    pub fn checkpoint(&self) -> String {
+    /// A document-producing read that must succeed.
+    fn read(
+        &self,
+        f: unsafe extern "C" fn(*mut mjb_endpoint, u32, *mut *mut mjb_string) -> Outcome,
+    ) -> String {
         let mut s = std::ptr::null_mut();
-        assert_eq!(
-            unsafe { mjb_checkpoint_read(self.ep, WAIT_FOREVER, &mut s) },
-            Outcome::MJB_OK
-        );
+        assert_eq!(unsafe { f(self.ep, WAIT_FOREVER, &mut s) }, Outcome::MJB_OK);
         take(s)
     }
 
+    pub fn checkpoint(&self) -> String {
+        self.read(mjb_checkpoint_read)
+    }
+
     pub fn world(&self) -> String {
-        let mut s = std::ptr::null_mut();
-        assert_eq!(
-            unsafe { mjb_world_read(self.ep, WAIT_FOREVER, &mut s) },
-            Outcome::MJB_OK
-        );
-        take(s)
+        self.read(mjb_world_read)
     }
 
     fn safety(&self) -> mjb_safety_state {

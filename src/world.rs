@@ -57,17 +57,6 @@ pub struct WorldParts<'a> {
     pub inputs: &'a [(&'static str, Vec<f64>)],
 }
 
-/// `sha256:<hex>` of the JCS canonical form of a JSON value (given as its canonical text).
-pub fn hash_of_canonical(canonical: &str) -> String {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(canonical.as_bytes());
-    let mut s = String::from("sha256:");
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
-
 /// Read a world document `{"world": {...}, "state_hash": "..."}` and recompute its hash:
 /// returns `(stored, recomputed)` (either may be absent when the field is).
 pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), Refusal> {
@@ -75,11 +64,7 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
     let (mut stored, mut recomputed) = (None, None);
     r.object(|r, key| {
         match key {
-            "world" => {
-                let mut c = String::new();
-                r.canonical(&mut c)?;
-                recomputed = Some(hash_of_canonical(&c));
-            }
+            "world" => recomputed = Some(canonical_hash(r.raw()?)?),
             "state_hash" if r.kind()? == crate::checkpoint::read::Kind::String => {
                 stored = Some(r.string()?)
             }
@@ -333,11 +318,7 @@ fn canonical_hash(value: &str) -> Result<String, Refusal> {
     let mut h = sha2::Sha256::new();
     let mut buf = String::new();
     feed_canonical(&mut h, value, &mut buf)?;
-    let mut s = String::from("sha256:");
-    for b in h.finalize() {
-        s.push_str(&format!("{b:02x}"));
-    }
-    Ok(s)
+    Ok(write::digest_text(&h.finalize()))
 }
 
 fn feed_canonical(h: &mut sha2::Sha256, value: &str, buf: &mut String) -> Result<(), Refusal> {

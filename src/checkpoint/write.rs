@@ -243,11 +243,15 @@ impl Writer {
 pub fn state_hash(served: &str, canon: &Canon) -> String {
     let mut h = Sha256::new();
     feed(&mut h, served, canon);
-    let digest = h.finalize();
-    let mut s = String::with_capacity(7 + 64);
+    digest_text(&h.finalize())
+}
+
+/// `sha256:<hex>` of a SHA-256 digest: the form every hash the bridge serves takes.
+pub fn digest_text(digest: &[u8]) -> String {
+    let mut s = String::with_capacity(7 + 2 * digest.len());
     s.push_str("sha256:");
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    for b in digest {
+    for &b in digest {
         s.push(HEX[usize::from(b >> 4)] as char);
         s.push(HEX[usize::from(b & 15)] as char);
     }

@@ -21,11 +21,7 @@ use std::path::Path;
 
 /// `sha256:<hex>` of some bytes.
 pub fn sha256(bytes: &[u8]) -> String {
-    let mut s = String::from("sha256:");
-    for b in Sha256::digest(bytes) {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    mjbridge::checkpoint::write::digest_text(&Sha256::digest(bytes))
 }
 
 /// Resolve `rel` against `base` (both relative to the package directory, `/`-separated) to a
