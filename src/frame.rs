@@ -24,8 +24,6 @@
 //! Model replacement swaps the whole [`View`] (model facts and frame slots) through an
 //! `arc-swap` pointer, so a reader sees either the old model's frames or the new one's.
 
-use crate::checkpoint::read::{Kind, Reader};
-use crate::checkpoint::{read_string, unknown_field, Slot as Read};
 use crate::native::fields::{Catalog, Class, Field, FIELD_COUNT};
 use crate::native::{Dims, Mujoco, NativeError};
 use crate::outcome::{Reason, Refusal};
@@ -134,129 +132,6 @@ impl Selection {
     fn has_poses(&self) -> bool {
         self.fields.iter().any(|f| f.class() == Class::Pose)
     }
-}
-
-/// Read the config's `"frame"` where the reader stands: an array of field names, or
-/// `{"fields": [...], "publish": "every_step" | "end_of_call"}`, or null (the default). The
-/// outer error is a parse error (ends the read); the inner one a refusal of this field.
-pub fn read_selection(r: &mut Reader) -> Result<Result<Selection, Refusal>, Refusal> {
-    let wrong = |r: &Reader, want: &str| {
-        Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, format!("expected {want}")).at(r.pointer())
-    };
-    match r.kind()? {
-        Kind::Null => {
-            r.null()?;
-            Ok(Ok(Selection::default()))
-        }
-        Kind::Array => Ok(read_fields(r)?.map(|fields| Selection {
-            fields,
-            publish: Publish::EveryStep,
-        })),
-        Kind::Object => {
-            let mut unknown = None;
-            let mut fields = None;
-            let mut publish = Ok(Publish::EveryStep);
-            r.object(|r, key| {
-                match key {
-                    "fields" => {
-                        fields = Some(if r.kind()? == Kind::Array {
-                            read_fields(r)?
-                        } else {
-                            let bad = wrong(r, "an array of field names");
-                            r.skip()?;
-                            Err(bad)
-                        })
-                    }
-                    "publish" => {
-                        publish = match read_string(r)? {
-                            Read::Got(s) if s == "every_step" => Ok(Publish::EveryStep),
-                            Read::Got(s) if s == "end_of_call" => Ok(Publish::EndOfCall),
-                            Read::Got(s) => Err(Refusal::rejected(
-                                Reason::MJB_REASON_OUT_OF_RANGE,
-                                format!("publish {s:?} is not \"every_step\" or \"end_of_call\""),
-                            )
-                            .at(r.pointer())),
-                            Read::Bad(b) => Err(b),
-                            Read::Absent => Ok(Publish::EveryStep),
-                        }
-                    }
-                    _ => unknown_field(r, key, &mut unknown)?,
-                }
-                Ok(())
-            })?;
-            if let Some(u) = unknown {
-                return Ok(Err(u));
-            }
-            let publish = match publish {
-                Ok(p) => p,
-                Err(b) => return Ok(Err(b)),
-            };
-            Ok(match fields {
-                None => Ok(Selection {
-                    publish,
-                    ..Selection::default()
-                }),
-                Some(f) => f.map(|fields| Selection { fields, publish }),
-            })
-        }
-        _ => {
-            let bad = wrong(r, "an array of field names or {\"fields\", \"publish\"}");
-            r.skip()?;
-            Ok(Err(bad))
-        }
-    }
-}
-
-/// An array of frame field names, each known, available on this engine and listed once.
-fn read_fields(r: &mut Reader) -> Result<Result<Vec<Field>, Refusal>, Refusal> {
-    let mut fields = Vec::new();
-    let mut bad = None;
-    r.array(|r, _| {
-        let name = match read_string(r)? {
-            Read::Got(s) => s,
-            Read::Bad(b) => {
-                bad.get_or_insert(b);
-                return Ok(());
-            }
-            Read::Absent => return Ok(()),
-        };
-        if bad.is_some() {
-            return Ok(());
-        }
-        let refusal = match Field::from_name(&name) {
-            None => {
-                let known: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
-                Some(Refusal::rejected(
-                    Reason::MJB_REASON_UNKNOWN_FIELD,
-                    format!("no frame field {name:?} (known: {})", known.join(", ")),
-                ))
-            }
-            Some(f) if !f.available() => Some(Refusal::rejected(
-                Reason::MJB_REASON_UNSUPPORTED,
-                format!(
-                    "{name} is not in mjData on this engine ({})",
-                    crate::native::engine().version_string
-                ),
-            )),
-            Some(f) if fields.contains(&f) => Some(Refusal::rejected(
-                Reason::MJB_REASON_DUPLICATE_FIELD,
-                format!("frame field {name:?} is listed twice"),
-            )),
-            Some(f) => {
-                fields.push(f);
-                None
-            }
-        };
-        if let Some(refusal) = refusal {
-            bad = Some(refusal.at(r.pointer()));
-        }
-        Ok(())
-    })?;
-    if let Some(b) = bad {
-        return Ok(Err(b));
-    }
-    fields.sort_by_key(|f| f.index());
-    Ok(Ok(fields))
 }
 
 struct Slot {
@@ -421,6 +296,16 @@ impl View {
     /// Length of a field in this configuration's frames, None when it is not selected.
     pub fn field_len(&self, f: Field) -> Option<usize> {
         self.frames.at[f.index()].map(|i| self.frames.layout[i].2)
+    }
+
+    /// How many doubles a frame carries for `f`, refused when `f` is not selected.
+    pub fn frame_len(&self, f: Field) -> Result<usize, Refusal> {
+        self.field_len(f).ok_or_else(|| {
+            Refusal::rejected(
+                Reason::MJB_REASON_NOT_IN_FRAME,
+                format!("{} is not in the endpoint's frame selection", f.name()),
+            )
+        })
     }
 }
 

@@ -17,6 +17,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod doc;
 pub mod endpoint;
 pub mod ffi;
 pub mod frame;
@@ -31,7 +32,7 @@ pub mod world;
 
 /// Which MuJoCo the bridge was built against and runs with, as JSON.
 pub fn build_info() -> String {
-    use checkpoint::json::{obj, Value};
+    use doc::{obj, Value};
     let e = native::engine();
     obj([
         ("bridge", env!("CARGO_PKG_VERSION").into()),

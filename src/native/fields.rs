@@ -7,6 +7,7 @@
 
 use super::shim::*;
 use super::{msg_buf, status, Dims, MjData, MjModel, Mujoco, NativeError};
+use crate::outcome::{Reason, Refusal};
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -523,4 +524,63 @@ impl Catalog {
     pub fn name(&self, kind: Kind, id: usize) -> Option<Option<&str>> {
         self.names.get(kind as usize)?.get(id).map(|n| n.as_deref())
     }
+
+    // The host surface's questions, with their refusals.
+
+    /// The id of the object of `kind` named `name` (the first, as `mj_name2id`).
+    pub fn lookup(&self, kind: Kind, name: &str) -> Result<usize, Refusal> {
+        self.id(kind, name).ok_or_else(|| {
+            Refusal::rejected(
+                Reason::MJB_REASON_UNKNOWN_NAME,
+                format!("no {} is named {name:?}", kind.name()),
+            )
+        })
+    }
+
+    /// The name of object `id` of `kind` (empty when unnamed).
+    pub fn name_of(&self, kind: Kind, id: i32) -> Result<&str, Refusal> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.name(kind, i))
+            .map(|n| n.unwrap_or(""))
+            .ok_or_else(|| {
+                out_of_range(format!(
+                    "{} id {id} is out of range (the model has {})",
+                    kind.name(),
+                    self.count(kind)
+                ))
+            })
+    }
+
+    /// Where sensor `id`'s values sit in `sensordata`: (address, dimension).
+    pub fn sensor(&self, id: i32) -> Result<(usize, usize), Refusal> {
+        let s = &self.sensor_slices;
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| s.get(i).copied())
+            .ok_or_else(|| {
+                out_of_range(format!(
+                    "sensor {id} is out of range (the model has {})",
+                    s.len()
+                ))
+            })
+    }
+
+    /// Where joint `id`'s values sit: [qpos address, qpos width, dof address, dof width].
+    pub fn joint(&self, id: i32) -> Result<[usize; 4], Refusal> {
+        let s = &self.joint_slices;
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| s.get(i).copied())
+            .ok_or_else(|| {
+                out_of_range(format!(
+                    "joint {id} is out of range (the model has {})",
+                    s.len()
+                ))
+            })
+    }
+}
+
+fn out_of_range(message: String) -> Refusal {
+    Refusal::rejected(Reason::MJB_REASON_OUT_OF_RANGE, message)
 }

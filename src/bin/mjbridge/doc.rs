@@ -5,8 +5,8 @@
 //! keeps no tree (documents on the restore path are streamed into buffers); a command-line
 //! tool reading files of a few kilobytes can afford one.
 
-use mjbridge::checkpoint::json::{pointer_push, Num, Value};
-use mjbridge::checkpoint::read::{Kind, Reader};
+use mjbridge::doc::{pointer_push, Num, Value};
+use mjbridge::doc::{Kind, Reader, Text};
 use mjbridge::outcome::{Reason, Refusal};
 
 fn read_value(r: &mut Reader) -> Result<Value, Refusal> {
@@ -46,7 +46,7 @@ fn read_value(r: &mut Reader) -> Result<Value, Refusal> {
 
 /// Parse one strict JSON document whose top level is an object.
 pub fn parse(bytes: &[u8]) -> Result<Value, Refusal> {
-    let mut r = Reader::new(bytes)?;
+    let mut r = Reader::new(Text::new(bytes)?)?;
     let v = read_value(&mut r)?;
     r.finish()?;
     Ok(v)
@@ -55,7 +55,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Refusal> {
 /// The exact text of each top-level member's value, as it stands in the document (its byte
 /// span: nothing is re-serialized). The document must already have passed [`parse`].
 pub fn raw_members(bytes: &[u8]) -> Result<Vec<(String, String)>, Refusal> {
-    let mut r = Reader::new(bytes)?;
+    let mut r = Reader::new(Text::new(bytes)?)?;
     let mut out = Vec::new();
     r.object(|r, key| {
         out.push((key.to_owned(), r.raw()?.to_owned()));
