@@ -8,8 +8,9 @@
 
 use crate::checkpoint::{self, Buffers, Checkpoint, Embedded, Facts, Profile};
 use crate::doc::jcs;
+use crate::doc::jcs::Canon;
 use crate::doc::schema::{self, missing, read_numbers, read_string, Slot};
-use crate::doc::write::{Canon, Piece, Writer};
+use crate::doc::write::{Piece, Writer};
 use crate::doc::{pointer_push, Kind, Reader, Text, Value};
 use crate::inputs::{self, Input};
 use crate::native::fields::Field;
@@ -200,7 +201,7 @@ pub fn validate_restore(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Che
     let rec = r.take_recorder().expect("recording");
     let root = rec.at(at).expect("the world object was recorded");
     let mut h = Sha256::new();
-    rec.tree.emit(text.as_str(), root, &mut h)?;
+    jcs::tree(&rec.tree, text.as_str(), root, &mut h)?;
     let recomputed = jcs::digest_text(&h.finalize());
     if stored != recomputed {
         return Err(Refusal::rejected(

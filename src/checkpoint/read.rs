@@ -8,9 +8,9 @@
 //! syntax error anywhere still wins (the document is not JSON).
 
 use super::{Buffers, Checkpoint, Facts, Profile, DESCRIPTOR_FIELDS, MAX_VALUES};
+use crate::doc::print::write_f64;
 use crate::doc::schema::{self, missing, read_f64, read_int, read_numbers, read_string, read_u64};
 use crate::doc::schema::{Members, Numbers, Slot};
-use crate::doc::write::write_f64;
 use crate::doc::{pointer_index, Kind, Reader, Text};
 use crate::native::Layout;
 use crate::outcome::{Reason, Refusal};

@@ -2,7 +2,8 @@
 //! `native_checkpoint` of a world document, which then copies the arrays it printed already).
 
 use super::{Facts, Profile, MAX_VALUES};
-use crate::doc::write::{Canon, Piece, Writer};
+use crate::doc::jcs::Canon;
+use crate::doc::write::{Piece, Writer};
 use crate::native::Public;
 use crate::outcome::{Reason, Refusal};
 

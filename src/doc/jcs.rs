@@ -8,17 +8,34 @@
 //!
 //! Three inputs, one set of rules:
 //! - [`value`]: the text of a validated JSON value (a document as received);
-//! - [`Tree`] + [`Tree::emit`]: a value whose objects' members were recorded during an
+//! - [`tree`]: a value whose objects' members were recorded (a [`Tree`]) during an
 //!   earlier pass (a world document being restored: its objects sit at known places, so the
 //!   hash pass reads each byte once);
 //! - [`described`]: a document the bridge just wrote, through its [`Canon`] description
 //!   (numbers already printed are reused, not printed again).
 
-use super::read::{decode_chars, Kind, Reader};
-use super::write::{write_f64, write_str, Canon};
+use super::print::{write_f64, write_str};
+use super::read::{decode_chars, Kind, Node, Reader, Tree};
+use super::value::Value;
 use crate::outcome::Refusal;
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
+use std::ops::Range;
+
+/// How the canonical form of one value is obtained.
+#[derive(Clone, Debug)]
+pub enum Canon {
+    /// The served bytes at this range are canonical as they are, except that a `-0` number
+    /// token in them (when `negative_zero`) is canonically `0`.
+    Served {
+        range: Range<usize>,
+        negative_zero: bool,
+    },
+    /// Canonical text that differs from the served text (or was never served).
+    Text(String),
+    /// An object: its members in served order.
+    Object(Vec<(&'static str, Canon)>),
+}
 
 /// Where canonical bytes go.
 pub trait Sink {
@@ -127,74 +144,44 @@ fn next<S: Sink>(r: &mut Reader, sink: &mut S, buf: &mut String) -> Result<(), R
     Ok(())
 }
 
-/// Objects of a value whose members were recorded while it was read (by the reader that
-/// validated it), so that the canonical pass visits every byte once: members are emitted in
-/// key order, leaves streamed from their spans.
-#[derive(Debug, Default)]
-pub struct Tree {
-    objects: Vec<Vec<Member>>,
+/// Emit the canonical form of `node` of a recorded [`Tree`] (`text` is what its spans index):
+/// members in key order, leaves streamed from their spans, each byte visited once.
+pub fn tree<S: Sink>(tree: &Tree, text: &str, node: Node, sink: &mut S) -> Result<(), Refusal> {
+    let mut buf = String::new();
+    tree_node(tree, text, node, sink, &mut buf)
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Member {
-    key: &'static str,
+fn tree_node<S: Sink>(
+    tree: &Tree,
+    text: &str,
     node: Node,
-}
-
-/// A member's value: a span of the text (no object inside it), or a recorded object.
-#[derive(Clone, Copy, Debug)]
-pub enum Node {
-    Leaf(usize, usize),
-    Object(usize),
-}
-
-impl Tree {
-    /// A new, empty object; returns its node.
-    pub fn object(&mut self) -> Node {
-        self.objects.push(Vec::with_capacity(16));
-        Node::Object(self.objects.len() - 1)
-    }
-
-    /// Add a member to a recorded object. Keys are the schema's own (plain ASCII, listed once
-    /// per object: a repeated key is refused by the reader, so it is not recorded twice).
-    pub fn member(&mut self, object: Node, key: &'static str, node: Node) {
-        let Node::Object(i) = object else {
-            unreachable!("members belong to objects")
-        };
-        self.objects[i].push(Member { key, node });
-    }
-
-    /// Emit the canonical form of `node` (`text` is what the spans index).
-    pub fn emit<S: Sink>(&self, text: &str, node: Node, sink: &mut S) -> Result<(), Refusal> {
-        let mut buf = String::new();
-        self.emit_node(text, node, sink, &mut buf)
-    }
-
-    fn emit_node<S: Sink>(
-        &self,
-        text: &str,
-        node: Node,
-        sink: &mut S,
-        buf: &mut String,
-    ) -> Result<(), Refusal> {
-        match node {
-            Node::Leaf(a, b) => next(&mut Reader::for_value(&text[a..b]), sink, buf),
-            Node::Object(i) => {
-                let mut members = self.objects[i].clone();
-                members.sort_unstable_by(|a, b| key_order(a.key, b.key));
-                sink.put("{");
-                for (k, m) in members.iter().enumerate() {
-                    if k > 0 {
-                        sink.put(",");
-                    }
-                    put_key(m.key, sink, buf);
-                    self.emit_node(text, m.node, sink, buf)?;
+    sink: &mut S,
+    buf: &mut String,
+) -> Result<(), Refusal> {
+    match node {
+        Node::Leaf(a, b) => next(&mut Reader::for_value(&text[a..b]), sink, buf),
+        Node::Object(i) => {
+            let mut members = tree.members(i).to_vec();
+            members.sort_unstable_by(|a, b| key_order(a.0, b.0));
+            sink.put("{");
+            for (k, (key, node)) in members.iter().enumerate() {
+                if k > 0 {
+                    sink.put(",");
                 }
-                sink.put("}");
-                Ok(())
+                put_key(key, sink, buf);
+                tree_node(tree, text, *node, sink, buf)?;
             }
+            sink.put("}");
+            Ok(())
         }
     }
+}
+
+/// The canonical form of a small [`Value`] (a fidelity declaration).
+pub fn of_value(v: &Value) -> String {
+    let mut out = String::new();
+    value(&v.to_json(), &mut out).expect("a printed value is valid JSON");
+    out
 }
 
 /// Stream the canonical bytes of a document the bridge wrote: `canon` describes it, `served`
@@ -314,7 +301,7 @@ mod tests {
         t.member(o, "y", Node::Leaf(32, 33));
         t.member(o, "x", Node::Leaf(38, 46));
         let mut out = String::new();
-        t.emit(text, root, &mut out).unwrap();
+        tree(&t, text, root, &mut out).unwrap();
         assert_eq!(out, canonical(text));
     }
 

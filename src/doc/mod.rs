@@ -8,7 +8,8 @@
 //!   buffers, nothing else is kept.
 //! - [`schema`]: strict objects (unknown members recorded, missing ones reported) and typed
 //!   members (strings, integers, numbers, arrays of numbers), each refusal with its pointer.
-//! - [`write`]: the served text, printed once, with a description of its canonical form.
+//! - [`write`]: the served text, printed once, with a description of its canonical form;
+//!   [`print`]: the number and string printers every document shares.
 //! - [`jcs`]: RFC 8785 canonical bytes of a validated value or of a written document, streamed
 //!   into SHA-256 (`state_hash`) or a string.
 //! - [`value`]: a small value model for the few documents built as trees (a fidelity
@@ -17,6 +18,7 @@
 //! Nothing here knows an endpoint, a model or MuJoCo.
 
 pub mod jcs;
+pub mod print;
 pub mod read;
 pub mod schema;
 pub mod value;

@@ -23,7 +23,6 @@
 //! when a parse error needs to know whether a duplicate came first), so at most about one
 //! byte per byte of input; JSON pointers are built only when something is refused.
 
-use super::jcs::{Node, Tree};
 use super::{pointer_index, pointer_push, Text, MAX_DEPTH, MAX_DOCUMENT_BYTES};
 use crate::outcome::{Reason, Refusal};
 
@@ -124,6 +123,42 @@ pub struct Reader<'a> {
     shape: Option<Option<Refusal>>,
     /// Strict objects' members, recorded for a canonical pass ([`record`](Self::record)).
     recorder: Option<Box<Recorder>>,
+}
+
+/// The members of strict objects recorded while a value was read ([`Reader::record`]), so
+/// that a canonical pass ([`crate::doc::jcs::tree`]) visits every byte once.
+#[derive(Debug, Default)]
+pub struct Tree {
+    objects: Vec<Vec<(&'static str, Node)>>,
+}
+
+/// A member's value: a span of the text (no recorded object inside it), or a recorded object.
+#[derive(Clone, Copy, Debug)]
+pub enum Node {
+    Leaf(usize, usize),
+    Object(usize),
+}
+
+impl Tree {
+    /// A new, empty object; returns its node.
+    pub fn object(&mut self) -> Node {
+        self.objects.push(Vec::with_capacity(16));
+        Node::Object(self.objects.len() - 1)
+    }
+
+    /// Add a member to a recorded object. Keys are the schema's own (plain ASCII, listed once
+    /// per object: a repeated key is refused by the reader, so it is not recorded twice).
+    pub fn member(&mut self, object: Node, key: &'static str, node: Node) {
+        let Node::Object(i) = object else {
+            unreachable!("members belong to objects")
+        };
+        self.objects[i].push((key, node));
+    }
+
+    /// The members of object `i`, in document order.
+    pub fn members(&self, i: usize) -> &[(&'static str, Node)] {
+        &self.objects[i]
+    }
 }
 
 /// What [`Reader::record`] keeps: the [`Tree`] of the strict objects read so far, and where

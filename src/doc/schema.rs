@@ -7,8 +7,8 @@
 //! reading, so that a parse error later in the document still wins, and the schema judges the
 //! recorded problems in its own order afterwards.
 
+use super::print::write_f64;
 use super::read::{Kind, Reader};
-use super::write::write_f64;
 use super::{pointer_push, Refusal};
 use crate::outcome::Reason;
 

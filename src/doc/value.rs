@@ -3,8 +3,7 @@
 //! themselves are read by [`super::read`] and written by [`super::write`]; a `Value` prints
 //! through the same number and string printers, served or in RFC 8785 canonical form.
 
-use super::jcs;
-use super::write::{write_f64, write_str};
+use super::print::{write_f64, write_str};
 use std::fmt::Write as _;
 
 /// A finite JSON number, parsed once.
@@ -78,13 +77,6 @@ impl Value {
     pub fn to_json(&self) -> String {
         let mut out = String::new();
         self.write(&mut out);
-        out
-    }
-
-    /// RFC 8785 (JCS) canonical form, by the one canonicalizer ([`jcs`]).
-    pub fn to_canonical(&self) -> String {
-        let mut out = String::new();
-        jcs::value(&self.to_json(), &mut out).expect("a printed value is valid JSON");
         out
     }
 

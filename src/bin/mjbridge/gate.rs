@@ -17,7 +17,7 @@ use crate::pretty;
 use crate::reference::{self, member, Loaded, Stored, REFERENCE, REFERENCE_MD};
 use crate::{progress, warn, Problem, Result};
 use mjbridge::checkpoint::Profile;
-use mjbridge::doc::{obj, Value};
+use mjbridge::doc::{jcs, obj, Value};
 use mjbridge::endpoint::{Answer, Endpoint, WAIT_FOREVER};
 use mjbridge::outcome::{Outcome, Reason};
 use std::path::Path;
@@ -523,7 +523,7 @@ fn covered(l: &Loaded, stored: &Stored) -> Result<Value> {
                 ("file", REFERENCE.into()),
                 (
                     "canonical_sha256",
-                    files::sha256(stored.value.to_canonical().as_bytes()).into(),
+                    files::sha256(jcs::of_value(&stored.value).as_bytes()).into(),
                 ),
             ]),
         ),
@@ -671,7 +671,7 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
         .all(|c| matches!(c.verdict, Verdict::Pass | Verdict::NotPromised));
 
     let covered = covered(&l, &stored)?;
-    let digest = files::sha256(covered.to_canonical().as_bytes());
+    let digest = files::sha256(jcs::of_value(&covered).as_bytes());
     let value = obj([
         ("format", FORMAT.into()),
         ("package", l.manifest.name.as_str().into()),
