@@ -303,9 +303,6 @@ typedef int32_t mjb_log_level;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// What the next value is, by its first byte.
-typedef struct Kind Kind;
-
 // An endpoint handle as C sees it. Opaque: its value is not an address.
 typedef struct mjb_endpoint mjb_endpoint;
 
@@ -421,8 +418,6 @@ typedef struct mjb_input {
 // The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
 // NUL-terminated UTF-8 message valid during the call only.
 typedef void (*mjb_log_fn)(void *user_data, int32_t level, const char *message);
-
-
 
 
 

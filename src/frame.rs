@@ -64,20 +64,21 @@ pub enum mjb_frame_cause {
 
 pub use mjb_frame_cause as Cause;
 
+abi_enum!(mjb_frame_cause {
+    MJB_FRAME_OPEN,
+    MJB_FRAME_STEP,
+    MJB_FRAME_RESTORE,
+    MJB_FRAME_INPUT,
+    MJB_FRAME_REPLACE,
+    MJB_FRAME_ROLLBACK,
+});
+
 impl Cause {
     fn from_u64(v: u64) -> Cause {
-        use mjb_frame_cause::*;
-        [
-            MJB_FRAME_OPEN,
-            MJB_FRAME_STEP,
-            MJB_FRAME_RESTORE,
-            MJB_FRAME_INPUT,
-            MJB_FRAME_REPLACE,
-            MJB_FRAME_ROLLBACK,
-        ]
-        .into_iter()
-        .find(|c| *c as u64 == v)
-        .unwrap_or(MJB_FRAME_OPEN)
+        i32::try_from(v)
+            .ok()
+            .and_then(Cause::from_i32)
+            .unwrap_or(Cause::MJB_FRAME_OPEN)
     }
 
     /// Causes after which the owned data's derived arrays do not describe its state (the state

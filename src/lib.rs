@@ -15,6 +15,34 @@
 //! - Hosts see the simulation through [`frame`]s (published under the lock, read without it,
 //!   never torn) and drive it through typed [`inputs`]; [`host`] loads plugins and logs.
 
+/// `ALL`, `from_i32` and `name` for a `#[repr(i32)]` enum of the ABI. The enum itself is
+/// written out in full (cbindgen reads it for the header; it does not expand macros); its
+/// values run from 0 without gaps, which a test checks.
+macro_rules! abi_enum {
+    ($ty:ident { $($v:ident => $name:expr),* $(,)? }) => {
+        impl $ty {
+            /// Every value, in value order.
+            pub const ALL: &'static [$ty] = &[$($ty::$v),*];
+
+            pub fn from_i32(v: i32) -> Option<$ty> {
+                usize::try_from(v)
+                    .ok()
+                    .and_then(|i| Self::ALL.get(i).copied())
+                    .filter(|x| *x as i32 == v)
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$v => $name),*
+                }
+            }
+        }
+    };
+    ($ty:ident { $($v:ident),* $(,)? }) => {
+        abi_enum!($ty { $($v => stringify!($v)),* });
+    };
+}
+
 pub mod checkpoint;
 pub mod config;
 pub mod doc;
@@ -47,4 +75,30 @@ pub fn build_info() -> String {
         ("integration_profile", Value::Bool(e.supports_integration())),
     ])
     .to_json()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every ABI enum's values run from 0 without gaps (what `abi_enum!`'s `from_i32` relies
+    /// on), and every name is distinct.
+    #[test]
+    fn abi_enums_are_dense_and_named_once() {
+        fn check<T: Copy>(all: &[T], value: impl Fn(T) -> i32, name: impl Fn(T) -> &'static str) {
+            let mut names = std::collections::BTreeSet::new();
+            for (i, &v) in all.iter().enumerate() {
+                assert_eq!(value(v), i as i32);
+                assert!(names.insert(name(v)), "{} twice", name(v));
+            }
+        }
+        use crate::outcome::{Outcome, Reason};
+        use crate::{frame::Cause, host::Level, native::fields::Field, native::fields::Kind};
+        check(Outcome::ALL, |v| v as i32, Outcome::name);
+        check(Reason::ALL, |v| v as i32, Reason::name);
+        check(Field::ALL, |v| v as i32, Field::name);
+        check(Kind::ALL, |v| v as i32, Kind::name);
+        check(Cause::ALL, |v| v as i32, Cause::name);
+        check(Level::ALL, |v| v as i32, Level::name);
+        assert_eq!(Field::from_i32(Field::ALL.len() as i32), None);
+        assert_eq!(Reason::from_i32(-1), None);
+    }
 }
