@@ -112,7 +112,6 @@ fn static_name(name: Option<&'static str>, fallback: &'static str) -> *const c_c
     static NAMES: OnceLock<BTreeMap<&'static str, CString>> = OnceLock::new();
     let names = NAMES.get_or_init(|| {
         mjb_outcome::all()
-            .into_iter()
             .map(|o| o.name())
             .chain(mjb_reason::ALL.iter().map(|r| r.name()))
             .chain(["MJB_OUTCOME_UNKNOWN_VALUE", "MJB_REASON_UNKNOWN_VALUE"])
