@@ -90,7 +90,7 @@ impl Cause {
 
 /// When frames are published during a multi-step call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Publish {
+pub(crate) enum Publish {
     /// After every engine step (the default).
     EveryStep,
     /// Once, when the step call returns.
@@ -99,7 +99,7 @@ pub enum Publish {
 
 /// The fields a host selected at open (`"frame"` in the endpoint config).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Selection {
+pub(crate) struct Selection {
     pub fields: Vec<Field>,
     pub publish: Publish,
 }
@@ -364,13 +364,13 @@ impl Frames {
     }
 
     /// Make a writer's view the one readers see (model replacement).
-    pub fn install(&self, w: &Writer) {
+    pub(crate) fn install(&self, w: &Writer) {
         self.view.store(w.view.clone());
     }
 }
 
 /// The writer's end, kept beside the owned pair under the native lock.
-pub struct Writer {
+pub(crate) struct Writer {
     view: Arc<View>,
     selection: Selection,
     /// Frames published so far by this endpoint (across model replacements).
@@ -416,10 +416,6 @@ impl Writer {
         Frames {
             view: ArcSwap::new(self.view.clone()),
         }
-    }
-
-    pub fn view(&self) -> &Arc<View> {
-        &self.view
     }
 
     pub fn publishes_every_step(&self) -> bool {

@@ -2,18 +2,33 @@
 //!
 //! The contract in ten lines:
 //! - An endpoint owns one MuJoCo model/data pair, its tick, a native lock, a stop latch and a
-//!   fence ([`endpoint`], [`safety`]).
+//!   fence ([`endpoint`]).
 //! - Every input document is strict JSON validated in pure Rust before any native state is
-//!   touched ([`checkpoint`]); refusals carry a stable reason and a JSON pointer.
+//!   touched ([`doc`], [`checkpoint`], [`world`]); refusals carry a reason and a JSON pointer.
 //! - `mujoco_integration_v1` checkpoints hold the complete `mjSTATE_INTEGRATION` vector; a
 //!   restore is verified by bitwise readback and never calls `mj_forward`.
 //! - Outcomes are explicit: rejected (nothing changed), rolled back (proven), unknown (fenced).
-//! - `mjb_stop` latches from any thread without the native lock ([`safety`]).
+//! - `mjb_stop` latches from any thread without the native lock.
 //! - The world document and its JCS state hash cover the checkpoint ([`world`]).
 //! - MuJoCo is reached only through a small C shim with setjmp-guarded calls ([`native`]).
 //! - The C ABI lives in [`ffi`]: one panic boundary, checked handles, library-owned strings.
 //! - Hosts see the simulation through [`frame`]s (published under the lock, read without it,
-//!   never torn) and drive it through typed [`inputs`]; [`host`] loads plugins and logs.
+//!   never torn) and drive it through typed inputs.
+//!
+//! The module map (`ARCHITECTURE.md` has the graph and the walk of one restore):
+//!
+//! | module | owns | public for |
+//! | --- | --- | --- |
+//! | [`ffi`] | the C ABI: the only `catch_unwind`, handles, pointer checks, exports | hosts (C, and Rust through it) |
+//! | [`endpoint`] | the pair, its lock and tick; admission, native phases, rollback, reads | the `mjbridge` command, tests |
+//! | [`doc`] | the strict reader, the writer and printers, the RFC 8785 canonicalizer | the command's files |
+//! | [`checkpoint`] | the two checkpoint profiles: validation and printing | `Profile`, limits |
+//! | [`world`] | the world document, its hash, restore from it, world writes | field lists, `recompute_hash` |
+//! | [`conformance`] | corrupted checkpoints and the refusal each must get | the package gate, tests |
+//! | [`frame`] | frames: seqlock slots, publication, lock-free reads | frame requests |
+//! | [`native`] | the seam to MuJoCo: engine facts, dims, layout, the owned pair | engine facts, tests |
+//! | [`outcome`] | outcomes, reasons, refusals | everyone |
+//! | `config`, `inputs`, `safety`, `host`, `panics`, `log` | config schema, typed inputs, the lock-free safety state, plugins and log callback, panics off stderr, bridge events | the crate only |
 
 /// `ALL`, `from_i32` and `name` for a `#[repr(i32)]` enum of the ABI. The enum itself is
 /// written out in full (cbindgen reads it for the header; it does not expand macros); its
@@ -44,18 +59,19 @@ macro_rules! abi_enum {
 }
 
 pub mod checkpoint;
-pub mod config;
+pub(crate) mod config;
+pub mod conformance;
 pub mod doc;
 pub mod endpoint;
 pub mod ffi;
 pub mod frame;
-pub mod host;
-pub mod inputs;
-pub mod log;
+pub(crate) mod host;
+pub(crate) mod inputs;
+pub(crate) mod log;
 pub mod native;
 pub mod outcome;
-pub mod panics;
-pub mod safety;
+pub(crate) mod panics;
+pub(crate) mod safety;
 pub mod world;
 
 /// Which MuJoCo the bridge was built against and runs with, as JSON.

@@ -4,7 +4,7 @@
 //! `state_hash` is SHA-256 over the RFC 8785 (JCS) canonical form of the `world` object, so any
 //! JCS implementation can recompute it. It covers `native_checkpoint`: nothing is cached or
 //! left out. The document is printed once; the hash streams the canonical bytes through
-//! SHA-256, reusing the printed numbers ([`crate::doc::jcs::described`]).
+//! SHA-256, reusing the printed numbers (`crate::doc::jcs::described`).
 
 use crate::checkpoint::{self, Buffers, Checkpoint, Embedded, Facts, Profile};
 use crate::doc::jcs;
@@ -18,7 +18,7 @@ use crate::native::{Dims, Public};
 use crate::outcome::{Reason, Refusal};
 use sha2::{Digest, Sha256};
 
-/// The fields a world write may carry (the inputs of [`crate::inputs`]), and the ones it must
+/// The fields a world write may carry (the inputs of `crate::inputs`), and the ones it must
 /// refuse as read-only.
 pub const WRITABLE_FIELDS: &[&str] = &[
     "ctrl",
@@ -50,7 +50,7 @@ pub fn continuation(profile: Profile) -> &'static str {
     }
 }
 
-pub struct WorldParts<'a> {
+pub(crate) struct WorldParts<'a> {
     pub name: &'a str,
     pub facts: &'a Facts<'a>,
     pub tick: u64,
@@ -82,7 +82,7 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
 
 /// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`,
 /// written into `out` (cleared first; pass a reused buffer).
-pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
+pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
     let p = parts.public;
     let mut w = Writer::reusing(out);
     w.text.push_str("{\"world\":");
@@ -156,7 +156,11 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
 /// Refusals keep their order: a syntax error anywhere; the document's own members; the
 /// world's shape; the state hash; then the checkpoint's steps. Memory stays within the
 /// documents' bound: only the schema's known members are recorded, once each.
-pub fn validate_restore(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
+pub(crate) fn validate_restore(
+    text: Text,
+    f: &Facts,
+    bufs: &mut Buffers,
+) -> Result<Checkpoint, Refusal> {
     if !first_key_is_world(text)? {
         match checkpoint::validate(text, f, bufs) {
             Ok(c) => return Ok(c),
@@ -294,12 +298,12 @@ fn has_world_member(text: Text) -> bool {
 // ---- world writes ---------------------------------------------------------------------------------
 
 /// Inputs parsed from a partial world document, owning their values.
-pub struct Write {
+pub(crate) struct Write {
     pub items: Vec<(Field, Vec<f64>)>,
 }
 
 impl Write {
-    pub fn inputs(&self) -> Vec<Input<'_>> {
+    pub(crate) fn inputs(&self) -> Vec<Input<'_>> {
         self.items
             .iter()
             .map(|(f, v)| Input {
@@ -314,7 +318,7 @@ impl Write {
 /// Parse and check `{"world": {<writable fields>}}` (whole arrays) against the dimensions, in
 /// one streaming pass: parse errors first, then `state_hash` (read-only), unknown top-level
 /// fields, a missing `world`, read-only or unknown world fields, then each input's values.
-pub fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
+pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
     let mut r = Reader::new(text)?;
     let mut state_hash = false;
     let mut world: Option<Result<(), Refusal>> = None;

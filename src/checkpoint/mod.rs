@@ -7,15 +7,15 @@
 //! JSON pointer of the first offending element.
 //!
 //! Reading is one streaming pass ([`crate::doc::Reader`]): numbers go straight into the caller's
-//! reusable buffers ([`Buffers`]), nothing else of the document is kept, and a field-level
+//! reusable buffers (`Buffers`), nothing else of the document is kept, and a field-level
 //! problem is only recorded during the pass, then reported in the order of the steps above
 //! (a syntax error anywhere still wins, as it must: the document is not JSON).
 
 mod read;
 mod write;
 
-pub use read::{validate, Embedded};
-pub use write::{estimated_bytes, write_basic, write_integration, Printed};
+pub(crate) use read::{validate, Embedded};
+pub(crate) use write::{estimated_bytes, write_basic, write_integration, Printed};
 
 use crate::native::{Dims, EngineInfo, Layout, Public};
 
@@ -55,7 +55,7 @@ impl Profile {
 }
 
 /// What a checkpoint is validated against: everything the endpoint knows without the lock.
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     pub profile: Profile,
     pub engine: &'a EngineInfo,
     pub dims: Dims,
@@ -68,7 +68,7 @@ pub struct Facts<'a> {
 /// Reusable number buffers for reading a checkpoint: after the first restore on an endpoint,
 /// reading allocates nothing for numbers.
 #[derive(Default, Debug)]
-pub struct Buffers {
+pub(crate) struct Buffers {
     pub values: Vec<f64>,
     pub qpos: Vec<f64>,
     pub qvel: Vec<f64>,
@@ -79,7 +79,7 @@ pub struct Buffers {
 impl Buffers {
     /// Buffers already large enough for the checkpoints of a model of these dimensions and
     /// state layout.
-    pub fn sized(d: &Dims, layout: Option<&Layout>) -> Buffers {
+    pub(crate) fn sized(d: &Dims, layout: Option<&Layout>) -> Buffers {
         let n = |x: i64| Vec::with_capacity(x.max(0) as usize);
         Buffers {
             values: Vec::with_capacity(layout.map_or(0, |l| l.size)),
@@ -92,15 +92,15 @@ impl Buffers {
 }
 
 /// A checkpoint that passed validation, ready for the native phase. It owns the buffers it
-/// was read into; [`Checkpoint::into_buffers`] gives them back for reuse.
+/// was read into; `Checkpoint::into_buffers` gives them back for reuse.
 #[derive(Debug)]
 pub struct Checkpoint {
-    pub profile: Profile,
-    pub tick: u64,
+    pub(crate) profile: Profile,
+    pub(crate) tick: u64,
     /// Integration: the state vector in `values`. Basic: the public fields in `qpos`, `qvel`,
     /// `ctrl`, `act` (and `time`).
-    pub time: f64,
-    pub buffers: Buffers,
+    pub(crate) time: f64,
+    pub(crate) buffers: Buffers,
 }
 
 impl Checkpoint {
@@ -108,12 +108,16 @@ impl Checkpoint {
         self.tick
     }
 
-    pub fn into_buffers(self) -> Buffers {
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    pub(crate) fn into_buffers(self) -> Buffers {
         self.buffers
     }
 
     /// The basic profile's public fields (copies).
-    pub fn public(&self) -> Public {
+    pub(crate) fn public(&self) -> Public {
         Public {
             time: self.time,
             qpos: self.buffers.qpos.clone(),
@@ -152,7 +156,7 @@ const BASIC_FIELDS: &[&str] = &[
     "ctrl",
     "act",
 ];
-pub const DESCRIPTOR_FIELDS: &[&str] = &[
+pub(crate) const DESCRIPTOR_FIELDS: &[&str] = &[
     "nq",
     "nv",
     "na",

@@ -139,7 +139,7 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
 /// Validate a checkpoint document completely, without the lock and without a native call.
 /// Numbers are read into `bufs` (reused: pass the buffers of an earlier checkpoint); on
 /// refusal they are returned through `bufs` as well.
-pub fn validate(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
+pub(crate) fn validate(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
     let mut r = Reader::new(text)?;
     let raw = read_raw(&mut r, f, bufs)?;
     r.finish()?;
@@ -149,13 +149,13 @@ pub fn validate(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint,
 /// A checkpoint embedded in another document (a world document's `native_checkpoint`), read
 /// at the reader's position during that document's pass; judged later, by [`Embedded::judge`],
 /// when the enclosing document's own checks passed. Pointers are below the reader's path.
-pub struct Embedded {
+pub(crate) struct Embedded {
     base: String,
     raw: Result<Raw, Refusal>,
 }
 
 impl Embedded {
-    pub fn read(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Embedded, Refusal> {
+    pub(crate) fn read(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Embedded, Refusal> {
         let base = r.pointer();
         let raw = match schema::expect(r, Kind::Object, "an object")? {
             Some(bad) => Err(bad),
@@ -164,7 +164,7 @@ impl Embedded {
         Ok(Embedded { base, raw })
     }
 
-    pub fn judge(self, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
+    pub(crate) fn judge(self, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
         judge(self.raw?, f, bufs, &self.base)
     }
 }

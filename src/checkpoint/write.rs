@@ -27,10 +27,10 @@ fn too_many(n: usize) -> Refusal {
 /// Arrays a world document printed before its checkpoint (the public fields and the inputs,
 /// named as their state segments), to be copied into the checkpoint instead of printed again.
 #[derive(Default)]
-pub struct Printed(Vec<(&'static str, Piece)>);
+pub(crate) struct Printed(Vec<(&'static str, Piece)>);
 
 impl Printed {
-    pub fn add(&mut self, segment: &'static str, piece: Piece) {
+    pub(crate) fn add(&mut self, segment: &'static str, piece: Piece) {
         self.0.push((segment, piece));
     }
 
@@ -43,7 +43,7 @@ impl Printed {
 /// its canonical description (for a state hash over a document that embeds it). Every
 /// number is printed once: `values` segment by segment (copying what `printed` already
 /// holds), then `qpos`, `qvel`, `ctrl` as copies of their segments.
-pub fn write_integration(
+pub(crate) fn write_integration(
     w: &mut Writer,
     f: &Facts,
     values: &[f64],
@@ -116,7 +116,13 @@ pub fn write_integration(
 
 /// Write the basic checkpoint for public fields read under the native lock (copying the
 /// arrays a world document printed already).
-pub fn write_basic(w: &mut Writer, f: &Facts, p: &Public, tick: u64, printed: &Printed) -> Canon {
+pub(crate) fn write_basic(
+    w: &mut Writer,
+    f: &Facts,
+    p: &Public,
+    tick: u64,
+    printed: &Printed,
+) -> Canon {
     w.begin_object();
     w.str_field("profile", Profile::Basic.name());
     w.str_field("engine", &f.engine.version_string);
@@ -140,6 +146,6 @@ pub fn write_basic(w: &mut Writer, f: &Facts, p: &Public, tick: u64, printed: &P
 }
 
 /// Bytes a checkpoint of `values` numbers is likely to take (to size output buffers once).
-pub fn estimated_bytes(numbers: usize) -> usize {
+pub(crate) fn estimated_bytes(numbers: usize) -> usize {
     512 + numbers * 25
 }

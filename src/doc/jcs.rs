@@ -11,7 +11,7 @@
 //! - [`tree`]: a value whose objects' members were recorded (a [`Tree`]) during an
 //!   earlier pass (a world document being restored: its objects sit at known places, so the
 //!   hash pass reads each byte once);
-//! - [`described`]: a document the bridge just wrote, through its [`Canon`] description
+//! - `described`: a document the bridge just wrote, through its `Canon` description
 //!   (numbers already printed are reused, not printed again).
 
 use super::print::{write_f64, write_str};
@@ -24,7 +24,7 @@ use std::ops::Range;
 
 /// How the canonical form of one value is obtained.
 #[derive(Clone, Debug)]
-pub enum Canon {
+pub(crate) enum Canon {
     /// The served bytes at this range are canonical as they are, except that a `-0` number
     /// token in them (when `negative_zero`) is canonically `0`.
     Served {
@@ -186,7 +186,7 @@ pub fn of_value(v: &Value) -> String {
 
 /// Stream the canonical bytes of a document the bridge wrote: `canon` describes it, `served`
 /// holds its text.
-pub fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
+pub(crate) fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
     match canon {
         Canon::Served {
             range,
@@ -251,7 +251,7 @@ pub fn digest_text(digest: &[u8]) -> String {
 }
 
 /// `sha256:<hex>` of the canonical form of a document the bridge wrote.
-pub fn hash_described(served: &str, canon: &Canon) -> String {
+pub(crate) fn hash_described(served: &str, canon: &Canon) -> String {
     let mut h = Sha256::new();
     described(served, canon, &mut h);
     digest_text(&h.finalize())

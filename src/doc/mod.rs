@@ -1,15 +1,15 @@
 //! Documents: the one strict JSON reader, the one writer and number printer, the one RFC 8785
 //! (JCS) canonicalizer and streaming hasher. Every document the bridge reads or serves goes
 //! through here; each document's schema lives with its concept (endpoint config and frame
-//! selection in [`crate::config`], checkpoint profiles in [`crate::checkpoint`], the world
+//! selection in `crate::config`, checkpoint profiles in `crate::checkpoint`, the world
 //! document and world writes in [`crate::world`]).
 //!
 //! - [`read`]: a streaming reader over validated text; numbers go straight into the caller's
 //!   buffers, nothing else is kept.
-//! - [`schema`]: strict objects (unknown members recorded, missing ones reported) and typed
+//! - `schema`: strict objects (unknown members recorded, missing ones reported) and typed
 //!   members (strings, integers, numbers, arrays of numbers), each refusal with its pointer.
 //! - [`write`]: the served text, printed once, with a description of its canonical form;
-//!   [`print`]: the number and string printers every document shares.
+//!   `print`: the number and string printers every document shares.
 //! - [`jcs`]: RFC 8785 canonical bytes of a validated value or of a written document, streamed
 //!   into SHA-256 (`state_hash`) or a string.
 //! - [`value`]: a small value model for the few documents built as trees (a fidelity
@@ -20,9 +20,9 @@
 pub mod jcs;
 pub mod print;
 pub mod read;
-pub mod schema;
+pub(crate) mod schema;
 pub mod value;
-pub mod write;
+pub(crate) mod write;
 
 pub use read::{Kind, Reader};
 pub use value::{obj, Num, Value};

@@ -257,8 +257,8 @@ impl<'a> Reader<'a> {
     // ---- recording for a canonical pass ------------------------------------------------------
 
     /// From now on, record the members of every strict object read through
-    /// [`crate::doc::schema::object`] (their first occurrence, by the schema's own keys), so
-    /// that [`Tree::emit`] can canonicalize the text visiting each byte once.
+    /// `crate::doc::schema::object` (their first occurrence, by the schema's own keys), so
+    /// that `Tree::emit` can canonicalize the text visiting each byte once.
     pub fn record(&mut self) {
         self.recorder = Some(Box::default());
     }

@@ -249,11 +249,6 @@ pub struct Other {
 }
 
 impl Numbers {
-    /// Every element was a number (all of them in the buffer when `count` fit its cap).
-    pub fn all_numbers(&self) -> bool {
-        self.first_other.is_none()
-    }
-
     /// The count, or the wrong-type refusal of the first element that is not a number.
     pub fn strict(self) -> Result<usize, Refusal> {
         match self.first_other {

@@ -1,9 +1,11 @@
 //! A small JSON value model for the few pieces built as trees: a fidelity declaration, the
 //! `mjb_last_error` record, build information, the `mjbridge` command's reports. Documents
-//! themselves are read by [`super::read`] and written by [`super::write`]; a `Value` prints
+//! themselves are read by `super::read` and written by `super::write`; a `Value` prints
 //! through the same number and string printers, served or in RFC 8785 canonical form.
 
 use super::print::{write_f64, write_str};
+use super::{Kind, Reader, Text};
+use crate::outcome::Refusal;
 use std::fmt::Write as _;
 
 /// A finite JSON number, parsed once.
@@ -113,4 +115,64 @@ impl Value {
             }
         }
     }
+}
+
+// ---- reading a tree ------------------------------------------------------------------------
+
+fn read_value(r: &mut Reader) -> Result<Value, Refusal> {
+    Ok(match r.kind()? {
+        Kind::Object => {
+            let mut fields = Vec::new();
+            r.object(|r, key| {
+                fields.push((key.to_owned(), read_value(r)?));
+                Ok(())
+            })?;
+            Value::Obj(fields)
+        }
+        Kind::Array => {
+            let mut items = Vec::new();
+            r.array(|r, _| {
+                items.push(read_value(r)?);
+                Ok(())
+            })?;
+            Value::Arr(items)
+        }
+        Kind::String => Value::Str(r.string()?),
+        Kind::Number => {
+            let n = r.number()?;
+            Value::Num(if n.is_integer() {
+                Num::Int(n.integer(), n.value)
+            } else {
+                Num::Float(n.value)
+            })
+        }
+        Kind::Bool => Value::Bool(r.boolean()?),
+        Kind::Null => {
+            r.null()?;
+            Value::Null
+        }
+    })
+}
+
+/// Parse one strict JSON document whose top level is an object into a tree (for small files:
+/// a command's package and reference files, a checkpoint to inspect or corrupt; documents on
+/// the restore path are streamed, never built as trees).
+pub fn parse(bytes: &[u8]) -> Result<Value, Refusal> {
+    let mut r = Reader::new(Text::new(bytes)?)?;
+    let v = read_value(&mut r)?;
+    r.finish()?;
+    Ok(v)
+}
+
+/// The exact text of each top-level member's value, as it stands in the document (its byte
+/// span: nothing is re-serialized). The document must already have passed [`parse`].
+pub fn raw_members(bytes: &[u8]) -> Result<Vec<(String, String)>, Refusal> {
+    let mut r = Reader::new(Text::new(bytes)?)?;
+    let mut out = Vec::new();
+    r.object(|r, key| {
+        out.push((key.to_owned(), r.raw()?.to_owned()));
+        Ok(())
+    })?;
+    r.finish()?;
+    Ok(out)
 }

@@ -43,13 +43,6 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn with_capacity(bytes: usize) -> Self {
-        Writer {
-            text: String::with_capacity(bytes),
-            stack: Vec::new(),
-        }
-    }
-
     /// Reuse a buffer (cleared) for the served text.
     pub fn reusing(mut text: String) -> Self {
         text.clear();

@@ -3,7 +3,7 @@
 
 use super::{Answer, Endpoint, Native, Shape, WAIT_FOREVER};
 use crate::outcome::{Outcome, Reason, Refusal};
-use crate::safety::InFlight;
+use crate::safety::{InFlight, SafetyView};
 use parking_lot::MutexGuard;
 use std::sync::Arc;
 use std::time::Duration;
@@ -106,6 +106,21 @@ impl Endpoint {
             before,
             after,
         )
+    }
+
+    /// Latch a stop (never waits for the native lock); the safety state right after.
+    pub fn stop(&self) -> SafetyView {
+        self.safety.stop()
+    }
+
+    /// The safety state: latch, confirmation, stop history, work in flight, fence.
+    pub fn safety_view(&self) -> SafetyView {
+        self.safety.view()
+    }
+
+    /// The tick last published by the holder of the native lock (no lock).
+    pub fn tick(&self) -> u64 {
+        self.safety.view_tick()
     }
 
     pub fn confirm_paused(&self) -> Result<(), Refusal> {

@@ -5,10 +5,10 @@
 //!
 //! A mutation flows one way, and each step has its room:
 //! bytes → strict document ([`crate::doc`], [`crate::checkpoint`], [`crate::world`]; no lock)
-//! → admission ([`admission`]: fence, deadline, sequence, work in flight)
-//! → native phase ([`step`], [`restore`]; the pre-image first, [`image`])
-//! → verification (bitwise readback, rollback proven or fence, [`image`])
-//! → outcome ([`answer`]). Reads are in [`read`]; this file holds the pair's lifecycle
+//! → admission (`admission`: fence, deadline, sequence, work in flight)
+//! → native phase (`step`, `restore`; the pre-image first, `image`)
+//! → verification (bitwise readback, rollback proven or fence, `image`)
+//! → outcome (`answer`). Reads are in `read`; this file holds the pair's lifecycle
 //! (open, adopt, model replacement).
 
 mod admission;
@@ -18,6 +18,7 @@ mod read;
 mod restore;
 mod step;
 
+pub use crate::safety::SafetyView;
 pub use answer::{Answer, Report};
 pub use step::{HostInput, MAX_INPUTS};
 
@@ -67,7 +68,7 @@ struct Native {
 }
 
 pub struct Endpoint {
-    pub safety: Safety,
+    pub(crate) safety: Safety,
     native: Mutex<Native>,
     /// Number buffers of earlier restores, reused by the next ones (validation runs before
     /// the lock, so concurrent restores each take their own).
@@ -90,7 +91,7 @@ pub(super) fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
 }
 
 /// Refuse unless the loaded MuJoCo is the release the shim was compiled against.
-pub fn check_engine() -> Result<(), Refusal> {
+pub(crate) fn check_engine() -> Result<(), Refusal> {
     let e = native::engine();
     if e.library_matches_headers() {
         Ok(())
@@ -223,6 +224,7 @@ impl Endpoint {
     }
 
     /// The readers' end of the frames and model facts (no lock).
+    #[doc(hidden)]
     pub fn frames(&self) -> &frame::Frames {
         &self.frames
     }

@@ -31,7 +31,7 @@ impl Endpoint {
     }
 
     /// A host's inputs, then `mj_step` up to `nstep` times, under one admission (see
-    /// [`write_checked_step`](Self::write_checked_step)). Every input is checked before any is
+    /// `write_checked_step`). Every input is checked before any is
     /// written; a refusal points at `/inputs/<k>/...`.
     pub fn write_step(&self, inputs: &[HostInput], nstep: u32, timeout_ms: u32) -> Answer {
         if inputs.is_empty() {

@@ -1,10 +1,10 @@
 //! The C ABI, and nothing else: every function here is a thin export that translates its C
-//! arguments at the [`boundary`] (the only `catch_unwind`, handle resolution, pointer, slice
+//! arguments at the `boundary` (the only `catch_unwind`, handle resolution, pointer, slice
 //! and out-param checks) and calls safe Rust below. The conventions every export follows are
 //! in the header preamble (`cbindgen.toml`) and the README.
 //!
-//! - [`boundary`]: panics, handles, pointers, out-params, the thread's last error;
-//! - [`types`]: the `repr(C)` types and the header's constants;
+//! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
+//! - `types`: the `repr(C)` types and the header's constants;
 //! - `endpoint`, `library`, `host`: the exports (the endpoint's contract; strings, errors,
 //!   names and version; the host surface);
 //! - `string`: library-owned result strings.
