@@ -51,6 +51,12 @@ struct mjData_;
 // Input documents over this many bytes are refused before parsing.
 #define MJB_MAX_DOCUMENT_BYTES 1048576
 
+// `mjb_expect.flags`: check the tick.
+#define MJB_EXPECT_TICK 1
+
+// `mjb_expect.flags`: check the model configuration.
+#define MJB_EXPECT_CONFIGURATION 2
+
 // What happened to the endpoint's native state. Values are part of the ABI: never renumber.
 enum mjb_outcome
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -166,6 +172,9 @@ enum mjb_reason
   MJB_REASON_PLUGIN_LOAD = 43,
   // The field is not in the endpoint's frame selection (config `"frame"`).
   MJB_REASON_NOT_IN_FRAME = 44,
+  // The call's precondition (`mjb_expect`: the tick or the model configuration the caller
+  // saw) no longer holds: another call moved the endpoint on first. Nothing was done.
+  MJB_REASON_PRECONDITION = 45,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -344,6 +353,26 @@ typedef struct mjb_safety_state {
   // The `mjb_reason` that fenced it, `MJB_REASON_NONE` when not fenced.
   int32_t fence_reason;
 } mjb_safety_state;
+
+// A precondition of a mutation (the `_if` functions): where the caller expects the endpoint to
+// be when the call is admitted. A member is checked when its flag is set; when one does not
+// hold, the call is `MJB_REJECTED` with `MJB_REASON_PRECONDITION` and nothing is done.
+typedef struct mjb_expect {
+  // `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, or both.
+  uint32_t flags;
+  // The tick the caller saw (a frame's, a read's, a report's `tick_after`).
+  uint64_t tick;
+  // The model configuration the caller saw (`mjb_dims`, a frame, a read).
+  uint64_t configuration;
+} mjb_expect;
+
+// Where the endpoint was when a document was read (the `_info` reads).
+typedef struct mjb_read_info {
+  // The endpoint's tick the document describes.
+  uint64_t tick;
+  // The model configuration it was read under.
+  uint64_t configuration;
+} mjb_read_info;
 
 // Model dimensions and the configuration counter, as `mjb_dims` reports them.
 typedef struct mjb_model_dims {
@@ -592,6 +621,72 @@ mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
+// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick and/or model
+// configuration the caller expects at admission; when one does not hold the call is
+// `MJB_REJECTED` (`MJB_REASON_PRECONDITION`) and no step is taken. Unknown flag bits are
+// `MJB_INVALID_ARGUMENT`. Everything else as for `mjb_step`.
+mjb_outcome mjb_step_if(struct mjb_endpoint *ep,
+                        const struct mjb_expect *expect,
+                        uint32_t nstep,
+                        uint32_t timeout_ms,
+                        struct mjb_report *report);
+
+// `mjb_set_ctrl` with a precondition (`expect` as for `mjb_step_if`; nothing is written when
+// it does not hold).
+mjb_outcome mjb_set_ctrl_if(struct mjb_endpoint *ep,
+                            const struct mjb_expect *expect,
+                            const double *ctrl,
+                            size_t n,
+                            uint32_t timeout_ms,
+                            struct mjb_report *report);
+
+// `mjb_world_write` with a precondition (`expect` as for `mjb_step_if`; the document is
+// validated first, and nothing is written when the precondition does not hold).
+mjb_outcome mjb_world_write_if(struct mjb_endpoint *ep,
+                               const struct mjb_expect *expect,
+                               const char *json,
+                               size_t len,
+                               uint32_t timeout_ms,
+                               struct mjb_report *report);
+
+// `mjb_endpoint_replace_model` with a precondition (`expect` as for `mjb_step_if`; the model
+// is compiled first and dropped when the precondition does not hold).
+mjb_outcome mjb_endpoint_replace_model_if(struct mjb_endpoint *ep,
+                                          const struct mjb_expect *expect,
+                                          const char *config_json,
+                                          size_t len,
+                                          uint32_t timeout_ms,
+                                          struct mjb_report *report);
+
+// `mjb_restore` with a precondition (`expect` as for `mjb_step_if`; the document is validated
+// first, and nothing is restored when the precondition does not hold).
+mjb_outcome mjb_restore_if(struct mjb_endpoint *ep,
+                           const struct mjb_expect *expect,
+                           const char *json,
+                           size_t len,
+                           uint32_t timeout_ms,
+                           struct mjb_report *report);
+
+// `mjb_checkpoint_read`, and where the endpoint was when it was read: `info` (nullable;
+// zeroed on entry, filled on `MJB_OK`) receives the tick and the model configuration, for a
+// mutation conditional on them (`mjb_expect`) without parsing the document.
+mjb_outcome mjb_checkpoint_read_info(struct mjb_endpoint *ep,
+                                     uint32_t timeout_ms,
+                                     struct mjb_string **out_string,
+                                     struct mjb_read_info *info);
+
+// `mjb_world_read` with `info` as for `mjb_checkpoint_read_info`.
+mjb_outcome mjb_world_read_info(struct mjb_endpoint *ep,
+                                uint32_t timeout_ms,
+                                struct mjb_string **out_string,
+                                struct mjb_read_info *info);
+
+// `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
+mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
+                              uint32_t timeout_ms,
+                              struct mjb_string **out_string,
+                              struct mjb_read_info *info);
+
 // The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
 // on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
 // replaced with the model). Any thread.
@@ -702,6 +797,29 @@ mjb_outcome mjb_write_step(struct mjb_endpoint *ep,
                            uint32_t nstep,
                            uint32_t timeout_ms,
                            struct mjb_report *report);
+
+// `mjb_input_write` with a precondition (`expect` as for `mjb_step_if`; nothing is written
+// when it does not hold).
+mjb_outcome mjb_input_write_if(struct mjb_endpoint *ep,
+                               const struct mjb_expect *expect,
+                               int32_t field,
+                               int32_t id,
+                               const double *values,
+                               size_t n,
+                               uint32_t timeout_ms,
+                               struct mjb_report *report);
+
+// `mjb_write_step` with a precondition (`expect` as for `mjb_step_if`): the controller's
+// compare-and-step. Read a frame, choose the inputs for its tick, and pass that tick with
+// `MJB_EXPECT_TICK`: if another thread stepped, restored or replaced the model meanwhile, the
+// call is refused (`MJB_REASON_PRECONDITION`) with nothing written and no step taken.
+mjb_outcome mjb_write_step_if(struct mjb_endpoint *ep,
+                              const struct mjb_expect *expect,
+                              const struct mjb_input *inputs,
+                              size_t ninputs,
+                              uint32_t nstep,
+                              uint32_t timeout_ms,
+                              struct mjb_report *report);
 
 // Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links
 // MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be NULL.

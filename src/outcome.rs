@@ -109,6 +109,9 @@ pub enum mjb_reason {
     MJB_REASON_PLUGIN_LOAD = 43,
     /// The field is not in the endpoint's frame selection (config `"frame"`).
     MJB_REASON_NOT_IN_FRAME = 44,
+    /// The call's precondition (`mjb_expect`: the tick or the model configuration the caller
+    /// saw) no longer holds: another call moved the endpoint on first. Nothing was done.
+    MJB_REASON_PRECONDITION = 45,
 }
 
 abi_enum!(mjb_outcome {
@@ -174,6 +177,7 @@ abi_enum!(mjb_reason {
     MJB_REASON_UNSUPPORTED,
     MJB_REASON_PLUGIN_LOAD,
     MJB_REASON_NOT_IN_FRAME,
+    MJB_REASON_PRECONDITION,
 });
 
 pub use mjb_outcome as Outcome;

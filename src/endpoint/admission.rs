@@ -1,12 +1,13 @@
-//! Admission: the native lock with a deadline, the fence before and after it, the order of
-//! admitted calls, work in flight, and the safety acknowledgements (which never take the lock).
+//! Admission: the native lock with a deadline (in arrival order, [`super::lock`]), the fence
+//! before and after it, the order of admitted calls, work in flight, and the safety
+//! acknowledgements (which never take the lock).
 
+use super::lock::Guard;
 use super::{Answer, Endpoint, Native, Shape, WAIT_FOREVER};
 use crate::outcome::{Outcome, Reason, Refusal};
 use crate::safety::{InFlight, SafetyView};
-use parking_lot::MutexGuard;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// While a mutation's native phase runs: if it panics, the endpoint is fenced here, where the
 /// admission tick and sequence are known, and they are kept for the report the C boundary
@@ -26,15 +27,67 @@ impl Drop for NativePhase<'_> {
     }
 }
 
+/// How a mutation is admitted: its deadline, and where the endpoint must still be when it is
+/// (a compare-and-step: refused with `MJB_REASON_PRECONDITION` when another call moved it on).
+/// A bare `u32` is a deadline alone: `ep.step(1, WAIT_FOREVER)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub timeout_ms: u32,
+    pub expect: Expect,
+}
+
+/// Where the caller expects the endpoint to be (each member checked when set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Expect {
+    /// The tick the caller saw (a frame's, a read's, a report's `tick_after`).
+    pub tick: Option<u64>,
+    /// The model configuration the caller saw (bumped by each model replacement).
+    pub configuration: Option<u64>,
+}
+
+impl From<u32> for Call {
+    fn from(timeout_ms: u32) -> Call {
+        Call {
+            timeout_ms,
+            expect: Expect::default(),
+        }
+    }
+}
+
+impl Expect {
+    /// The refusal when the endpoint is not where the caller expects it.
+    fn refusal(&self, tick: u64, configuration: u64) -> Option<Refusal> {
+        let mut wrong = Vec::new();
+        if let Some(t) = self.tick.filter(|t| *t != tick) {
+            wrong.push(format!("the tick is {tick}, not the expected {t}"));
+        }
+        if let Some(c) = self.configuration.filter(|c| *c != configuration) {
+            wrong.push(format!(
+                "the model configuration is {configuration}, not the expected {c}"
+            ));
+        }
+        (!wrong.is_empty()).then(|| {
+            Refusal::rejected(
+                Reason::MJB_REASON_PRECONDITION,
+                format!(
+                    "{}: another call moved the endpoint on first; nothing was done",
+                    wrong.join(" and ")
+                ),
+            )
+        })
+    }
+}
+
 impl Endpoint {
     /// Take the native lock within `timeout_ms` (`0` tries once, [`WAIT_FOREVER`] waits).
-    pub(super) fn admit(&self, timeout_ms: u32) -> Result<MutexGuard<'_, Native>, Refusal> {
+    pub(super) fn admit(&self, timeout_ms: u32) -> Result<Guard<'_, Native>, Refusal> {
         let guard = match timeout_ms {
-            WAIT_FOREVER => Some(self.native.lock()),
+            WAIT_FOREVER => self.native.lock_until(None),
             0 => self.native.try_lock(),
-            ms => self
-                .native
-                .try_lock_for(Duration::from_millis(u64::from(ms))),
+            ms => {
+                let deadline = Instant::now() + Duration::from_millis(u64::from(ms));
+                self.native.lock_until(Some(deadline))
+            }
         };
         guard.ok_or_else(|| {
             Refusal::rejected(
@@ -61,14 +114,14 @@ impl Endpoint {
     /// sequence, work in flight; then `f`, the native phase.
     pub(super) fn mutate(
         &self,
-        timeout_ms: u32,
+        call: Call,
         f: impl FnOnce(&mut Native, &InFlight) -> Answer,
     ) -> Answer {
         let tick = || self.safety.view_tick();
         if let Some(r) = self.fenced_refusal() {
             return Answer::refused(r, tick(), tick());
         }
-        let mut native = match self.admit(timeout_ms) {
+        let mut native = match self.admit(call.timeout_ms) {
             Ok(g) => g,
             Err(r) => return Answer::refused(r, tick(), tick()),
         };
@@ -77,6 +130,11 @@ impl Endpoint {
         }
         native.admitted += 1;
         let sequence = native.admitted;
+        if let Some(r) = call.expect.refusal(native.tick, native.shape.configuration) {
+            let mut a = Answer::refused(r, native.tick, native.tick);
+            a.report.sequence = sequence;
+            return a;
+        }
         let work = self.safety.begin_work();
         let phase = NativePhase {
             ep: self,

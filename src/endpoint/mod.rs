@@ -14,12 +14,15 @@
 mod admission;
 mod answer;
 mod image;
+mod lock;
 mod read;
 mod restore;
 mod step;
 
 pub use crate::safety::SafetyView;
+pub use admission::{Call, Expect};
 pub use answer::{Answer, Report};
+pub use read::Seen;
 pub use step::{HostInput, MAX_INPUTS};
 
 use crate::checkpoint::{Buffers, Facts, Profile};
@@ -29,6 +32,7 @@ use crate::frame::{self, Cause};
 use crate::native::{self, Dims, Layout, Mujoco, NativeError, Public};
 use crate::outcome::{Reason, Refusal};
 use crate::safety::Safety;
+use lock::NativeLock;
 use parking_lot::{Mutex, RwLock};
 use std::sync::Arc;
 
@@ -69,7 +73,7 @@ struct Native {
 
 pub struct Endpoint {
     pub(crate) safety: Safety,
-    native: Mutex<Native>,
+    native: NativeLock<Native>,
     /// Number buffers of earlier restores, reused by the next ones (validation runs before
     /// the lock, so concurrent restores each take their own).
     spare: Mutex<Vec<Buffers>>,
@@ -200,7 +204,7 @@ impl Endpoint {
         Endpoint {
             safety: Safety::new(0),
             frames: writer.frames(),
-            native: Mutex::new(Native {
+            native: NativeLock::new(Native {
                 mj,
                 tick: 0,
                 shape: shape.clone(),
@@ -249,7 +253,7 @@ impl Endpoint {
     }
 
     /// Replace the owned model/data; bumps the configuration counter, keeps tick and safety.
-    pub fn replace_model<'a>(&self, config: impl Source<'a>, timeout_ms: u32) -> Answer {
+    pub fn replace_model<'a>(&self, config: impl Source<'a>, call: impl Into<Call>) -> Answer {
         let t = self.safety.view_tick();
         // Loading touches no endpoint state: do it before taking the lock.
         let loaded = config
@@ -260,7 +264,7 @@ impl Endpoint {
             Ok(mj) => mj,
             Err(r) => return Answer::refused(r, t, t),
         };
-        self.mutate(timeout_ms, move |n, _| {
+        self.mutate(call.into(), move |n, _| {
             let mut mj = mj;
             let configuration = n.shape.configuration + 1;
             let shape = match shape_of(&mj, configuration) {

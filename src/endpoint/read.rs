@@ -9,6 +9,23 @@ use crate::native::Mujoco;
 use crate::outcome::Refusal;
 use crate::world;
 
+/// Where the endpoint was when a document was read: the tick and the model configuration a
+/// caller can make its next mutation conditional on ([`super::Expect`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    pub tick: u64,
+    pub configuration: u64,
+}
+
+impl Seen {
+    fn of(n: &Native) -> Seen {
+        Seen {
+            tick: n.tick,
+            configuration: n.shape.configuration,
+        }
+    }
+}
+
 impl Endpoint {
     /// Read the integration state into `n.state` (the engine has the state API).
     fn read_state(n: &mut Native) -> Result<(), Refusal> {
@@ -31,8 +48,14 @@ impl Endpoint {
 
     /// The checkpoint document alone.
     pub fn checkpoint_read(&self, timeout_ms: u32) -> Result<String, Refusal> {
+        self.checkpoint_read_seen(timeout_ms).map(|(text, _)| text)
+    }
+
+    /// The checkpoint document and where the endpoint was when it was read.
+    pub fn checkpoint_read_seen(&self, timeout_ms: u32) -> Result<(String, Seen), Refusal> {
         let mut guard = self.admit(timeout_ms)?;
         let n = &mut *guard;
+        let seen = Seen::of(n);
         let shape = n.shape.clone();
         let facts = self.facts(&shape);
         let text = match self.profile {
@@ -59,13 +82,19 @@ impl Endpoint {
             }
         };
         n.last_document_bytes = text.len();
-        Ok(text)
+        Ok((text, seen))
     }
 
     /// The world document (resource read and snapshot serve the same bytes).
     pub fn world_read(&self, timeout_ms: u32) -> Result<String, Refusal> {
+        self.world_read_seen(timeout_ms).map(|(text, _)| text)
+    }
+
+    /// The world document and where the endpoint was when it was read.
+    pub fn world_read_seen(&self, timeout_ms: u32) -> Result<(String, Seen), Refusal> {
         let mut guard = self.admit(timeout_ms)?;
         let n = &mut *guard;
+        let seen = Seen::of(n);
         let shape = n.shape.clone();
         let facts = self.facts(&shape);
         let public = n.mj.public();
@@ -91,7 +120,7 @@ impl Endpoint {
             out,
         )?;
         n.last_world_bytes = text.len();
-        Ok(text)
+        Ok((text, seen))
     }
 
     /// Run `f` on the owned pair under the native lock (for hosts' own reads and for tests).

@@ -4,7 +4,7 @@
 
 use super::admission::replaced_meanwhile;
 use super::image::Image;
-use super::{Answer, Endpoint};
+use super::{Answer, Call, Endpoint};
 use crate::checkpoint::{Buffers, Checkpoint, Profile};
 use crate::doc::Source;
 use crate::outcome::Refusal;
@@ -34,7 +34,7 @@ impl Endpoint {
 
     /// Validate a checkpoint or world document (no lock), then restore it under the lock and
     /// prove it.
-    pub fn restore<'a>(&self, doc: impl Source<'a>, timeout_ms: u32) -> Answer {
+    pub fn restore<'a>(&self, doc: impl Source<'a>, call: impl Into<Call>) -> Answer {
         let shape = self.shape();
         let mut bufs = self.take_buffers();
         let validated = doc
@@ -47,7 +47,7 @@ impl Endpoint {
                 return Answer::refused_at(r, self.safety.view_tick());
             }
         };
-        let answer = self.mutate(timeout_ms, |n, _| {
+        let answer = self.mutate(call.into(), |n, _| {
             // The model may have been replaced between validation and admission.
             if let Some(r) = replaced_meanwhile(n, &shape, "the document") {
                 return Answer::refused_at(r.at("/descriptor/configuration"), n.tick);

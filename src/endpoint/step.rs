@@ -3,7 +3,7 @@
 //! under it, and the combined write-then-step of a host's control loop.
 
 use super::admission::replaced_meanwhile;
-use super::{engine_refusal, Answer, Endpoint, Native, Shape};
+use super::{engine_refusal, Answer, Call, Endpoint, Native, Shape};
 use crate::doc::Source;
 use crate::frame::Cause;
 use crate::inputs::{self, Input};
@@ -26,16 +26,17 @@ pub struct HostInput<'a> {
 
 impl Endpoint {
     /// `mj_step` up to `nstep` times, halting at a latched stop between steps.
-    pub fn step(&self, nstep: u32, timeout_ms: u32) -> Answer {
-        self.write_checked_step(&[], None, nstep, timeout_ms)
+    pub fn step(&self, nstep: u32, call: impl Into<Call>) -> Answer {
+        self.write_checked_step(&[], None, nstep, call.into())
     }
 
     /// A host's inputs, then `mj_step` up to `nstep` times, under one admission (see
     /// `write_checked_step`). Every input is checked before any is
     /// written; a refusal points at `/inputs/<k>/...`.
-    pub fn write_step(&self, inputs: &[HostInput], nstep: u32, timeout_ms: u32) -> Answer {
+    pub fn write_step(&self, inputs: &[HostInput], nstep: u32, call: impl Into<Call>) -> Answer {
+        let call = call.into();
         if inputs.is_empty() {
-            return self.step(nstep, timeout_ms);
+            return self.step(nstep, call);
         }
         let shape = self.shape();
         let unused = Input {
@@ -62,14 +63,20 @@ impl Endpoint {
                 }
             }
         }
-        self.write_checked_step(&checked[..inputs.len()], Some(&shape), nstep, timeout_ms)
+        self.write_checked_step(&checked[..inputs.len()], Some(&shape), nstep, call)
     }
 
     /// Write one host input (`id` -1: the whole field) as a world mutation.
-    pub fn input_write(&self, field: i32, id: i64, values: &[f64], timeout_ms: u32) -> Answer {
+    pub fn input_write(
+        &self,
+        field: i32,
+        id: i64,
+        values: &[f64],
+        call: impl Into<Call>,
+    ) -> Answer {
         let shape = self.shape();
         match inputs::check(field, id, values, &shape.dims, "", false) {
-            Ok(i) => self.write_inputs(&[i], &shape, timeout_ms),
+            Ok(i) => self.write_inputs(&[i], &shape, call.into()),
             Err(r) => Answer::refused_at(r, self.safety.view_tick()),
         }
     }
@@ -84,13 +91,13 @@ impl Endpoint {
         inputs: &[Input],
         shape: Option<&Arc<Shape>>,
         nstep: u32,
-        timeout_ms: u32,
+        call: Call,
     ) -> Answer {
         if self.safety.is_stopped() && self.safety.fenced().is_none() {
             let t = self.safety.view_tick();
             return Answer::refused(stop_refusal(), t, t);
         }
-        self.mutate(timeout_ms, |n, work| {
+        self.mutate(call, |n, work| {
             let before = n.tick;
             if before.checked_add(u64::from(nstep)).is_none() {
                 return Answer::refused(
@@ -177,12 +184,12 @@ impl Endpoint {
     }
 
     /// Write `ctrl` (length `nu`, finite values).
-    pub fn set_ctrl(&self, ctrl: &[f64], timeout_ms: u32) -> Answer {
+    pub fn set_ctrl(&self, ctrl: &[f64], call: impl Into<Call>) -> Answer {
         let t = self.safety.view_tick();
         if let Err(r) = self.check_ctrl(ctrl, "/ctrl") {
             return Answer::refused(r, t, t);
         }
-        self.mutate(timeout_ms, |n, _| self.write_ctrl(n, ctrl, "/ctrl"))
+        self.mutate(call.into(), |n, _| self.write_ctrl(n, ctrl, "/ctrl"))
     }
 
     /// Write checked controls under the lock; the model may have been replaced since the
@@ -210,8 +217,8 @@ impl Endpoint {
     }
 
     /// Write checked inputs as one world mutation (see [`Endpoint::write_step`]).
-    fn write_inputs(&self, inputs: &[Input], shape: &Arc<Shape>, timeout_ms: u32) -> Answer {
-        self.mutate(timeout_ms, |n, _| {
+    fn write_inputs(&self, inputs: &[Input], shape: &Arc<Shape>, call: Call) -> Answer {
+        self.mutate(call, |n, _| {
             if let Some(r) = replaced_meanwhile(n, shape, "the inputs") {
                 return Answer::refused(r, n.tick, n.tick);
             }
@@ -242,7 +249,7 @@ impl Endpoint {
 
     /// Apply a partial world document: only writable fields (the inputs: `ctrl`,
     /// `qfrc_applied`, `xfrc_applied`, `mocap_pos`, `mocap_quat`, `eq_active`).
-    pub fn world_write<'a>(&self, doc: impl Source<'a>, timeout_ms: u32) -> Answer {
+    pub fn world_write<'a>(&self, doc: impl Source<'a>, call: impl Into<Call>) -> Answer {
         let t = self.safety.view_tick();
         let shape = self.shape();
         let owned = match doc
@@ -252,7 +259,7 @@ impl Endpoint {
             Ok(c) => c,
             Err(r) => return Answer::refused(r, t, t),
         };
-        self.write_inputs(&owned.inputs(), &shape, timeout_ms)
+        self.write_inputs(&owned.inputs(), &shape, call.into())
     }
 }
 

@@ -194,6 +194,43 @@ pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a
     })
 }
 
+/// A mutation's precondition: NULL is none; unknown flag bits are refused.
+///
+/// # Safety
+/// `p` is NULL or valid for reads.
+pub unsafe fn expect(
+    p: *const super::types::mjb_expect,
+) -> Result<crate::endpoint::Expect, Refusal> {
+    use super::types::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_TICK};
+    let Some(e) = p.as_ref() else {
+        return Ok(Default::default());
+    };
+    if e.flags & !(MJB_EXPECT_TICK | MJB_EXPECT_CONFIGURATION) != 0 {
+        return Err(out_of_range(format!(
+            "mjb_expect.flags {:#x} has bits that are not MJB_EXPECT_TICK or MJB_EXPECT_CONFIGURATION",
+            e.flags
+        )));
+    }
+    Ok(crate::endpoint::Expect {
+        tick: (e.flags & MJB_EXPECT_TICK != 0).then_some(e.tick),
+        configuration: (e.flags & MJB_EXPECT_CONFIGURATION != 0).then_some(e.configuration),
+    })
+}
+
+/// A call's admission: its deadline and precondition.
+///
+/// # Safety
+/// `p` is NULL or valid for reads.
+pub unsafe fn admission(
+    timeout_ms: u32,
+    p: *const super::types::mjb_expect,
+) -> Result<crate::endpoint::Call, Refusal> {
+    Ok(crate::endpoint::Call {
+        timeout_ms,
+        expect: expect(p)?,
+    })
+}
+
 /// A required NUL-terminated string (borrowed for the call).
 ///
 /// # Safety
@@ -349,6 +386,29 @@ pub unsafe fn refuse_early(report: *mut mjb_report, r: Refusal) -> mjb_outcome {
             rep.reason = r.reason as i32;
         }
         Err(r)
+    })
+}
+
+/// Run a document-producing export into a library-owned string, with where the endpoint was
+/// (`info`, nullable, zeroed on entry).
+///
+/// # Safety
+/// `out` and `info` are NULL or valid for writes.
+pub unsafe fn read_seen(
+    ep: *mut mjb_endpoint,
+    out_string: *mut *mut super::mjb_string,
+    info: *mut super::types::mjb_read_info,
+    f: impl FnOnce(&Endpoint) -> Result<(String, crate::endpoint::Seen), Refusal>,
+) -> mjb_outcome {
+    call(|| {
+        let info = zeroed(info);
+        let out = out_param(out_string, std::ptr::null_mut(), "out_string")?;
+        let (text, seen) = on_endpoint(ep, f)?;
+        *out = super::string::new_string(text);
+        if let Some(i) = info {
+            *i = seen.into();
+        }
+        Ok(Outcome::MJB_OK)
     })
 }
 

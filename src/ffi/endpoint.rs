@@ -4,11 +4,13 @@
 //! [`Endpoint`].
 
 use super::boundary::{
-    call, mutation, null_refusal, on_endpoint, out_param, read_into, refuse_early, register, slice,
-    unregister, utf8, zeroed,
+    admission, call, mutation, null_refusal, on_endpoint, out_param, read_into, read_seen,
+    refuse_early, register, slice, unregister, utf8, zeroed,
 };
 use super::mjb_string;
-use super::types::{mjData_, mjModel_, mjb_endpoint, mjb_report, mjb_safety_state};
+use super::types::{
+    mjData_, mjModel_, mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_safety_state,
+};
 use crate::endpoint::Endpoint;
 use crate::outcome::{mjb_outcome, Outcome};
 use std::os::raw::c_char;
@@ -104,7 +106,7 @@ pub unsafe extern "C" fn mjb_step(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    mutation(ep, report, |e| e.step(nstep, timeout_ms))
+    mjb_step_if(ep, std::ptr::null(), nstep, timeout_ms, report)
 }
 
 /// Write the controls: `ctrl` holds `n` doubles, borrowed for the call; `n` must equal the
@@ -119,10 +121,7 @@ pub unsafe extern "C" fn mjb_set_ctrl(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    match slice(ctrl, n, "ctrl") {
-        Ok(values) => mutation(ep, report, |e| e.set_ctrl(values, timeout_ms)),
-        Err(r) => refuse_early(report, r),
-    }
+    mjb_set_ctrl_if(ep, std::ptr::null(), ctrl, n, timeout_ms, report)
 }
 
 /// Apply a partial world document `{"world": {...}}` (borrowed for the call) carrying any of
@@ -142,10 +141,7 @@ pub unsafe extern "C" fn mjb_world_write(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    match utf8(json, len, "json") {
-        Ok(doc) => mutation(ep, report, |e| e.world_write(doc, timeout_ms)),
-        Err(r) => refuse_early(report, r),
-    }
+    mjb_world_write_if(ep, std::ptr::null(), json, len, timeout_ms, report)
 }
 
 /// Read the world document (resource read).
@@ -204,10 +200,7 @@ pub unsafe extern "C" fn mjb_endpoint_replace_model(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    match utf8(config_json, len, "config_json") {
-        Ok(doc) => mutation(ep, report, |e| e.replace_model(doc, timeout_ms)),
-        Err(r) => refuse_early(report, r),
-    }
+    mjb_endpoint_replace_model_if(ep, std::ptr::null(), config_json, len, timeout_ms, report)
 }
 
 /// Restore a checkpoint document, or a world document as `mjb_snapshot` / `mjb_world_read`
@@ -233,10 +226,7 @@ pub unsafe extern "C" fn mjb_restore(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    match utf8(json, len, "json") {
-        Ok(doc) => mutation(ep, report, |e| e.restore(doc, timeout_ms)),
-        Err(r) => refuse_early(report, r),
-    }
+    mjb_restore_if(ep, std::ptr::null(), json, len, timeout_ms, report)
 }
 
 /// Latch a stop, at once, from any thread; never waits for the native lock (also while a long
@@ -295,4 +285,136 @@ pub unsafe extern "C" fn mjb_safety_read(
         *state = on_endpoint(ep, |e| Ok(e.safety.view()))?.into();
         Ok(Outcome::MJB_OK)
     })
+}
+
+// ---- preconditions and read information (v0.3) -------------------------------------------------
+//
+// A controller's compare-and-step: read a frame (or a document) and note its tick, choose the
+// inputs, then call the `_if` form with `MJB_EXPECT_TICK` and that tick. When another thread
+// stepped, restored or replaced the model in between, the call is refused
+// (`MJB_REASON_PRECONDITION`) with nothing done, so inputs chosen for one state never land on
+// another.
+
+/// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick and/or model
+/// configuration the caller expects at admission; when one does not hold the call is
+/// `MJB_REJECTED` (`MJB_REASON_PRECONDITION`) and no step is taken. Unknown flag bits are
+/// `MJB_INVALID_ARGUMENT`. Everything else as for `mjb_step`.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_step_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    nstep: u32,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    match admission(timeout_ms, expect) {
+        Ok(c) => mutation(ep, report, |e| e.step(nstep, c)),
+        Err(r) => refuse_early(report, r),
+    }
+}
+
+/// `mjb_set_ctrl` with a precondition (`expect` as for `mjb_step_if`; nothing is written when
+/// it does not hold).
+#[no_mangle]
+pub unsafe extern "C" fn mjb_set_ctrl_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    ctrl: *const f64,
+    n: usize,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    match (slice(ctrl, n, "ctrl"), admission(timeout_ms, expect)) {
+        (Ok(values), Ok(c)) => mutation(ep, report, |e| e.set_ctrl(values, c)),
+        (Err(r), _) | (_, Err(r)) => refuse_early(report, r),
+    }
+}
+
+/// `mjb_world_write` with a precondition (`expect` as for `mjb_step_if`; the document is
+/// validated first, and nothing is written when the precondition does not hold).
+#[no_mangle]
+pub unsafe extern "C" fn mjb_world_write_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    json: *const c_char,
+    len: usize,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    match (utf8(json, len, "json"), admission(timeout_ms, expect)) {
+        (Ok(doc), Ok(c)) => mutation(ep, report, |e| e.world_write(doc, c)),
+        (Err(r), _) | (_, Err(r)) => refuse_early(report, r),
+    }
+}
+
+/// `mjb_endpoint_replace_model` with a precondition (`expect` as for `mjb_step_if`; the model
+/// is compiled first and dropped when the precondition does not hold).
+#[no_mangle]
+pub unsafe extern "C" fn mjb_endpoint_replace_model_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    config_json: *const c_char,
+    len: usize,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    match (
+        utf8(config_json, len, "config_json"),
+        admission(timeout_ms, expect),
+    ) {
+        (Ok(doc), Ok(c)) => mutation(ep, report, |e| e.replace_model(doc, c)),
+        (Err(r), _) | (_, Err(r)) => refuse_early(report, r),
+    }
+}
+
+/// `mjb_restore` with a precondition (`expect` as for `mjb_step_if`; the document is validated
+/// first, and nothing is restored when the precondition does not hold).
+#[no_mangle]
+pub unsafe extern "C" fn mjb_restore_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    json: *const c_char,
+    len: usize,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    match (utf8(json, len, "json"), admission(timeout_ms, expect)) {
+        (Ok(doc), Ok(c)) => mutation(ep, report, |e| e.restore(doc, c)),
+        (Err(r), _) | (_, Err(r)) => refuse_early(report, r),
+    }
+}
+
+/// `mjb_checkpoint_read`, and where the endpoint was when it was read: `info` (nullable;
+/// zeroed on entry, filled on `MJB_OK`) receives the tick and the model configuration, for a
+/// mutation conditional on them (`mjb_expect`) without parsing the document.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_checkpoint_read_info(
+    ep: *mut mjb_endpoint,
+    timeout_ms: u32,
+    out_string: *mut *mut mjb_string,
+    info: *mut mjb_read_info,
+) -> mjb_outcome {
+    read_seen(ep, out_string, info, |e| e.checkpoint_read_seen(timeout_ms))
+}
+
+/// `mjb_world_read` with `info` as for `mjb_checkpoint_read_info`.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_world_read_info(
+    ep: *mut mjb_endpoint,
+    timeout_ms: u32,
+    out_string: *mut *mut mjb_string,
+    info: *mut mjb_read_info,
+) -> mjb_outcome {
+    read_seen(ep, out_string, info, |e| e.world_read_seen(timeout_ms))
+}
+
+/// `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_snapshot_info(
+    ep: *mut mjb_endpoint,
+    timeout_ms: u32,
+    out_string: *mut *mut mjb_string,
+    info: *mut mjb_read_info,
+) -> mjb_outcome {
+    read_seen(ep, out_string, info, |e| e.world_read_seen(timeout_ms))
 }

@@ -4,12 +4,12 @@
 //! endpoint, its frames and its catalog of names.
 
 use super::boundary::{
-    c_str, call, mutation, null_refusal, on_endpoint, out_of_range, out_param, refuse_early, slice,
-    slice_mut, zeroed,
+    admission, c_str, call, mutation, null_refusal, on_endpoint, out_of_range, out_param,
+    refuse_early, slice, slice_mut, zeroed,
 };
 use super::types::{
-    mjb_endpoint, mjb_frame_info, mjb_frame_request, mjb_input, mjb_joint_adr, mjb_model_dims,
-    mjb_report,
+    mjb_endpoint, mjb_expect, mjb_frame_info, mjb_frame_request, mjb_input, mjb_joint_adr,
+    mjb_model_dims, mjb_report,
 };
 use crate::endpoint::{HostInput, MAX_INPUTS};
 use crate::frame::{Requests, View};
@@ -349,12 +349,16 @@ pub unsafe extern "C" fn mjb_input_write(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    match slice(values, n, "values") {
-        Ok(v) => mutation(ep, report, |e| {
-            e.input_write(field, id.into(), v, timeout_ms)
-        }),
-        Err(r) => refuse_early(report, r),
-    }
+    mjb_input_write_if(
+        ep,
+        std::ptr::null(),
+        field,
+        id,
+        values,
+        n,
+        timeout_ms,
+        report,
+    )
 }
 
 /// The hot loop in one admission: write `ninputs` typed inputs (each as for `mjb_input_write`;
@@ -374,35 +378,86 @@ pub unsafe extern "C" fn mjb_write_step(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    if ninputs > MAX_INPUTS && !inputs.is_null() {
-        let r = out_of_range(format!("{ninputs} inputs; at most {MAX_INPUTS}"));
-        return refuse_early(report, r);
+    mjb_write_step_if(
+        ep,
+        std::ptr::null(),
+        inputs,
+        ninputs,
+        nstep,
+        timeout_ms,
+        report,
+    )
+}
+
+/// `mjb_input_write` with a precondition (`expect` as for `mjb_step_if`; nothing is written
+/// when it does not hold).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mjb_input_write_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    field: i32,
+    id: i32,
+    values: *const f64,
+    n: usize,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    match (slice(values, n, "values"), admission(timeout_ms, expect)) {
+        (Ok(v), Ok(c)) => mutation(ep, report, |e| e.input_write(field, id.into(), v, c)),
+        (Err(r), _) | (_, Err(r)) => refuse_early(report, r),
     }
-    let raw = match slice(inputs, ninputs, "inputs") {
-        Ok(raw) => raw,
-        Err(r) => return refuse_early(report, r),
-    };
-    let unused = HostInput {
-        field: 0,
-        id: 0,
-        values: &[],
-    };
-    let mut host = [unused; MAX_INPUTS];
-    for (k, r) in raw.iter().enumerate() {
-        match slice(r.values, r.n, "inputs[].values") {
-            Ok(values) => {
-                host[k] = HostInput {
-                    field: r.field,
-                    id: r.id.into(),
-                    values,
-                }
-            }
-            Err(r) => return refuse_early(report, r),
-        }
+}
+
+/// `mjb_write_step` with a precondition (`expect` as for `mjb_step_if`): the controller's
+/// compare-and-step. Read a frame, choose the inputs for its tick, and pass that tick with
+/// `MJB_EXPECT_TICK`: if another thread stepped, restored or replaced the model meanwhile, the
+/// call is refused (`MJB_REASON_PRECONDITION`) with nothing written and no step taken.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_write_step_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    inputs: *const mjb_input,
+    ninputs: usize,
+    nstep: u32,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    let mut host = [UNUSED_INPUT; MAX_INPUTS];
+    let translated = host_inputs(inputs, ninputs, &mut host)
+        .and_then(|n| Ok((n, admission(timeout_ms, expect)?)));
+    match translated {
+        Ok((n, c)) => mutation(ep, report, |e| e.write_step(&host[..n], nstep, c)),
+        Err(r) => refuse_early(report, r),
     }
-    mutation(ep, report, |e| {
-        e.write_step(&host[..raw.len()], nstep, timeout_ms)
-    })
+}
+
+const UNUSED_INPUT: HostInput<'static> = HostInput {
+    field: 0,
+    id: 0,
+    values: &[],
+};
+
+/// Borrow `n` C inputs (at most `MAX_INPUTS`) and their values into `host`; returns `n`.
+///
+/// # Safety
+/// `inputs` is NULL or valid for `n` inputs, each `values` for its `n` doubles.
+unsafe fn host_inputs<'a>(
+    inputs: *const mjb_input,
+    n: usize,
+    host: &mut [HostInput<'a>; MAX_INPUTS],
+) -> Result<usize, Refusal> {
+    if n > MAX_INPUTS && !inputs.is_null() {
+        return Err(out_of_range(format!("{n} inputs; at most {MAX_INPUTS}")));
+    }
+    for (k, r) in slice(inputs, n, "inputs")?.iter().enumerate() {
+        host[k] = HostInput {
+            field: r.field,
+            id: r.id.into(),
+            values: slice(r.values, r.n, "inputs[].values")?,
+        };
+    }
+    Ok(n)
 }
 
 /// Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links

@@ -150,6 +150,46 @@ impl mjb_model_dims {
     }
 }
 
+/// A precondition of a mutation (the `_if` functions): where the caller expects the endpoint to
+/// be when the call is admitted. A member is checked when its flag is set; when one does not
+/// hold, the call is `MJB_REJECTED` with `MJB_REASON_PRECONDITION` and nothing is done.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_expect {
+    /// `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, or both.
+    pub flags: u32,
+    /// The tick the caller saw (a frame's, a read's, a report's `tick_after`).
+    pub tick: u64,
+    /// The model configuration the caller saw (`mjb_dims`, a frame, a read).
+    pub configuration: u64,
+}
+
+/// `mjb_expect.flags`: check the tick.
+pub const MJB_EXPECT_TICK: u32 = 1;
+/// `mjb_expect.flags`: check the model configuration.
+pub const MJB_EXPECT_CONFIGURATION: u32 = 2;
+
+/// Where the endpoint was when a document was read (the `_info` reads).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_read_info {
+    /// The endpoint's tick the document describes.
+    pub tick: u64,
+    /// The model configuration it was read under.
+    pub configuration: u64,
+}
+
+impl From<crate::endpoint::Seen> for mjb_read_info {
+    fn from(s: crate::endpoint::Seen) -> Self {
+        mjb_read_info {
+            tick: s.tick,
+            configuration: s.configuration,
+        }
+    }
+}
+
 /// Where a joint's values sit in `qpos` and in `qvel` (and every nv-sized field).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
