@@ -34,9 +34,9 @@ struct mjModel_;
 struct mjData_;
 
 /* The version of the bridge this header belongs to (mjb_version() at run time). */
-#define MJB_VERSION "0.2.0"
+#define MJB_VERSION "0.3.0"
 #define MJB_VERSION_MAJOR 0
-#define MJB_VERSION_MINOR 2
+#define MJB_VERSION_MINOR 3
 #define MJB_VERSION_PATCH 0
 
 // `timeout_ms` value that waits for the native lock without a deadline.
@@ -345,6 +345,48 @@ typedef struct mjb_safety_state {
   int32_t fence_reason;
 } mjb_safety_state;
 
+// One typed input of `mjb_write_step`: `n` doubles for `field` (an input field), for the
+// whole field (`id` = -1) or one object (`id` ≥ 0: actuator for ctrl, degree of freedom for
+// qfrc_applied, body for xfrc_applied, mocap index for mocap_pos/quat, equality for eq_active).
+typedef struct mjb_input {
+  int32_t field;
+  int32_t id;
+  const double *values;
+  size_t n;
+} mjb_input;
+
+// One field of a multi-field frame read: the caller's buffer of `cap` doubles; `written`
+// receives the number copied.
+typedef struct mjb_frame_request {
+  // An `mjb_field`.
+  int32_t field;
+  double *buf;
+  size_t cap;
+  size_t written;
+} mjb_frame_request;
+
+// What a frame read returns beside the values.
+typedef struct mjb_frame_info {
+  // The endpoint's tick when the frame was published.
+  uint64_t tick;
+  // `mjData.time` of the frame.
+  double time;
+  // The model configuration the frame belongs to.
+  uint64_t configuration;
+  // Publication number: 1 for the endpoint's first frame, +1 per frame, never reset.
+  uint64_t frame;
+  // Why it was published (`mjb_frame_cause`).
+  int32_t cause;
+  // The published fields: bit `1 << f` for each `mjb_field` f of the selection.
+  uint64_t fields;
+  // Fields not recomputed for this frame's state (bit `1 << f`): after a restore (or open,
+  // replacement, rollback) what only a step computes (qacc, sensordata, actuator_force)
+  // is stale until the next step; poses are recomputed by kinematics on a scratch copy.
+  uint64_t stale;
+  // Times this read started over because the writer lapped it (diagnostics).
+  uint64_t retries;
+} mjb_frame_info;
+
 // Model dimensions and the configuration counter, as `mjb_dims` reports them.
 typedef struct mjb_model_dims {
   int64_t nq;
@@ -372,48 +414,6 @@ typedef struct mjb_joint_adr {
   uint64_t dof_adr;
   uint64_t dof_len;
 } mjb_joint_adr;
-
-// What a frame read returns beside the values.
-typedef struct mjb_frame_info {
-  // The endpoint's tick when the frame was published.
-  uint64_t tick;
-  // `mjData.time` of the frame.
-  double time;
-  // The model configuration the frame belongs to.
-  uint64_t configuration;
-  // Publication number: 1 for the endpoint's first frame, +1 per frame, never reset.
-  uint64_t frame;
-  // Why it was published (`mjb_frame_cause`).
-  int32_t cause;
-  // The published fields: bit `1 << f` for each `mjb_field` f of the selection.
-  uint64_t fields;
-  // Fields not recomputed for this frame's state (bit `1 << f`): after a restore (or open,
-  // replacement, rollback) what only a step computes (qacc, sensordata, actuator_force)
-  // is stale until the next step; poses are recomputed by kinematics on a scratch copy.
-  uint64_t stale;
-  // Times this read started over because the writer lapped it (diagnostics).
-  uint64_t retries;
-} mjb_frame_info;
-
-// One field of a multi-field frame read: the caller's buffer of `cap` doubles; `written`
-// receives the number copied.
-typedef struct mjb_frame_request {
-  // An `mjb_field`.
-  int32_t field;
-  double *buf;
-  size_t cap;
-  size_t written;
-} mjb_frame_request;
-
-// One typed input of `mjb_write_step`: `n` doubles for `field` (an input field), for the
-// whole field (`id` = -1) or one object (`id` ≥ 0: actuator for ctrl, degree of freedom for
-// qfrc_applied, body for xfrc_applied, mocap index for mocap_pos/quat, equality for eq_active).
-typedef struct mjb_input {
-  int32_t field;
-  int32_t id;
-  const double *values;
-  size_t n;
-} mjb_input;
 
 // The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
 // NUL-terminated UTF-8 message valid during the call only.
@@ -641,6 +641,38 @@ mjb_outcome mjb_build_info(struct mjb_string **out_string);
 // step. Takes the native lock (waits).
 mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif
+
+// One step of a host loop in one call: write `ninputs` typed inputs and step up to `nstep`
+// times exactly as `mjb_write_step` does (same checks, refusals, stop latch, rollback, report),
+// then copy fields of the latest frame into the caller's buffers exactly as
+// `mjb_frame_read_many` does.
+//
+// `inputs`: as for `mjb_write_step` (borrowed; NULL only with `ninputs` 0). `requests`: `n`
+// caller-owned requests (NULL only with `nrequests` 0; at most 64), each `written` zeroed on
+// entry. Every request is checked before anything is written: a field outside the endpoint's
+// frame selection (`MJB_REASON_NOT_IN_FRAME`, pointer `/requests/<k>/field`) or a `cap` smaller
+// than the field (`MJB_REASON_DIMENSION`, `/requests/<k>/cap`) refuses the call with no effect.
+// `info` (nullable) is zeroed on entry. `report` (nullable) is written on every outcome, as for
+// `mjb_write_step`.
+// The frame is read only when the step part returns `MJB_OK` (also a step halted by a stop,
+// `MJB_REASON_STOP_LATCHED`); after any other outcome the buffers are untouched, `written` and
+// `info` stay zero. The frame read is the latest complete one, without the lock: this call's
+// last frame unless another thread mutated the endpoint in between (`info->tick` and
+// `info->frame` tell). If another thread replaced the model in between and a buffer no longer
+// fits, the call still returns the step's `MJB_OK` with `info->frame` 0 (nothing read) and
+// `mjb_last_error` names the reason.
+// Takes the native lock once (admission bounded by `timeout_ms`), for the write and the steps;
+// the frame read takes no lock. Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_write_step_read(struct mjb_endpoint *ep,
+                                const struct mjb_input *inputs,
+                                size_t ninputs,
+                                uint32_t nstep,
+                                uint32_t timeout_ms,
+                                struct mjb_frame_request *requests,
+                                size_t nrequests,
+                                struct mjb_frame_info *info,
+                                struct mjb_report *report);
 
 // The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
 // on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and

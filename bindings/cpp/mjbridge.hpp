@@ -189,6 +189,15 @@ class Endpoint {
       return mjb_write_step(ep_, inputs.data(), inputs.size(), nstep, timeout_ms, r);
     });
   }
+  // Write inputs, step, then read frame fields into the requests' buffers, in one call.
+  Result write_step_read(const mjb_input* inputs, size_t ninputs, uint32_t nstep,
+                         mjb_frame_request* requests, size_t nrequests, mjb_frame_info* info,
+                         uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_write_step_read(ep_, inputs, ninputs, nstep, timeout_ms, requests, nrequests,
+                                 info, r);
+    });
+  }
   Result ctrl_step(const std::vector<double>& ctrl, uint32_t nstep = 1,
                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};

@@ -145,9 +145,9 @@ namespace MjBridge
     /// <summary>The header's #define constants.</summary>
     public static class Constants
     {
-        public const string Version = "0.2.0";
+        public const string Version = "0.3.0";
         public const int VersionMajor = 0;
-        public const int VersionMinor = 2;
+        public const int VersionMinor = 3;
         public const int VersionPatch = 0;
         /// <summary>timeout_ms that waits for the native lock without a deadline.</summary>
         public const uint WaitForever = 4294967295;
@@ -386,6 +386,9 @@ namespace MjBridge
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_write_step(EndpointHandle ep, Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_read(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_plugin_load(byte[] path, out UIntPtr plugins);

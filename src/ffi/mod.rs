@@ -8,10 +8,12 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod boundary;
+mod fast;
 mod host;
 mod string;
 
 pub use boundary::mjb_endpoint;
+pub use fast::*;
 pub use host::*;
 pub use string::mjb_string;
 
