@@ -36,7 +36,7 @@ import json
 import os
 import threading
 from enum import IntEnum
-from typing import TYPE_CHECKING as _TYPE_CHECKING
+import typing
 from typing import (
 
     Any,
@@ -64,7 +64,7 @@ try:  # optional: arrays come back as numpy arrays when it is importable
 except ImportError:  # pragma: no cover - exercised by the no-numpy test
     _np = None
 
-if _TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     DoubleArray = ctypes.Array[ctypes.c_double]
 
 __all__ = [
