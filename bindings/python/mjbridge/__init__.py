@@ -757,7 +757,7 @@ class Stepper(FrameReader):
             raise _refusal(o, r)
         return self.info
 
-    def restore(self, doc: Union[Document, "Config"], timeout_ms: int = WAIT_FOREVER) -> FrameInfo:
+    def restore(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> FrameInfo:
         """Restore a checkpoint (an RL reset), then read the frame into ``values``; when the
         frame carries ctrl, the restored controls are copied into ``ctrl`` too (else ``ctrl``
         keeps what it held, and the next ``step`` writes it). Poses in the frame are
@@ -859,7 +859,7 @@ class Endpoint:
         b = _utf8(doc)
         return self._mutate(self._lib.mjb_world_write, b, len(b), timeout_ms)
 
-    def restore(self, doc: Union[Document, Config], timeout_ms: int = WAIT_FOREVER) -> Report:
+    def restore(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> Report:
         """Restore a checkpoint document (or a snapshot's world document) and its tick. Bytes
         go to the library as they are (keep a checkpoint as bytes to reset often)."""
         b = doc if isinstance(doc, bytes) else _utf8(doc)
