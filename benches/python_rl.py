@@ -15,15 +15,16 @@ Reset: `mj_setState(INTEGRATION) + mj_forward` (what MuJoCo users call) against
 
 Both sides load the same MJCF and take the same actions from the same initial state; at the
 end their qpos must be equal bit for bit (the same engine did the same work), else the run
-fails. Each round runs every contender once, in rotating order; figures are medians over
-rounds. The process is pinned to one CPU (MJB_BENCH_CPU, default 1).
+fails. Each round runs every contender once, back to back in rotating order, on a short batch
+(61 rounds, MJB_BENCH_ROUNDS); a ratio is the median over rounds of the ratio within a round (a
+burst of load on a shared machine falls on a whole round), times are medians over rounds. The
+process is pinned to one CPU (MJB_BENCH_CPU, default 1).
 
 Run through `cargo bench --bench python_rl` (which builds the library, makes a venv with numpy
 and the MuJoCo Python package of the engine the bridge links, and runs this file), or by hand:
     MJBRIDGE_LIB=target/release python benches/python_rl.py MODEL.xml...
 """
 
-import json
 import os
 import sys
 import time
@@ -36,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../
 import mjbridge  # noqa: E402
 from mjbridge import Field  # noqa: E402
 
-ROUNDS = int(os.environ.get("MJB_BENCH_ROUNDS", "9"))
+ROUNDS = int(os.environ.get("MJB_BENCH_ROUNDS", "61"))
 QUICK = bool(os.environ.get("MJB_BENCH_QUICK"))
 READ = [Field.QPOS, Field.QVEL, Field.SENSORDATA]
 
@@ -123,14 +124,15 @@ class BridgeEnv:
 def compare(path, k):
     m = mujoco.MjModel.from_xml_path(path)
     rng = np.random.default_rng(16)
-    lo, hi = -1.0, 1.0
-    actions = rng.uniform(lo, hi, size=(4096, m.nu))
+    actions = rng.uniform(-1.0, 1.0, size=(4096, m.nu))
     mj, br, old = MujocoEnv(path, k, actions), BridgeEnv(path, k, actions), BridgeEnv(path, k, actions)
-    per_round = max(200, int((20_000 if not QUICK else 3_000) / k))
+    # Short batches, many rounds: each round times every contender once, back to back, so a
+    # burst of load on the shared machine falls on the whole round; the ratio is taken per round.
+    per_round = max(40, int((1_500 if not QUICK else 500) / k))
     contenders = [("mujoco", mj.run), ("mjbridge", br.run), ("before", old.before)]
     times = {name: [] for name, _ in contenders}
     for name, fn in contenders:  # warm up
-        fn(per_round // 4)
+        fn(per_round)
     for r in range(ROUNDS):
         order = contenders[r % 3 :] + contenders[: r % 3]
         for name, fn in order:
@@ -138,21 +140,25 @@ def compare(path, k):
     # Same engine, same actions, same number of env steps: the same state, bit for bit.
     assert mj.i == br.i, (mj.i, br.i)
     q_mj, q_br = mj.d.qpos.copy(), br.out[Field.QPOS]
-    if mj.i == br.i and not np.array_equal(q_mj.view(np.uint64), q_br.view(np.uint64)):
+    if not np.array_equal(q_mj.view(np.uint64), q_br.view(np.uint64)):
         raise SystemExit("%s: qpos differs between MuJoCo and mjbridge after %d env steps" % (path, mj.i))
     result = {name: median(t) for name, t in times.items()}
+    result["ratio"] = median([a / b for a, b in zip(times["mujoco"], times["mjbridge"])])
+    result["ratio_before"] = median([a / b for a, b in zip(times["mujoco"], times["before"])])
+    result["env_steps"] = mj.i
     if k == 1:
         # Reset to the state reached now (not all zeros, so the document has real numbers).
         mujoco.mj_getState(mj.m, mj.d, mj.state0, mj.sig)
         br.checkpoint = br.ep.checkpoint().encode("utf-8")
         resets = {"mujoco": [], "mjbridge": []}
-        n = 2_000 if not QUICK else 300
+        n = 300 if not QUICK else 100
         for r in range(ROUNDS):
             pair = [("mujoco", mj.reset), ("mjbridge", br.reset)]
             for name, fn in pair if r % 2 == 0 else pair[::-1]:
                 resets[name].append(timed(fn, n))
         result["reset_mujoco"] = median(resets["mujoco"])
         result["reset_mjbridge"] = median(resets["mjbridge"])
+        result["reset_ratio"] = median([b / a for a, b in zip(resets["mujoco"], resets["mjbridge"])])
         result["checkpoint_bytes"] = len(br.checkpoint)
     result["dims"] = "nq %d, nv %d, nu %d, nsensordata %d" % (m.nq, m.nv, m.nu, m.nsensordata)
     return result
@@ -189,33 +195,30 @@ def main():
         for k in (1, 5):
             r = compare(path, k)
             rows.append((name, k, r))
-            line = "%-12s skip %d  mujoco %7.2f us  mjbridge %7.2f us  ratio %.3f  (general calls: %7.2f us, ratio %.3f)" % (
-                name, k, r["mujoco"], r["mjbridge"], r["mujoco"] / r["mjbridge"],
-                r["before"], r["mujoco"] / r["before"],
+            print(
+                "%-10s skip %d  mujoco %7.2f us  mjbridge %7.2f us  ratio %.3f  (general calls %7.2f us, ratio %.3f)  %d env steps, qpos equal"
+                % (name, k, r["mujoco"], r["mjbridge"], r["ratio"], r["before"], r["ratio_before"], r["env_steps"]),
+                flush=True,
             )
-            print(line, flush=True)
             if k == 1:
                 print(
-                    "%-12s reset   mj_setState+mj_forward %6.2f us  restore %6.2f us (%d bytes)  restore / (setState+forward) %.2f"
-                    % (name, r["reset_mujoco"], r["reset_mjbridge"], r["checkpoint_bytes"],
-                       r["reset_mjbridge"] / r["reset_mujoco"]),
+                    "%-10s reset   mj_setState+mj_forward %6.2f us  restore %6.2f us (%d bytes)  ratio %.2f"
+                    % (name, r["reset_mujoco"], r["reset_mjbridge"], r["checkpoint_bytes"], r["reset_ratio"]),
                     flush=True,
                 )
     print()
-    print("| model | frame skip | MuJoCo Python µs/step | mjbridge µs/step | mjbridge / MuJoCo throughput (≥ 0.9) | general calls: write_step + frame() µs, ratio |")
+    print("| model | frame skip | MuJoCo Python µs/step | mjbridge µs/step | mjbridge / MuJoCo throughput (≥ 0.9) | general calls µs/step (throughput ratio) |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, k, r in rows:
-        print("| %s (%s) | %d | %.2f | %.2f | %.2f | %.2f µs, %.2f |" % (
-            name, r["dims"], k, r["mujoco"], r["mjbridge"], r["mujoco"] / r["mjbridge"],
-            r["before"], r["mujoco"] / r["before"]))
+        print("| %s (%s) | %d | %.2f | %.2f | **%.2f** | %.2f (%.2f) |" % (
+            name, r["dims"], k, r["mujoco"], r["mjbridge"], r["ratio"], r["before"], r["ratio_before"]))
     print()
-    print("| model | mj_setState + mj_forward µs | mjbridge restore µs | restore / (setState + forward) (≤ 3) |")
-    print("| --- | --- | --- | --- |")
+    print("| model | checkpoint bytes | mj_setState + mj_forward µs | mjbridge restore µs | restore / (setState + forward) (≤ 3) |")
+    print("| --- | --- | --- | --- | --- |")
     for name, k, r in rows:
         if k == 1:
-            print("| %s | %.2f | %.2f | %.2f |" % (
-                name, r["reset_mujoco"], r["reset_mjbridge"], r["reset_mjbridge"] / r["reset_mujoco"]))
-    print(json.dumps({"%s/%d" % (n, k): r for n, k, r in rows}))
+            print("| %s | %d | %.2f | %.2f | **%.2f** |" % (
+                name, r["checkpoint_bytes"], r["reset_mujoco"], r["reset_mjbridge"], r["reset_ratio"]))
 
 
 if __name__ == "__main__":
