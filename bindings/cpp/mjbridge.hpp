@@ -57,7 +57,7 @@ inline std::string last_error() {
   return text;
 }
 
-namespace detail {
+namespace impl {
 // The value of a "key":"string" member of the flat last-error JSON (empty when absent/null).
 inline std::string member(const std::string& json, std::string_view key) {
   std::string k = "\"" + std::string(key) + "\":\"";
@@ -78,7 +78,7 @@ inline mjb_reason reason_of(const std::string& json) {
   return MJB_REASON_NONE;
 }
 [[noreturn]] inline void fail(mjb_outcome o, const std::string& detail);
-}  // namespace detail
+}  // namespace impl
 
 #if MJB_EXCEPTIONS
 class Error : public std::runtime_error {
@@ -88,7 +88,7 @@ class Error : public std::runtime_error {
         outcome_(outcome),
         detail_(std::move(detail)) {}
   mjb_outcome outcome() const noexcept { return outcome_; }
-  mjb_reason reason() const { return detail::reason_of(detail_); }
+  mjb_reason reason() const { return impl::reason_of(detail_); }
   // The last-error JSON of the refusal.
   const std::string& detail() const noexcept { return detail_; }
 
@@ -100,7 +100,7 @@ class Error : public std::runtime_error {
 
 // A refusal used as a value: with exceptions it throws mjb::Error; without, the program stops
 // (std::abort) after printing the refusal: check ok() first in a no-exception build.
-[[noreturn]] inline void detail::fail(mjb_outcome o, const std::string& detail) {
+[[noreturn]] inline void impl::fail(mjb_outcome o, const std::string& detail) {
 #if MJB_EXCEPTIONS
   throw Error(o, detail);
 #else
@@ -124,14 +124,14 @@ class Status {
   bool ok() const noexcept { return outcome_ == MJB_OK; }
   explicit operator bool() const noexcept { return ok(); }
   mjb_outcome outcome() const noexcept { return outcome_; }
-  mjb_reason reason() const { return ok() ? MJB_REASON_NONE : detail::reason_of(detail_); }
+  mjb_reason reason() const { return ok() ? MJB_REASON_NONE : impl::reason_of(detail_); }
   // The last-error JSON of a refusal ("" when ok).
   const std::string& detail() const noexcept { return detail_; }
   // JSON pointer of the offending field ("" when there is none).
-  std::string pointer() const { return detail::member(detail_, "pointer"); }
+  std::string pointer() const { return impl::member(detail_, "pointer"); }
   // Throws mjb::Error (aborts without exceptions) unless ok.
   void value() const {
-    if (!ok()) detail::fail(outcome_, detail_);
+    if (!ok()) impl::fail(outcome_, detail_);
   }
 
  private:
@@ -158,15 +158,15 @@ class Expected {
   const Status& status() const noexcept { return status_; }
   // The value; a refusal throws mjb::Error (aborts without exceptions).
   const T& value() const& {
-    if (!ok()) detail::fail(outcome(), detail());
+    if (!ok()) impl::fail(outcome(), detail());
     return *value_;
   }
   T& value() & {
-    if (!ok()) detail::fail(outcome(), detail());
+    if (!ok()) impl::fail(outcome(), detail());
     return *value_;
   }
   T&& value() && {
-    if (!ok()) detail::fail(outcome(), detail());
+    if (!ok()) impl::fail(outcome(), detail());
     return std::move(*value_);
   }
   template <typename U>
@@ -192,10 +192,10 @@ struct Result {
   mjb_reason reason() const noexcept { return static_cast<mjb_reason>(report.reason); }
   bool ok() const noexcept { return report.outcome == MJB_OK; }
   explicit operator bool() const noexcept { return ok(); }
-  std::string pointer() const { return detail::member(detail, "pointer"); }
+  std::string pointer() const { return impl::member(detail, "pointer"); }
   // Throws mjb::Error (aborts without exceptions) unless ok; returns this Result.
   const Result& ensure_ok() const {
-    if (!ok()) detail::fail(outcome(), detail);
+    if (!ok()) impl::fail(outcome(), detail);
     return *this;
   }
 };
