@@ -1029,7 +1029,8 @@ namespace MjBridge
     /// engine steps, the frame's fields copied into the caller's buffers. Every argument is
     /// built and pinned once, so Step() allocates nothing, accepted or refused (a refusal's
     /// detail is parsed only when Result.Detail is read). Step() after Dispose() throws. One
-    /// stepper per thread.
+    /// stepper per thread; after ReplaceModel make a new one (a size that no longer fits is
+    /// refused by the library, never read or written out of bounds).
     /// </summary>
     public sealed class Stepper : FrameReader
     {

@@ -682,7 +682,9 @@ class Stepper(FrameReader):
     ``inputs[field]`` (``ctrl`` for Field.CTRL) are the arrays the next step writes.
     ``report`` and ``info`` describe the last call (the same objects every time). A refusal
     raises MjbError with a copy of the report; a step halted by a stop returns normally with
-    ``report.reason == Reason.STOP_LATCHED``. One stepper per thread.
+    ``report.reason == Reason.STOP_LATCHED``. One stepper per thread. Its buffers are sized for
+    the model it was made for: after ``replace_model`` make a new one (a size that no longer
+    fits is refused by the library, never read or written out of bounds).
     """
 
     def __init__(
