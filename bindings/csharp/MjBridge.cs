@@ -855,7 +855,7 @@ namespace MjBridge
             if (fields == null || bufs == null) throw new ArgumentNullException(fields == null ? "fields" : "bufs");
             if (fields.Length != bufs.Length) throw new ArgumentException("one buffer per field");
             if (fields.Length > Pins.Max) throw new ArgumentException("at most 64 fields in one read");
-            Pins p = Pins.Thread;
+            Pins p = Pins.Rent();
             int n = fields.Length;
             try
             {
@@ -900,7 +900,7 @@ namespace MjBridge
         public Result CtrlStep(double[] ctrl, uint nstep = 1, uint timeoutMs = WaitForever)
         {
             if (ctrl == null) throw new ArgumentNullException("ctrl");
-            Pins p = Pins.Thread;
+            Pins p = Pins.Rent();
             p.Handles[0] = GCHandle.Alloc(ctrl, GCHandleType.Pinned);
             try
             {
@@ -931,7 +931,9 @@ namespace MjBridge
     }
 
     /// <summary>The calling thread's pin and request tables, reused by every call that passes
-    /// arrays of structs (ReadFrame, CtrlStep): no allocation after the thread's first use.</summary>
+    /// arrays of structs (ReadFrame, CtrlStep): no allocation after the thread's first use. A
+    /// call made from inside another (a log callback runs before the outer call returns) gets
+    /// tables of its own.</summary>
     sealed class Pins
     {
         public const int Max = 64;
@@ -939,13 +941,22 @@ namespace MjBridge
         public readonly GCHandle[] Handles = new GCHandle[Max];
         public readonly FrameRequest[] Requests = new FrameRequest[Max];
         public readonly Input[] Inputs = new Input[1];
+        bool inUse;
 
-        public static Pins Thread { get { return current ?? (current = new Pins()); } }
+        /// <summary>The thread's tables (or fresh ones while those are in use); Release them.</summary>
+        public static Pins Rent()
+        {
+            Pins p = current ?? (current = new Pins());
+            if (p.inUse) p = new Pins();
+            p.inUse = true;
+            return p;
+        }
 
         public void Release(int n)
         {
             for (int i = 0; i < n; i++)
                 if (Handles[i].IsAllocated) Handles[i].Free();
+            inUse = false;
         }
     }
 

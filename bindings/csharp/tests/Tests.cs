@@ -413,6 +413,52 @@ static class Tests
         }
     }
 
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    static WeakReference RefusedCtrlStep(Endpoint ep)
+    {
+        var nan = new[] { double.NaN, 1.0 };
+        Equal(Reason.NotFinite, ep.CtrlStep(nan).Reason, "refused");
+        return new WeakReference(nan);
+    }
+
+    static void ACallFromTheLogCallbackInsideAnotherGetsItsOwnTables()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        {
+            var fields = new[] { Field.Qpos, Field.Ctrl };
+            var inner = new[] { new double[13], new double[2] };
+            int nested = 0;
+            // The log callback runs on this thread before the refused CtrlStep returns, while
+            // that call still holds its pinned ctrl array: the nested ReadFrame must not reuse it.
+            Bridge.SetLogCallback((level, msg) =>
+            {
+                FrameInfo info;
+                if (ep.TryReadFrame(fields, inner, out info) == Outcome.Ok) nested++;
+            }, LogLevel.Info);
+            var weak = new WeakReference[50];
+            try
+            {
+                for (int i = 0; i < weak.Length; i++) weak[i] = RefusedCtrlStep(ep);
+                Check(ep.CtrlStep(new[] { 0.25, -0.5 }).Ok, "then accepted");
+            }
+            finally
+            {
+                Bridge.SetLogCallback(null);
+            }
+            Equal(50, nested, "nested reads");
+            // Every ctrl array was unpinned: a pin lost to the nested call would keep it alive.
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+            int alive = 0;
+            foreach (var w in weak) if (w.IsAlive) alive++;
+            Check(alive <= 2, alive + " of 50 ctrl arrays are still pinned");
+            var ctrl = new double[2];
+            ep.ReadFrame(new[] { Field.Ctrl }, new[] { ctrl });
+            Equal(-0.5, ctrl[1], "the accepted ctrl");
+        }
+    }
+
     static void IndexNamesTheSlicesOfQposQvelCtrlAndSensordata()
     {
         using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
@@ -516,6 +562,7 @@ static class Tests
             StepperStepsLikeCtrlStepAndReadsTheFrameInOneCall,
             StepperRefusalIsAResultAndChangesNothing,
             AcceptedAndRefusedCallsAllocateNothing,
+            ACallFromTheLogCallbackInsideAnotherGetsItsOwnTables,
             IndexNamesTheSlicesOfQposQvelCtrlAndSensordata,
             ConfigEscapesWindowsPathsQuotesAndNonAscii,
         };
