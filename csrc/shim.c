@@ -615,3 +615,37 @@ int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char
   return MJB_SHIM_UNSUPPORTED;
 #endif
 }
+
+/* ---- model identity ------------------------------------------------------------------------ */
+
+int64_t mjb_shim_model_size(const struct mjModel_* m) { return (int64_t)mj_sizeModel(m); }
+
+int mjb_shim_save_model(const struct mjModel_* m, void* buf, int64_t cap, int64_t* written,
+                        char* msg) {
+  msg[0] = '\0';
+  *written = 0;
+  GUARD_BEGIN(msg)
+  mjModel* c = mj_copyModel(NULL, m);
+#if MJB_MJ_VERSION >= 3000000
+  /* The paths array goes (its length is a size of the serialization), and with it every
+   * address into it. */
+  c->npaths = 0;
+  for (int i = 0; i < c->nmesh; i++) c->mesh_pathadr[i] = -1;
+  for (int i = 0; i < c->nskin; i++) c->skin_pathadr[i] = -1;
+  for (int i = 0; i < c->nhfield; i++) c->hfield_pathadr[i] = -1;
+  for (int i = 0; i < c->ntex; i++) c->tex_pathadr[i] = -1;
+#endif
+  int64_t size = (int64_t)mj_sizeModel(c);
+  if (size <= cap) {
+    /* The size parameter is int before MuJoCo 4.0 and mjtSize from it; it fits either. */
+    mj_saveModel(c, NULL, buf, size);
+    *written = size;
+  }
+  mj_deleteModel(c);
+  GUARD_END()
+  if (*written == 0) {
+    copy_msg(msg, "the model's serialization is larger than mj_sizeModel said");
+    return MJB_SHIM_FAILED;
+  }
+  return MJB_SHIM_OK;
+}

@@ -161,6 +161,19 @@ int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char
 typedef void (*mjb_shim_log_sink)(int level, const char* text);
 void mjb_shim_set_log_sink(mjb_shim_log_sink sink);
 
+/* ---- model identity ------------------------------------------------------------------------ */
+
+/* The size of the compiled model as MuJoCo serializes it (mj_sizeModel): an upper bound of
+ * what mjb_shim_save_model writes. */
+int64_t mjb_shim_model_size(const struct mjModel_* m);
+/* Guarded: MuJoCo's own binary serialization (mj_saveModel) of a copy of the compiled model
+ * without its asset paths (MuJoCo >= 3 records where each mesh, skin, height field and texture
+ * file was found, as the host addressed it: the same model opened through another path must
+ * not look like another model). Writes at most `cap` bytes into `buf`, the count to
+ * `*written`; this is what the bridge hashes into the model's fingerprint. */
+int mjb_shim_save_model(const struct mjModel_* m, void* buf, int64_t cap, int64_t* written,
+                        char* msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,9 +34,9 @@ struct mjModel_;
 struct mjData_;
 
 /* The version of the bridge this header belongs to (mjb_version() at run time). */
-#define MJB_VERSION "0.2.0"
+#define MJB_VERSION "0.3.0"
 #define MJB_VERSION_MAJOR 0
-#define MJB_VERSION_MINOR 2
+#define MJB_VERSION_MINOR 3
 #define MJB_VERSION_PATCH 0
 
 // At most this many inputs in one [`Endpoint::write_step`] (and `mjb_write_step`).
@@ -175,6 +175,9 @@ enum mjb_reason
   // The call's precondition (`mjb_expect`: the tick or the model configuration the caller
   // saw) no longer holds: another call moved the endpoint on first. Nothing was done.
   MJB_REASON_PRECONDITION = 45,
+  // A world document's `model_fingerprint` is not the endpoint's model: another model,
+  // even with the same dimensions (or the same file compiled by another engine build).
+  MJB_REASON_MODEL_FINGERPRINT = 46,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -713,6 +716,15 @@ mjb_outcome mjb_id_to_name(struct mjb_endpoint *ep,
                            size_t cap,
                            size_t *needed);
 
+// The model's fingerprint, `"sha256:<hex>"` of MuJoCo's own serialization of the compiled
+// model (`mj_saveModel`), as the world document's `model_fingerprint` carries it: two models
+// with the same dimensions but another parameter differ. Copied into `buf` (NUL-terminated)
+// when `cap` is at least the size `needed` (nullable) receives, including the NUL (72 bytes);
+// else `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) and nothing copied. Takes no lock (computed at
+// open and at model replacement). Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_model_fingerprint(struct mjb_endpoint *ep, char *buf, size_t cap, size_t *needed);
+
 // Where sensor `sensor`'s values sit in `sensordata`: `adr` and `dim` (both must not be NULL;
 // zeroed on entry, filled on `MJB_OK`). An id out of range is `MJB_REJECTED`
 // (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
@@ -820,6 +832,38 @@ mjb_outcome mjb_write_step_if(struct mjb_endpoint *ep,
                               uint32_t nstep,
                               uint32_t timeout_ms,
                               struct mjb_report *report);
+
+// One step of a host loop in one call: write `ninputs` typed inputs and step up to `nstep`
+// times exactly as `mjb_write_step` does (same checks, refusals, stop latch, rollback, report),
+// then copy fields of the latest frame into the caller's buffers exactly as
+// `mjb_frame_read_many` does.
+//
+// `inputs`: as for `mjb_write_step` (borrowed; NULL only with `ninputs` 0). `requests`: `n`
+// caller-owned requests (NULL only with `nrequests` 0; at most 64), each `written` zeroed on
+// entry. Every request is checked before anything is written: a field outside the endpoint's
+// frame selection (`MJB_REASON_NOT_IN_FRAME`, pointer `/requests/<k>/field`) or a `cap` smaller
+// than the field (`MJB_REASON_DIMENSION`, `/requests/<k>/cap`) refuses the call with no effect.
+// `info` (nullable) is zeroed on entry. `report` (nullable) is written on every outcome, as for
+// `mjb_write_step`.
+// The frame is read only when the step part returns `MJB_OK` (also a step halted by a stop,
+// `MJB_REASON_STOP_LATCHED`); after any other outcome the buffers are untouched, `written` and
+// `info` stay zero. The frame read is the latest complete one, without the lock: this call's
+// last frame unless another thread mutated the endpoint in between (`info->tick` and
+// `info->frame` tell). If another thread replaced the model in between and a buffer no longer
+// fits, the call still returns the step's `MJB_OK` with `info->frame` 0 (nothing read) and
+// `mjb_last_error` names the reason.
+// Takes the native lock once (admission bounded by `timeout_ms`), for the write and the steps;
+// the frame read takes no lock. Any thread.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_write_step_read(struct mjb_endpoint *ep,
+                                const struct mjb_input *inputs,
+                                size_t ninputs,
+                                uint32_t nstep,
+                                uint32_t timeout_ms,
+                                struct mjb_frame_request *requests,
+                                size_t nrequests,
+                                struct mjb_frame_info *info,
+                                struct mjb_report *report);
 
 // Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links
 // MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be NULL.

@@ -230,13 +230,10 @@ pub struct FrameInfo {
 }
 
 impl View {
-    /// Copy the latest complete frame into the requests. Never takes a lock, never waits.
-    pub fn read<R: Requests + ?Sized>(&self, requests: &mut R) -> Result<FrameInfo, Refusal> {
+    /// Whether every request can be served from this configuration's frames: its field is
+    /// selected and its buffer holds it (the pointer names the request). Zeroes `written`.
+    pub fn check<R: Requests + ?Sized>(&self, requests: &mut R) -> Result<(), Refusal> {
         let fb = &self.frames;
-        let span = |f: Field| {
-            let (_, offset, len) = fb.layout[fb.at[f.index()].expect("checked")];
-            (offset, len)
-        };
         for k in 0..requests.count() {
             requests.set_written(k, 0);
             let f = requests.field(k);
@@ -260,6 +257,17 @@ impl View {
                 .at(format!("/requests/{k}/cap")));
             }
         }
+        Ok(())
+    }
+
+    /// Copy the latest complete frame into the requests. Never takes a lock, never waits.
+    pub fn read<R: Requests + ?Sized>(&self, requests: &mut R) -> Result<FrameInfo, Refusal> {
+        self.check(requests)?;
+        let fb = &self.frames;
+        let span = |f: Field| {
+            let (_, offset, len) = fb.layout[fb.at[f.index()].expect("checked")];
+            (offset, len)
+        };
         let mut retries = 0u64;
         loop {
             let slot = &fb.slots[fb.latest.load(Acquire)];

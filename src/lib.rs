@@ -74,6 +74,8 @@ pub(crate) mod panics;
 pub(crate) mod safety;
 pub mod world;
 
+pub use host::{load_plugin, load_plugin_dir};
+
 /// Which MuJoCo the bridge was built against and runs with, as JSON.
 pub fn build_info() -> String {
     use doc::{obj, Value};

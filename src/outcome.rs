@@ -112,6 +112,9 @@ pub enum mjb_reason {
     /// The call's precondition (`mjb_expect`: the tick or the model configuration the caller
     /// saw) no longer holds: another call moved the endpoint on first. Nothing was done.
     MJB_REASON_PRECONDITION = 45,
+    /// A world document's `model_fingerprint` is not the endpoint's model: another model,
+    /// even with the same dimensions (or the same file compiled by another engine build).
+    MJB_REASON_MODEL_FINGERPRINT = 46,
 }
 
 abi_enum!(mjb_outcome {
@@ -178,6 +181,7 @@ abi_enum!(mjb_reason {
     MJB_REASON_PLUGIN_LOAD,
     MJB_REASON_NOT_IN_FRAME,
     MJB_REASON_PRECONDITION,
+    MJB_REASON_MODEL_FINGERPRINT,
 });
 
 pub use mjb_outcome as Outcome;

@@ -37,6 +37,7 @@ pub const READ_ONLY_FIELDS: &[&str] = &[
     "qvel",
     "act",
     "seed",
+    "model_fingerprint",
     "determinism",
     "checkpoint_scope",
     "native_checkpoint",
@@ -116,6 +117,7 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
         });
     }
     w.u64_field("seed", parts.facts.seed);
+    w.str_field("model_fingerprint", parts.facts.fingerprint);
     w.field("determinism", |w| {
         w.begin_object();
         w.str_field("derived", "none");
@@ -174,7 +176,7 @@ pub(crate) fn validate_restore(
     let mut r = Reader::new(text)?;
     r.check_shape();
     r.record();
-    let mut world: Option<Result<(usize, Option<Embedded>), Refusal>> = None;
+    let mut world: Option<Result<(usize, Members), Refusal>> = None;
     let mut stored = Slot::Absent;
     let mut top = schema::object(&mut r, &["world", "state_hash"], |r, i| {
         match i {
@@ -193,7 +195,7 @@ pub(crate) fn validate_restore(
     })?;
     r.finish()?;
     top.refuse_unknown()?;
-    let (at, embedded) = world.ok_or_else(|| missing("", "world"))??;
+    let (at, members) = world.ok_or_else(|| missing("", "world"))??;
     if stored.is_absent() {
         return Err(missing("", "state_hash"));
     }
@@ -216,10 +218,35 @@ pub(crate) fn validate_restore(
         )
         .at("/state_hash"));
     }
-    match embedded {
-        Some(e) => e.judge(f, bufs),
+    // The model: a world document names it (a checkpoint cannot).
+    let fingerprint = match members.fingerprint {
+        Slot::Absent => return Err(missing("/world", "model_fingerprint")),
+        s => s.get()?,
+    };
+    if fingerprint != f.fingerprint {
+        return Err(Refusal::rejected(
+            Reason::MJB_REASON_MODEL_FINGERPRINT,
+            format!(
+                "taken on the model {fingerprint}; this endpoint's model is {} (another model, even if its dimensions are the same)",
+                f.fingerprint
+            ),
+        )
+        .at("/world/model_fingerprint"));
+    }
+    match members.checkpoint {
+        Some(e) => e.judge(f, bufs).map(|mut c| {
+            c.model_checked = true;
+            c
+        }),
         None => Err(missing("/world", "native_checkpoint")),
     }
+}
+
+/// What the first pass keeps of a world object: its checkpoint (read, judged later) and the
+/// model it names.
+struct Members {
+    checkpoint: Option<Embedded>,
+    fingerprint: Slot<String>,
 }
 
 /// Every member a world may carry: what it serves and what a world write may carry.
@@ -234,13 +261,19 @@ fn world_keys() -> &'static [&'static str] {
     })
 }
 
-/// The world object at the reader's position (pass 1): its shape, and its checkpoint read.
-fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Option<Embedded>, Refusal> {
+/// The world object at the reader's position (pass 1): its shape, its checkpoint read and the
+/// model it names.
+fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Members, Refusal> {
     let keys = world_keys();
     let mut embedded = None;
+    let mut fingerprint = Slot::Absent;
     schema::object(r, keys, |r, i| match keys[i] {
         "native_checkpoint" => {
             embedded = Some(Embedded::read(r, f, bufs)?);
+            Ok(())
+        }
+        "model_fingerprint" => {
+            fingerprint = read_string(r)?;
             Ok(())
         }
         "determinism" => read_member_object(r, &["derived", "declared"], |r, i| {
@@ -252,7 +285,10 @@ fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Option<Em
         }),
         _ => r.skip_leaf(),
     })?;
-    Ok(embedded)
+    Ok(Members {
+        checkpoint: embedded,
+        fingerprint,
+    })
 }
 
 /// A member that a world document holds as an object with these keys (anything else there is

@@ -145,6 +145,48 @@ fn cpp_binding_under_address_and_undefined_sanitizers() {
     host("binding_raii_asan", h, &["contact_act.xml", "broken.xml"]);
 }
 
+/// The C++ binding as Unreal compiles it (`-fno-exceptions -fno-rtti`): results everywhere,
+/// frames into caller spans, names, configs escaped (a scratch folder with quotes and
+/// non-ASCII in its name); once plain and once under ASan/UBSan.
+fn cpp_binding_without_exceptions(name: &str, extra: &[&str], env: &[(&str, &str)]) {
+    let Some(cxx) = tool("CXX", "c++") else {
+        return;
+    };
+    let mut flags = vec!["-fno-exceptions".to_owned(), "-fno-rtti".to_owned()];
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    let exe = build(
+        Build {
+            compiler: &cxx,
+            std: "c++17",
+            sources: vec![root().join("tests/cpp/binding_noexcept.cpp")],
+            with_mujoco: false,
+            extra: flags,
+        },
+        name,
+    );
+    let scratch = out_dir().join(format!("{name} Zo\u{eb} \"q\" \u{6a5f}\u{68b0}"));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let args = [
+        model_path("host.xml"),
+        model_path("pendulum.xml"),
+        scratch.to_string_lossy().into_owned(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&exe, &args, env);
+    assert!(out.contains("binding_noexcept: all checks passed"), "{out}");
+}
+
+#[test]
+fn cpp_binding_compiles_and_runs_without_exceptions_or_rtti() {
+    cpp_binding_without_exceptions("binding_noexcept", &[], &[]);
+}
+
+#[test]
+fn cpp_binding_without_exceptions_under_address_and_undefined_sanitizers() {
+    cpp_binding_without_exceptions("binding_noexcept_asan", SANITIZE, SANITIZE_ENV);
+}
+
 /// A panic caught inside the bridge reports where it happened and prints nothing on the
 /// host's stderr, even with RUST_BACKTRACE=1 (fault-injection builds only).
 #[cfg(feature = "fault-injection")]

@@ -282,7 +282,9 @@ fn the_world_document_serves_and_accepts_the_inputs() {
         "tick",
         "time",
         "xfrc_applied",
+        "model_fingerprint",
     ];
+    want.sort();
     if cfg!(mjb_integration) {
         want.push("eq_active");
         want.sort();

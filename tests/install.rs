@@ -3,7 +3,9 @@
 //! deleted and the prefix moved elsewhere, then real consumers configured, built and run against
 //! the moved install: CMake `find_package` with C++17 and the RAII header, a C program with
 //! `pkg-config`, the static CMake target, the C# binding on Mono, the Python binding installed
-//! with pip and run by pytest, and the three examples.
+//! with pip and run by pytest, and the three examples. The Python wheel that carries the
+//! library (`scripts/python_wheel.sh`, built from the same build folder) is installed into a
+//! fresh venv with nothing else and run there; mypy checks the binding's type hints.
 
 #[path = "common/toolchain.rs"]
 mod toolchain;
@@ -24,6 +26,8 @@ struct Installed {
     bundled: bool,
     /// Scratch space of this test binary (outside the prefix).
     work: PathBuf,
+    /// The wheel `scripts/python_wheel.sh` made (None without Python).
+    wheel: Option<PathBuf>,
 }
 
 impl Installed {
@@ -83,6 +87,37 @@ fn install() -> Result<Installed, String> {
         return Err(format!("scripts/install.sh: {:?}", out.status));
     }
 
+    // The wheel, from the same build folder (install.sh finds it up to date), before the build
+    // output goes away.
+    let wheel = match venv() {
+        Some(py) => {
+            let dir = work.join("wheel");
+            let mut w = Command::new("bash");
+            w.arg(root().join("scripts/python_wheel.sh"))
+                .arg(&dir)
+                .arg("--target-dir")
+                .arg(&build)
+                .env_remove("CARGO_TARGET_DIR")
+                .env("PYTHON", &py);
+            if from_wheel {
+                w.env("MJB_MUJOCO_CACHE", &cache);
+            }
+            let out = w.output().map_err(|e| e.to_string())?;
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            if !out.status.success() {
+                return Err(format!("scripts/python_wheel.sh: {:?}", out.status));
+            }
+            let found = std::fs::read_dir(&dir)
+                .map_err(|e| e.to_string())?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .find(|p| p.extension().is_some_and(|x| x == "whl"))
+                .ok_or("python_wheel.sh made no .whl")?;
+            Some(found)
+        }
+        None => None,
+    };
+
     // The build output goes away, and the tree moves: nothing may still point at either.
     std::fs::remove_dir_all(&build).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&cache);
@@ -95,6 +130,7 @@ fn install() -> Result<Installed, String> {
         mujoco_file,
         bundled: from_wheel,
         work,
+        wheel,
     })
 }
 
@@ -501,7 +537,7 @@ fn venv() -> Option<PathBuf> {
                 .status()
                 .is_ok_and(|s| s.success())
         };
-        if !["pytest", "numpy", "setuptools", "wheel"]
+        if !["pytest", "numpy", "setuptools", "wheel", "mypy"]
             .iter()
             .all(|m| has(m))
         {
@@ -515,6 +551,7 @@ fn venv() -> Option<PathBuf> {
                 "numpy",
                 "setuptools>=61",
                 "wheel",
+                "mypy",
             ]));
         }
         // From a copy: setuptools writes build/ and *.egg-info into the folder it builds.
@@ -600,4 +637,138 @@ fn python_example_runs_against_the_install() {
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
+}
+
+/// `pip install mjbridge-….whl` into a fresh venv, with nothing else installed and nothing in
+/// the environment pointing at a library: the binding loads the library it carries, which finds
+/// the MuJoCo it carries; MuJoCo's plugins load from the bundled folder; the example and the
+/// typed smoke host run; the package is found with its py.typed by mypy.
+#[test]
+fn python_wheel_carries_the_library_and_runs_in_a_fresh_venv() {
+    let (Some(test_py), Some(python)) = (venv(), tool("PYTHON", "python3")) else {
+        return;
+    };
+    let i = installed();
+    let wheel = i.wheel.as_ref().expect("the wheel was built");
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(&format!("mjbridge-{}-py3-none-linux_", i.version)),
+        "{name}"
+    );
+    let fresh = i.work.join("wheel-venv");
+    let _ = std::fs::remove_dir_all(&fresh);
+    run(Command::new(&python).args(["-m", "venv"]).arg(&fresh));
+    let py = fresh.join("bin/python");
+    run(Command::new(&py)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-index",
+        ])
+        .arg(wheel));
+    // Nothing but the wheel (and pip itself) in the venv.
+    let listed = run(Command::new(&py).args(["-m", "pip", "list", "--format=freeze"]));
+    let others: Vec<&str> = listed
+        .lines()
+        .filter(|l| {
+            !l.starts_with("mjbridge==")
+                && !l.starts_with("pip==")
+                && !l.starts_with("setuptools==")
+        })
+        .collect();
+    assert!(
+        others.is_empty(),
+        "the venv holds more than the wheel: {others:?}"
+    );
+    let clean = |c: &mut Command| {
+        c.current_dir(&i.work)
+            .env_remove("MJBRIDGE_LIB")
+            .env_remove("MJBRIDGE_PREFIX")
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("PKG_CONFIG_PATH")
+            .env_remove("PYTHONPATH")
+            .env("PYTHONDONTWRITEBYTECODE", "1");
+    };
+    let site = run(Command::new(&py).args([
+        "-c",
+        "import mjbridge, os; print(os.path.dirname(mjbridge.__file__))",
+    ]));
+    let package = PathBuf::from(site.trim());
+    assert!(package.starts_with(&fresh), "{package:?}");
+    let mut smoke = Command::new(&py);
+    smoke
+        .arg(root().join("bindings/python/tests/typed_consumer.py"))
+        .arg(model("host.xml"));
+    clean(&mut smoke);
+    let out = run(&mut smoke);
+    let lib = package.join("_lib/libmjbridge.so.0");
+    assert!(
+        out.contains(&format!("library {}", lib.display())),
+        "not the bundled library:\n{out}"
+    );
+    assert!(out.contains("tick 2 -> 5 -> 2 | refused True"), "{out}");
+    assert!(package.join("_lib").join(&i.mujoco_file).is_file());
+    assert!(package.join("py.typed").is_file());
+    // The bundled library loads MuJoCo from its own folder, not from anywhere else.
+    let mut maps = Command::new(&py);
+    maps.args([
+        "-c",
+        "import mjbridge; mjbridge.version(); print([l.split()[-1] for l in open('/proc/self/maps') if 'libmujoco' in l][0])",
+    ]);
+    clean(&mut maps);
+    let mapped = run(&mut maps);
+    assert_eq!(
+        Path::new(mapped.trim()),
+        package
+            .join("_lib")
+            .join(&i.mujoco_file)
+            .canonicalize()
+            .unwrap()
+    );
+    if i.bundled {
+        let mut plugins = Command::new(&py);
+        plugins.args([
+            "-c",
+            "import mjbridge; libs, n = mjbridge.plugin_load_dir(mjbridge.bundled_plugin_dir()); print(libs, n)",
+        ]);
+        clean(&mut plugins);
+        let counts = run(&mut plugins);
+        let libs: usize = counts.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(libs > 0, "no bundled plugin loaded: {counts}");
+    }
+    let mut example = Command::new(&py);
+    example.arg(root().join("examples/python/example.py"));
+    clean(&mut example);
+    let out = run(&mut example);
+    assert!(out.contains("example-python: done"), "{out}");
+    // mypy (from the test venv) reads the installed package's hints through its py.typed.
+    run(Command::new(&test_py)
+        .args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--python-executable",
+        ])
+        .arg(&py)
+        .arg(root().join("bindings/python/tests/typed_consumer.py"))
+        .current_dir(&i.work));
+}
+
+/// The binding's own sources type-check under `mypy --strict` (pyproject's `[tool.mypy]`).
+#[test]
+fn python_binding_type_checks_with_mypy_strict() {
+    let Some(py) = venv() else {
+        return;
+    };
+    let source = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("py-mypy");
+    let _ = std::fs::remove_dir_all(&source);
+    copy_dir(&root().join("bindings/python"), &source).unwrap();
+    let out = run(Command::new(&py)
+        .args(["-m", "mypy", "--no-incremental", "-p", "mjbridge"])
+        .current_dir(&source));
+    assert!(out.contains("Success: no issues found"), "{out}");
 }

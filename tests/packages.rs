@@ -795,15 +795,58 @@ fn host_checkpoint(dir: &Path, seed: u64, steps: u32) -> (String, String) {
 #[test]
 fn checkpoint_validate_reports_reason_and_pointer_without_restoring() {
     let (tmp, dir) = current_copy("tethered_arm");
-    let (cp, _) = host_checkpoint(&dir, 0, 30);
+    let (cp, world) = host_checkpoint(&dir, 0, 30);
     let file = tmp.path().join("cp.json");
     let f = file.to_str().unwrap();
     let d = dir.to_str().unwrap();
+    // A bare checkpoint fits the package, and the command says what it could not check.
     write(&file, &cp);
+    let r = run(&["checkpoint", "validate", "--package", d, f]);
+    expect(&r, 0);
+    assert!(r.stdout.contains("fits package tethered_arm"), "{r:?}");
+    assert!(
+        r.stdout.contains("does not name the model's content"),
+        "{r:?}"
+    );
+    assert!(r.stdout.contains("admitted at tick 30"), "{r:?}");
+    // A world document names the model: valid for the package.
+    write(&file, &world);
     let r = run(&["checkpoint", "validate", "--package", d, f]);
     expect(&r, 0);
     assert!(r.stdout.contains("valid for package tethered_arm"), "{r:?}");
     assert!(r.stdout.contains("admitted at tick 30"), "{r:?}");
+    // The same model with another damping: a world document of it is refused, a bare
+    // checkpoint (same dimensions) cannot be told apart.
+    let other = tmp.path().join("other");
+    copy_dir(&dir, &other);
+    let arm = other.join("parts").join("arm.xml");
+    let xml = read(&arm);
+    let damped = xml.replacen("damping=\"", "damping=\"1", 1);
+    assert_ne!(damped, xml, "the arm has a damping to change");
+    write(&arm, &damped);
+    let (other_cp, other_world) = host_checkpoint(&other, 0, 30);
+    write(&file, &other_world);
+    let r = run(&["checkpoint", "validate", "--package", d, f]);
+    expect(&r, 1);
+    assert!(
+        r.stdout.contains("reason:  MJB_REASON_MODEL_FINGERPRINT"),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout.contains("pointer: /world/model_fingerprint\n"),
+        "{r:?}"
+    );
+    assert!(
+        r.stderr.is_empty(),
+        "a refusal is printed once, on stdout: {r:?}"
+    );
+    write(&file, &other_cp);
+    let r = run(&["checkpoint", "validate", "--package", d, f]);
+    expect(&r, 0);
+    assert!(
+        r.stdout.contains("does not name the model's content"),
+        "{r:?}"
+    );
 
     let mut cases: Vec<(String, &str, String)> = vec![
         (
@@ -855,8 +898,18 @@ fn checkpoint_validate_reports_reason_and_pointer_without_restoring() {
         if !pointer.is_empty() {
             assert!(r.stdout.contains(&format!("pointer: {pointer}\n")), "{r:?}");
         }
+        assert!(
+            r.stderr.is_empty(),
+            "a refusal is printed once, on stdout: {r:?}"
+        );
         assert_eq!(read(&file), doc, "validate never touches the file");
     }
+    // A refusal without a pointer (the whole document is too large) shows no pointer line.
+    write(&file, &" ".repeat((1 << 20) + 1));
+    let r = run(&["checkpoint", "validate", "--package", d, f]);
+    expect(&r, 1);
+    assert!(r.stdout.contains("reason:  MJB_REASON_TOO_LARGE"), "{r:?}");
+    assert!(!r.stdout.contains("pointer:"), "no pointer, no line: {r:?}");
     let r = run(&[
         "checkpoint",
         "validate",
@@ -1003,4 +1056,63 @@ fn progress_shows_on_a_terminal_and_stays_quiet_otherwise() {
         "{shown}"
     );
     assert!(shown.contains("continuation, first run: step"), "{shown}");
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_not_the_command() {
+    // `mjbridge package gate DIR | head -1`: the reader goes away after one line. The command
+    // still finishes its gate (and writes gate.json) and exits with a documented code, quietly.
+    let (_tmp, dir) = current_copy("tethered_arm");
+    std::fs::remove_file(dir.join("gate.json")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mjbridge"))
+        .args(["package", "gate", dir.to_str().unwrap()])
+        .env("RUST_BACKTRACE", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run mjbridge");
+    // The reader is gone before the command writes its first line (as `head` is once it has
+    // what it wanted): every write meets a closed pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "exit code; stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(dir.join("gate.json").is_file(), "the gate ran to its end");
+}
+
+#[cfg(mjb_plugins)]
+#[test]
+fn a_model_that_needs_an_engine_plugin_packages_with_the_bundled_plugin_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pid_servo");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(
+        toolchain::root().join("tests/models/pid_plugin.xml"),
+        dir.join("model.xml"),
+    )
+    .unwrap();
+    write(
+        dir.join("package.json"),
+        r#"{"name": "pid_servo", "model": "model.xml"}"#,
+    );
+    // By default the command loads the plugin folder of the MuJoCo it was built with.
+    let r = run_in(&dir, &["package", "regenerate"]);
+    expect(&r, 0);
+    let r = run_in(&dir, &["package", "gate"]);
+    expect(&r, 0);
+    assert!(read(dir.join("gate.json")).contains("\"pass\""), "{r:?}");
+    // An explicit folder that cannot be loaded is exit 3, before any package is read.
+    let r = run_in(
+        &dir,
+        &[
+            "--plugin-dir",
+            "/nonexistent/plugins",
+            "package",
+            "gate",
+            "--check",
+        ],
+    );
+    expect(&r, 3);
+    assert!(r.stderr.contains("/nonexistent/plugins"), "{r:?}");
 }

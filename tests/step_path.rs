@@ -1,5 +1,5 @@
 //! The hot path allocates nothing: stepping (which publishes a frame per step), the combined
-//! write+step call, typed input writes and frame reads, once the endpoint is warm. A counting
+//! write+step call (and the write+step+read one), typed input writes and frame reads, once the endpoint is warm. A counting
 //! global allocator checks it, counting per thread (the test harness's own thread allocates
 //! while a test runs).
 
@@ -117,10 +117,24 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
                     unsafe { mjb_frame_read_many(ep.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
                 assert_eq!(o, Outcome::MJB_OK);
             }
+            let o = unsafe {
+                mjb_write_step_read(
+                    ep.0,
+                    inputs.as_ptr(),
+                    2,
+                    1,
+                    WAIT_FOREVER,
+                    reqs.as_mut_ptr(),
+                    reqs.len(),
+                    &mut info,
+                    &mut report,
+                )
+            };
+            assert_eq!(o, Outcome::MJB_OK);
         }
     };
     run(20); // warm: thread-locals, lazily sized buffers
     let n = allocations_of(|| run(200));
     assert_eq!(n, 0, "the step path allocated {n} times in 200 rounds");
-    assert_eq!(info.tick, 440);
+    assert_eq!(info.tick, 660);
 }

@@ -1,25 +1,47 @@
 // mjbridge.hpp: a header-only C++17 wrapper over include/mjbridge.h.
 //
 // Ownership is RAII: an mjb::Endpoint closes its handle in its destructor and is move-only;
-// library strings are copied into std::string and freed at once. Mutations return an
-// mjb::Result (the outcome is data: busy, rolled back and stop-latched are normal answers);
-// opening an endpoint and reading documents throw mjb::Error when refused.
+// library strings are copied into std::string and freed at once.
+// Results: every call that can be refused returns a result and never throws:
+// - mutations return an mjb::Result (report + detail): busy, rolled back and stop-latched are
+//   answers a control loop handles every tick;
+// - reads and facts return an mjb::Expected<T> (the value, or the outcome and detail);
+// - acknowledgements and settings return an mjb::Status.
+// With exceptions enabled, Expected::value() and Result::ensure_ok() throw mjb::Error on a
+// refusal and Endpoint::open() throws; built with -fno-exceptions (Unreal's default) nothing
+// throws: check ok() before value() (value() of a refusal then calls std::abort()).
+// Define MJB_NO_EXCEPTIONS to get the no-exception build with exceptions enabled.
+// Hot paths allocate nothing: frame reads go into caller spans (mjb::Span, pointer + length),
+// inputs come as pointer + length next to the std::vector overloads, and only a refusal
+// allocates (its detail string).
 // Thread rules are the C ABI's: any method from any thread; stop(), safety(), the
 // acknowledgements, dims(), names and frame reads never wait for the native lock.
 #ifndef MJBRIDGE_HPP
 #define MJBRIDGE_HPP
 
+#include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#if !defined(MJB_NO_EXCEPTIONS) && \
+    (defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND))
+#define MJB_EXCEPTIONS 1
+#include <stdexcept>
+#else
+#define MJB_EXCEPTIONS 0
+#endif
 
 #include "mjbridge.h"
 
@@ -35,6 +57,30 @@ inline std::string last_error() {
   return text;
 }
 
+namespace impl {
+// The value of a "key":"string" member of the flat last-error JSON (empty when absent/null).
+inline std::string member(const std::string& json, std::string_view key) {
+  std::string k = "\"" + std::string(key) + "\":\"";
+  size_t at = json.find(k);
+  if (at == std::string::npos) return "";
+  std::string out;
+  for (size_t i = at + k.size(); i < json.size() && json[i] != '"'; i++) {
+    if (json[i] == '\\' && i + 1 < json.size()) i++;  // names and pointers carry no \u
+    out += json[i];
+  }
+  return out;
+}
+// The reason a last-error JSON names, as its value (the library's names, read on demand).
+inline mjb_reason reason_of(const std::string& json) {
+  std::string name = member(json, "reason");
+  for (int32_t i = 0; !name.empty() && i < 1024; i++)
+    if (name == mjb_reason_name(i)) return static_cast<mjb_reason>(i);
+  return MJB_REASON_NONE;
+}
+[[noreturn]] inline void fail(mjb_outcome o, const std::string& detail);
+}  // namespace impl
+
+#if MJB_EXCEPTIONS
 class Error : public std::runtime_error {
  public:
   Error(mjb_outcome outcome, std::string detail)
@@ -42,12 +88,100 @@ class Error : public std::runtime_error {
         outcome_(outcome),
         detail_(std::move(detail)) {}
   mjb_outcome outcome() const noexcept { return outcome_; }
+  mjb_reason reason() const { return impl::reason_of(detail_); }
   // The last-error JSON of the refusal.
   const std::string& detail() const noexcept { return detail_; }
 
  private:
   mjb_outcome outcome_;
   std::string detail_;
+};
+#endif
+
+// A refusal used as a value: with exceptions it throws mjb::Error; without, the program stops
+// (std::abort) after printing the refusal: check ok() first in a no-exception build.
+[[noreturn]] inline void impl::fail(mjb_outcome o, const std::string& detail) {
+#if MJB_EXCEPTIONS
+  throw Error(o, detail);
+#else
+  std::fprintf(stderr, "mjbridge: the value of a refused call was used: %s: %s\n",
+               mjb_outcome_name(o), detail.c_str());
+  std::abort();
+#endif
+}
+
+// The outcome of a call that returns nothing else (acknowledgements, settings).
+class Status {
+ public:
+  Status() = default;
+  // Record `o` for the call that just returned it on this thread.
+  static Status of(mjb_outcome o) {
+    Status s;
+    s.outcome_ = o;
+    if (o != MJB_OK) s.detail_ = last_error();
+    return s;
+  }
+  bool ok() const noexcept { return outcome_ == MJB_OK; }
+  explicit operator bool() const noexcept { return ok(); }
+  mjb_outcome outcome() const noexcept { return outcome_; }
+  mjb_reason reason() const { return ok() ? MJB_REASON_NONE : impl::reason_of(detail_); }
+  // The last-error JSON of a refusal ("" when ok).
+  const std::string& detail() const noexcept { return detail_; }
+  // JSON pointer of the offending field ("" when there is none).
+  std::string pointer() const { return impl::member(detail_, "pointer"); }
+  // Throws mjb::Error (aborts without exceptions) unless ok.
+  void value() const {
+    if (!ok()) impl::fail(outcome_, detail_);
+  }
+
+ private:
+  mjb_outcome outcome_ = MJB_OK;
+  std::string detail_;
+};
+
+// A value, or the refusal that stood in its way.
+template <typename T>
+class Expected {
+ public:
+  Expected(T value) : value_(std::move(value)) {}  // NOLINT: implicit, like std::optional
+  static Expected refused(mjb_outcome o) {
+    Expected e;
+    e.status_ = Status::of(o);
+    return e;
+  }
+  bool ok() const noexcept { return value_.has_value(); }
+  explicit operator bool() const noexcept { return ok(); }
+  mjb_outcome outcome() const noexcept { return status_.outcome(); }
+  mjb_reason reason() const { return status_.reason(); }
+  const std::string& detail() const noexcept { return status_.detail(); }
+  std::string pointer() const { return status_.pointer(); }
+  const Status& status() const noexcept { return status_; }
+  // The value; a refusal throws mjb::Error (aborts without exceptions).
+  const T& value() const& {
+    if (!ok()) impl::fail(outcome(), detail());
+    return *value_;
+  }
+  T& value() & {
+    if (!ok()) impl::fail(outcome(), detail());
+    return *value_;
+  }
+  T&& value() && {
+    if (!ok()) impl::fail(outcome(), detail());
+    return std::move(*value_);
+  }
+  template <typename U>
+  T value_or(U&& fallback) const& {
+    return ok() ? *value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
+  const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
+
+ private:
+  Expected() = default;
+  std::optional<T> value_;
+  Status status_;
 };
 
 // The answer of a mutation: its report, and the last-error JSON when it was not plain MJB_OK.
@@ -57,6 +191,160 @@ struct Result {
   mjb_outcome outcome() const noexcept { return static_cast<mjb_outcome>(report.outcome); }
   mjb_reason reason() const noexcept { return static_cast<mjb_reason>(report.reason); }
   bool ok() const noexcept { return report.outcome == MJB_OK; }
+  explicit operator bool() const noexcept { return ok(); }
+  std::string pointer() const { return impl::member(detail, "pointer"); }
+  // Throws mjb::Error (aborts without exceptions) unless ok; returns this Result.
+  const Result& ensure_ok() const {
+    if (!ok()) impl::fail(outcome(), detail);
+    return *this;
+  }
+};
+
+// A caller's contiguous array: pointer + length (std::span for C++17). Made from a pointer
+// and a length, a std::vector, a std::array or a C array; never owns.
+template <typename T>
+class Span {
+ public:
+  constexpr Span() noexcept = default;
+  constexpr Span(T* data, size_t size) noexcept : data_(data), size_(size) {}
+  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U (*)[], T (*)[]>>>
+  Span(std::vector<U>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT
+  template <typename U, typename = std::enable_if_t<std::is_convertible_v<const U (*)[], T (*)[]>>>
+  Span(const std::vector<U>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT
+  template <typename U, size_t N,
+            typename = std::enable_if_t<std::is_convertible_v<U (*)[], T (*)[]>>>
+  constexpr Span(std::array<U, N>& a) noexcept : data_(a.data()), size_(N) {}  // NOLINT
+  template <size_t N>
+  constexpr Span(T (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT
+  constexpr T* data() const noexcept { return data_; }
+  constexpr size_t size() const noexcept { return size_; }
+  constexpr T* begin() const noexcept { return data_; }
+  constexpr T* end() const noexcept { return data_ + size_; }
+  constexpr T& operator[](size_t i) const noexcept { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// One field of a frame read and the caller's buffer for it.
+struct FieldSpan {
+  mjb_field field;
+  Span<double> buf;
+};
+
+// Where a named object's values sit in one array: [start, start + size).
+struct Slice {
+  size_t start = 0;
+  size_t size = 0;
+  size_t end() const noexcept { return start + size; }
+  bool operator==(const Slice& o) const noexcept { return start == o.start && size == o.size; }
+};
+
+// A JSON string literal for `s` (RFC 8259): quotes, backslashes and control characters
+// escaped; UTF-8 passes through as it is.
+inline std::string json_string(std::string_view s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// An endpoint config built from typed values; json() escapes every string, so a Windows path
+// (C:\Users\...), quotes or non-ASCII names need nothing by hand:
+//   mjb::Config::from_path(path).name("arm").seed(1).frame({MJB_FIELD_QPOS, MJB_FIELD_QVEL})
+class Config {
+ public:
+  static Config from_path(std::string_view utf8_path) {
+    Config c;
+    c.model_ = "{\"xml_path\":" + json_string(utf8_path) + "}";
+    return c;
+  }
+  static Config from_xml(std::string_view xml) {
+    Config c;
+    c.model_ = "{\"xml\":" + json_string(xml) + "}";
+    return c;
+  }
+  Config& name(std::string_view n) {
+    name_ = json_string(n);
+    return *this;
+  }
+  Config& seed(uint64_t s) {
+    seed_ = std::to_string(s);
+    return *this;
+  }
+  // "auto", "mujoco_integration_v1" or "mujoco_basic_v1".
+  Config& profile(std::string_view p) {
+    profile_ = json_string(p);
+    return *this;
+  }
+  // The fields frames carry (the bridge's default selection when never called).
+  Config& frame(std::initializer_list<mjb_field> fields) {
+    frame_.assign(fields.begin(), fields.end());
+    has_frame_ = true;
+    return *this;
+  }
+  // "every_step" or "end_of_call".
+  Config& publish(std::string_view when) {
+    publish_ = json_string(when);
+    return *this;
+  }
+  // A fidelity declaration, as a JSON object written as given.
+  Config& fidelity_json(std::string_view object) {
+    fidelity_ = std::string(object);
+    return *this;
+  }
+  // {"model": {...}} alone: what Endpoint::replace_model takes.
+  std::string model_json() const { return "{\"model\":" + model_ + "}"; }
+  std::string json() const {
+    std::string j = "{\"model\":" + model_;
+    if (!name_.empty()) j += ",\"name\":" + name_;
+    if (!seed_.empty()) j += ",\"seed\":" + seed_;
+    if (!profile_.empty()) j += ",\"profile\":" + profile_;
+    if (has_frame_ || !publish_.empty()) {
+      std::string fields = "[";
+      for (size_t i = 0; i < frame_.size(); i++) {
+        const char* n = mjb_field_name(frame_[i]);
+        fields += (i ? "," : "") + json_string(n ? n : "");
+      }
+      fields += "]";
+      j += ",\"frame\":";
+      if (publish_.empty()) {
+        j += fields;
+      } else {
+        j += "{\"publish\":" + publish_ + (has_frame_ ? ",\"fields\":" + fields : "") + "}";
+      }
+    }
+    if (!fidelity_.empty()) j += ",\"fidelity\":" + fidelity_;
+    return j + "}";
+  }
+
+ private:
+  std::string model_, name_, seed_, profile_, publish_, fidelity_;
+  std::vector<mjb_field> frame_;
+  bool has_frame_ = false;
 };
 
 // Take a library string: copy it out and free it.
@@ -70,10 +358,10 @@ inline std::string version() { return mjb_version(); }
 inline std::string outcome_name(mjb_outcome o) { return mjb_outcome_name(o); }
 inline std::string reason_name(mjb_reason r) { return mjb_reason_name(r); }
 
-inline std::string build_info() {
+inline Expected<std::string> build_info() {
   mjb_string* s = nullptr;
   mjb_outcome o = mjb_build_info(&s);
-  if (o != MJB_OK) throw Error(o, last_error());
+  if (o != MJB_OK) return Expected<std::string>::refused(o);
   return take(s);
 }
 
@@ -83,28 +371,28 @@ inline std::string field_name(mjb_field f) {
   return n ? n : "";
 }
 
-// Plugin libraries (process-wide, permanent). Throw mjb::Error when refused.
-inline size_t plugin_load(const std::string& path) {
+// Plugin libraries (process-wide, permanent).
+inline Expected<size_t> plugin_load(const std::string& path) {
   size_t plugins = 0;
   mjb_outcome o = mjb_plugin_load(path.c_str(), &plugins);
-  if (o != MJB_OK) throw Error(o, last_error());
+  if (o != MJB_OK) return Expected<size_t>::refused(o);
   return plugins;
 }
 struct PluginCount {
   size_t libraries = 0;
   size_t plugins = 0;
 };
-inline PluginCount plugin_load_dir(const std::string& dir) {
+inline Expected<PluginCount> plugin_load_dir(const std::string& dir) {
   PluginCount c;
   mjb_outcome o = mjb_plugin_load_dir(dir.c_str(), &c.libraries, &c.plugins);
-  if (o != MJB_OK) throw Error(o, last_error());
+  if (o != MJB_OK) return Expected<PluginCount>::refused(o);
   return c;
 }
 
 // The process's log callback (see mjb_set_log_callback): called on the thread whose call
 // produced the message, outside every lock. An empty function removes it.
 using LogFn = std::function<void(mjb_log_level, std::string_view)>;
-inline void set_log_callback(LogFn fn, mjb_log_level min_level = MJB_LOG_WARNING) {
+inline Status set_log_callback(LogFn fn, mjb_log_level min_level = MJB_LOG_WARNING) {
   static std::mutex lock;
   static std::unique_ptr<LogFn> current;
   std::lock_guard<std::mutex> guard(lock);
@@ -113,30 +401,76 @@ inline void set_log_callback(LogFn fn, mjb_log_level min_level = MJB_LOG_WARNING
     (*static_cast<LogFn*>(user))(static_cast<mjb_log_level>(level), message);
   };
   mjb_outcome o = mjb_set_log_callback(next ? +trampoline : nullptr, next.get(), min_level);
-  if (o != MJB_OK) throw Error(o, last_error());
+  if (o != MJB_OK) return Status::of(o);
   // The bridge no longer calls the previous function: it may go.
   current = std::move(next);
+  return Status();
 }
+
+class Endpoint;
+
+// Where each named joint, actuator and sensor sits in qpos, qvel, ctrl and sensordata, read
+// once (Endpoint::index()): a joint-state publisher or a rig looks a joint up by name. Unnamed
+// objects are not listed; an unknown name gives nullopt. Describes one model configuration:
+// make a new index after replace_model.
+class ModelIndex {
+ public:
+  std::optional<Slice> qpos(std::string_view joint) const { return find(qpos_, joint); }
+  std::optional<Slice> qvel(std::string_view joint) const { return find(qvel_, joint); }
+  std::optional<Slice> ctrl(std::string_view actuator) const { return find(ctrl_, actuator); }
+  std::optional<Slice> sensordata(std::string_view sensor) const {
+    return find(sensor_, sensor);
+  }
+  const std::vector<std::string>& joints() const noexcept { return joints_; }
+  const std::vector<std::string>& actuators() const noexcept { return actuators_; }
+  const std::vector<std::string>& sensors() const noexcept { return sensors_; }
+  uint64_t configuration() const noexcept { return configuration_; }
+
+ private:
+  friend class Endpoint;
+  using Table = std::map<std::string, Slice, std::less<>>;
+  static std::optional<Slice> find(const Table& t, std::string_view name) {
+    auto it = t.find(name);
+    if (it == t.end()) return std::nullopt;
+    return it->second;
+  }
+  Table qpos_, qvel_, ctrl_, sensor_;
+  std::vector<std::string> joints_, actuators_, sensors_;
+  uint64_t configuration_ = 0;
+};
 
 class Endpoint {
  public:
-  // Load a model per `config_json` (see mjb_endpoint_open). Throws mjb::Error on refusal.
-  static Endpoint open(std::string_view config_json) {
+  // Load a model per `config_json` (see mjb_endpoint_open), without throwing.
+  static Expected<Endpoint> try_open(std::string_view config_json) {
     mjb_endpoint* ep = nullptr;
     mjb_outcome o = mjb_endpoint_open(config_json.data(), config_json.size(), &ep);
-    if (o != MJB_OK) throw Error(o, last_error());
+    if (o != MJB_OK) return Expected<Endpoint>::refused(o);
     return Endpoint(ep);
   }
+  static Expected<Endpoint> try_open(const Config& config) { return try_open(config.json()); }
 
-  // Take ownership of a host's model/data; on refusal (exception) the host still owns them.
-  static Endpoint adopt(struct mjModel_* model, struct mjData_* data,
-                        std::string_view config_json) {
+#if MJB_EXCEPTIONS
+  // Load a model; throws mjb::Error on refusal.
+  static Endpoint open(std::string_view config_json) { return try_open(config_json).value(); }
+  static Endpoint open(const Config& config) { return try_open(config).value(); }
+#endif
+
+  // Take ownership of a host's model/data; on refusal the host still owns them.
+  static Expected<Endpoint> try_adopt(struct mjModel_* model, struct mjData_* data,
+                                      std::string_view config_json) {
     mjb_endpoint* ep = nullptr;
     mjb_outcome o =
         mjb_endpoint_adopt(model, data, config_json.data(), config_json.size(), &ep);
-    if (o != MJB_OK) throw Error(o, last_error());
+    if (o != MJB_OK) return Expected<Endpoint>::refused(o);
     return Endpoint(ep);
   }
+#if MJB_EXCEPTIONS
+  static Endpoint adopt(struct mjModel_* model, struct mjData_* data,
+                        std::string_view config_json) {
+    return try_adopt(model, data, config_json).value();
+  }
+#endif
 
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
@@ -158,12 +492,16 @@ class Endpoint {
   // The C handle, still owned by this object.
   mjb_endpoint* get() const noexcept { return ep_; }
 
+  // ---- mutations: a Result, never an exception ----------------------------------------------
+
   Result step(uint32_t nstep, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) { return mjb_step(ep_, nstep, timeout_ms, r); });
   }
+  Result set_ctrl(const double* ctrl, size_t n, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) { return mjb_set_ctrl(ep_, ctrl, n, timeout_ms, r); });
+  }
   Result set_ctrl(const std::vector<double>& ctrl, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer(
-        [&](mjb_report* r) { return mjb_set_ctrl(ep_, ctrl.data(), ctrl.size(), timeout_ms, r); });
+    return set_ctrl(ctrl.data(), ctrl.size(), timeout_ms);
   }
   Result world_write(std::string_view json, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
@@ -176,23 +514,59 @@ class Endpoint {
     });
   }
   // Typed inputs: one field, whole (id -1) or one object's slice.
-  Result input(mjb_field field, int32_t id, const std::vector<double>& values,
+  Result input(mjb_field field, int32_t id, const double* values, size_t n,
                uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_input_write(ep_, field, id, values.data(), values.size(), timeout_ms, r);
+      return mjb_input_write(ep_, field, id, values, n, timeout_ms, r);
     });
   }
+  Result input(mjb_field field, int32_t id, const std::vector<double>& values,
+               uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return input(field, id, values.data(), values.size(), timeout_ms);
+  }
   // The hot loop: write inputs then step, under one admission.
-  Result write_step(const std::vector<mjb_input>& inputs, uint32_t nstep,
+  Result write_step(const mjb_input* inputs, size_t n, uint32_t nstep,
                     uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_write_step(ep_, inputs.data(), inputs.size(), nstep, timeout_ms, r);
+      return mjb_write_step(ep_, inputs, n, nstep, timeout_ms, r);
     });
+  }
+  Result write_step(const std::vector<mjb_input>& inputs, uint32_t nstep,
+                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return write_step(inputs.data(), inputs.size(), nstep, timeout_ms);
+  }
+  Result ctrl_step(const double* ctrl, size_t n, uint32_t nstep = 1,
+                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    mjb_input in{MJB_FIELD_CTRL, -1, ctrl, n};
+    return write_step(&in, 1, nstep, timeout_ms);
+  }
+  Result ctrl_step(Span<const double> ctrl, uint32_t nstep = 1,
+                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return ctrl_step(ctrl.data(), ctrl.size(), nstep, timeout_ms);
   }
   Result ctrl_step(const std::vector<double>& ctrl, uint32_t nstep = 1,
                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return ctrl_step(ctrl.data(), ctrl.size(), nstep, timeout_ms);
+  }
+  // Write inputs, step, then read frame fields into the requests' buffers, in one call
+  // (mjb_write_step_read). `info` (nullable) receives the frame's info.
+  Result write_step_read(const mjb_input* inputs, size_t ninputs, uint32_t nstep,
+                         mjb_frame_request* requests, size_t nrequests, mjb_frame_info* info,
+                         uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_write_step_read(ep_, inputs, ninputs, nstep, timeout_ms, requests, nrequests,
+                                 info, r);
+    });
+  }
+  // The loop of a controller in one call: ctrl in, `nstep` steps, fields out into the caller's
+  // spans. Allocates nothing unless refused.
+  Result ctrl_step_read(Span<const double> ctrl, uint32_t nstep,
+                        std::initializer_list<FieldSpan> read, mjb_frame_info* info = nullptr,
+                        uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    std::array<mjb_frame_request, 64> reqs{};
+    size_t n = requests(read, reqs);  // more than 64: refused by the library, nothing done
     mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
-    return answer([&](mjb_report* r) { return mjb_write_step(ep_, &in, 1, nstep, timeout_ms, r); });
+    return write_step_read(&in, 1, nstep, reqs.data(), n, info, timeout_ms);
   }
 
   Result replace_model(std::string_view config_json, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
@@ -201,94 +575,169 @@ class Endpoint {
                                         r);
     });
   }
+  // The Config's model alone (a replacement takes nothing else).
+  Result replace_model(const Config& config, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return replace_model(config.model_json(), timeout_ms);
+  }
 
-  // Documents; throw mjb::Error when refused (busy, too many values, closed handle).
-  std::string world(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+  // ---- documents ----------------------------------------------------------------------------
+
+  Expected<std::string> world(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
     return read(mjb_world_read, timeout_ms);
   }
-  std::string snapshot(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+  Expected<std::string> snapshot(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
     return read(mjb_snapshot, timeout_ms);
   }
-  std::string checkpoint(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+  Expected<std::string> checkpoint(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
     return read(mjb_checkpoint_read, timeout_ms);
   }
 
-  // Model facts and names: no lock. Throw mjb::Error when refused.
-  mjb_model_dims dims() const {
+  // ---- model facts and names: no lock -------------------------------------------------------
+
+  Expected<mjb_model_dims> dims() const {
     mjb_model_dims d{};
-    check(mjb_dims(ep_, &d));
+    mjb_outcome o = mjb_dims(ep_, &d);
+    if (o != MJB_OK) return Expected<mjb_model_dims>::refused(o);
     return d;
   }
-  // nullopt when no object of that kind has the name.
-  std::optional<int32_t> name_to_id(mjb_object_kind kind, const std::string& name) const {
+  // An unknown name is refused with MJB_REASON_UNKNOWN_NAME.
+  Expected<int32_t> name_to_id(mjb_object_kind kind, const std::string& name) const {
     int32_t id = -1;
     mjb_outcome o = mjb_name_to_id(ep_, kind, name.c_str(), &id);
-    if (o == MJB_REJECTED) return std::nullopt;
-    check(o);
+    if (o != MJB_OK) return Expected<int32_t>::refused(o);
     return id;
   }
-  std::string id_to_name(mjb_object_kind kind, int32_t id) const {
+  Expected<std::string> id_to_name(mjb_object_kind kind, int32_t id) const {
     size_t needed = 0;
     mjb_outcome o = mjb_id_to_name(ep_, kind, id, nullptr, 0, &needed);
-    if (needed == 0) check(o);
+    if (needed == 0) return Expected<std::string>::refused(o);
     std::string name(needed, '\0');
-    check(mjb_id_to_name(ep_, kind, id, name.data(), name.size(), &needed));
+    o = mjb_id_to_name(ep_, kind, id, name.data(), name.size(), &needed);
+    if (o != MJB_OK) return Expected<std::string>::refused(o);
     name.resize(needed - 1);
     return name;
   }
-  std::pair<size_t, size_t> sensor_slice(int32_t sensor) const {
-    size_t adr = 0, dim = 0;
-    check(mjb_sensor_slice(ep_, sensor, &adr, &dim));
-    return {adr, dim};
-  }
-  mjb_joint_adr joint_slice(int32_t joint) const {
-    mjb_joint_adr s{};
-    check(mjb_joint_slice(ep_, joint, &s));
+  // Where sensor `sensor` sits in sensordata.
+  Expected<Slice> sensor_slice(int32_t sensor) const {
+    Slice s;
+    mjb_outcome o = mjb_sensor_slice(ep_, sensor, &s.start, &s.size);
+    if (o != MJB_OK) return Expected<Slice>::refused(o);
     return s;
   }
+  Expected<mjb_joint_adr> joint_slice(int32_t joint) const {
+    mjb_joint_adr s{};
+    mjb_outcome o = mjb_joint_slice(ep_, joint, &s);
+    if (o != MJB_OK) return Expected<mjb_joint_adr>::refused(o);
+    return s;
+  }
+  // Name-based slices of qpos, qvel, ctrl and sensordata (see ModelIndex).
+  Expected<ModelIndex> index() const {
+    auto d = dims();
+    if (!d) return Expected<ModelIndex>::refused(d.outcome());
+    ModelIndex idx;
+    idx.configuration_ = d->configuration;
+    for (int32_t j = 0; j < d->njnt; j++) {
+      auto name = id_to_name(MJB_OBJ_JOINT, j);
+      auto adr = joint_slice(j);
+      if (!name || !adr) return Expected<ModelIndex>::refused(name ? adr.outcome() : name.outcome());
+      if (name->empty()) continue;
+      idx.joints_.push_back(*name);
+      idx.qpos_[*name] = Slice{size_t(adr->qpos_adr), size_t(adr->qpos_len)};
+      idx.qvel_[*name] = Slice{size_t(adr->dof_adr), size_t(adr->dof_len)};
+    }
+    for (int32_t u = 0; u < d->nu; u++) {
+      auto name = id_to_name(MJB_OBJ_ACTUATOR, u);
+      if (!name) return Expected<ModelIndex>::refused(name.outcome());
+      if (name->empty()) continue;
+      idx.actuators_.push_back(*name);
+      idx.ctrl_[*name] = Slice{size_t(u), 1};
+    }
+    for (int32_t s = 0; s < d->nsensor; s++) {
+      auto name = id_to_name(MJB_OBJ_SENSOR, s);
+      auto sl = sensor_slice(s);
+      if (!name || !sl) return Expected<ModelIndex>::refused(name ? sl.outcome() : name.outcome());
+      if (name->empty()) continue;
+      idx.sensors_.push_back(*name);
+      idx.sensor_[*name] = *sl;
+    }
+    return idx;
+  }
 
-  // Frames: no lock, never torn. frame() reads several fields of one frame into the given
-  // vectors (resized to each field's length).
-  size_t frame_field_len(mjb_field field) const {
+  // ---- frames: no lock, never torn ----------------------------------------------------------
+
+  Expected<size_t> frame_field_len(mjb_field field) const {
     size_t n = 0;
-    check(mjb_frame_field_len(ep_, field, &n));
+    mjb_outcome o = mjb_frame_field_len(ep_, field, &n);
+    if (o != MJB_OK) return Expected<size_t>::refused(o);
     return n;
   }
-  mjb_frame_info frame(mjb_field field, std::vector<double>& out) const {
-    out.resize(frame_field_len(field));
+  // One field into the caller's span (at least the field's length). Allocates nothing unless
+  // refused.
+  Expected<mjb_frame_info> frame(mjb_field field, Span<double> out) const {
     mjb_frame_info info{};
     size_t written = 0;
-    check(mjb_frame_read(ep_, field, out.data(), out.size(), &written, &info));
+    mjb_outcome o = mjb_frame_read(ep_, field, out.data(), out.size(), &written, &info);
+    if (o != MJB_OK) return Expected<mjb_frame_info>::refused(o);
     return info;
   }
-  mjb_frame_info frame(
+  // Several fields of one frame (one tick) into the caller's spans, e.g.
+  //   ep.frame({{MJB_FIELD_QPOS, {qpos, nq}}, {MJB_FIELD_QVEL, qvel_vector}})
+  // Allocates nothing unless refused.
+  Expected<mjb_frame_info> frame(std::initializer_list<FieldSpan> fields) const {
+    std::array<mjb_frame_request, 64> reqs{};
+    size_t n = requests(fields, reqs);
+    mjb_frame_info info{};
+    // More than 64 fields: the library refuses the count before it reads any request.
+    mjb_outcome o = mjb_frame_read_many(ep_, reqs.data(), n, &info);
+    if (o != MJB_OK) return Expected<mjb_frame_info>::refused(o);
+    return info;
+  }
+  // Convenience: into vectors, resized to each field's length (allocates when they grow).
+  Expected<mjb_frame_info> frame(mjb_field field, std::vector<double>& out) const {
+    auto n = frame_field_len(field);
+    if (!n) return Expected<mjb_frame_info>::refused(n.outcome());
+    out.resize(*n);
+    return frame(field, Span<double>(out));
+  }
+  Expected<mjb_frame_info> frame(
       std::initializer_list<std::pair<mjb_field, std::vector<double>*>> fields) const {
-    std::vector<mjb_frame_request> reqs;
-    reqs.reserve(fields.size());
+    std::array<mjb_frame_request, 64> reqs{};
+    if (fields.size() > reqs.size()) {
+      mjb_frame_info info{};
+      return Expected<mjb_frame_info>::refused(
+          mjb_frame_read_many(ep_, reqs.data(), fields.size(), &info));
+    }
+    size_t k = 0;
     for (auto& f : fields) {
-      f.second->resize(frame_field_len(f.first));
-      reqs.push_back({f.first, f.second->data(), f.second->size(), 0});
+      auto n = frame_field_len(f.first);
+      if (!n) return Expected<mjb_frame_info>::refused(n.outcome());
+      f.second->resize(*n);
+      reqs[k++] = {f.first, f.second->data(), f.second->size(), 0};
     }
     mjb_frame_info info{};
-    check(mjb_frame_read_many(ep_, reqs.data(), reqs.size(), &info));
+    mjb_outcome o = mjb_frame_read_many(ep_, reqs.data(), k, &info);
+    if (o != MJB_OK) return Expected<mjb_frame_info>::refused(o);
     return info;
   }
 
-  // Safety: none of these waits for the native lock.
-  mjb_safety_state stop() {
+  // ---- safety: none of these waits for the native lock --------------------------------------
+
+  Expected<mjb_safety_state> stop() {
     mjb_safety_state s{};
     mjb_outcome o = mjb_stop(ep_, &s);
-    if (o != MJB_OK) throw Error(o, last_error());
+    if (o != MJB_OK) return Expected<mjb_safety_state>::refused(o);
     return s;
   }
-  mjb_safety_state safety() const {
+  Expected<mjb_safety_state> safety() const {
     mjb_safety_state s{};
     mjb_outcome o = mjb_safety_read(ep_, &s);
-    if (o != MJB_OK) throw Error(o, last_error());
+    if (o != MJB_OK) return Expected<mjb_safety_state>::refused(o);
     return s;
   }
-  mjb_outcome confirm_paused() { return mjb_confirm_paused(ep_); }
-  mjb_outcome safety_reset() { return mjb_safety_reset(ep_); }
+  // Refused (MJB_REASON_NOT_STOPPED, ..._UNRESOLVED_NATIVE_WORK, MJB_FENCED) unless stopped,
+  // idle and not fenced.
+  Status confirm_paused() { return Status::of(mjb_confirm_paused(ep_)); }
+  Status safety_reset() { return Status::of(mjb_safety_reset(ep_)); }
 
  private:
   explicit Endpoint(mjb_endpoint* ep) noexcept : ep_(ep) {}
@@ -301,15 +750,21 @@ class Endpoint {
     return res;
   }
 
-  static void check(mjb_outcome o) {
-    if (o != MJB_OK) throw Error(o, last_error());
+  // Requests for `fields` in `reqs`; returns how many fields there are (more than fit: the
+  // caller refuses through the library, which names the limit).
+  static size_t requests(std::initializer_list<FieldSpan> fields,
+                         std::array<mjb_frame_request, 64>& reqs) {
+    if (fields.size() > reqs.size()) return fields.size();
+    size_t k = 0;
+    for (const FieldSpan& f : fields) reqs[k++] = {f.field, f.buf.data(), f.buf.size(), 0};
+    return k;
   }
 
-  std::string read(mjb_outcome (*f)(mjb_endpoint*, uint32_t, mjb_string**),
-                   uint32_t timeout_ms) const {
+  Expected<std::string> read(mjb_outcome (*f)(mjb_endpoint*, uint32_t, mjb_string**),
+                             uint32_t timeout_ms) const {
     mjb_string* s = nullptr;
     mjb_outcome o = f(ep_, timeout_ms, &s);
-    if (o != MJB_OK) throw Error(o, last_error());
+    if (o != MJB_OK) return Expected<std::string>::refused(o);
     return take(s);
   }
 

@@ -145,9 +145,9 @@ namespace MjBridge
     /// <summary>The header's #define constants.</summary>
     public static class Constants
     {
-        public const string Version = "0.2.0";
+        public const string Version = "0.3.0";
         public const int VersionMajor = 0;
-        public const int VersionMinor = 2;
+        public const int VersionMinor = 3;
         public const int VersionPatch = 0;
         /// <summary>timeout_ms that waits for the native lock without a deadline.</summary>
         public const uint WaitForever = 4294967295;
@@ -388,6 +388,9 @@ namespace MjBridge
         public static extern Outcome mjb_write_step(EndpointHandle ep, Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_read(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_plugin_load(byte[] path, out UIntPtr plugins);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
@@ -409,9 +412,10 @@ namespace MjBridge
         public string Json { get; private set; }
 
         /// <summary>This thread's last refusal (call it right after the refused call).</summary>
-        public static ErrorDetail Last()
+        public static ErrorDetail Last() { return FromJson(Bridge.LastErrorJson()); }
+
+        internal static ErrorDetail FromJson(string json)
         {
-            string json = Bridge.LastErrorJson();
             var fields = FlatJson.Parse(json);
             var d = new ErrorDetail { Json = json };
             string s;
@@ -446,29 +450,93 @@ namespace MjBridge
         }
     }
 
-    /// <summary>The answer of a mutation: its report and, unless plain Ok, the refusal's detail.</summary>
+    /// <summary>
+    /// The answer of a mutation: its report and, unless plain Ok, the refusal's detail. A value
+    /// type that allocates nothing: an accepted call copies the report alone; a refused one (or
+    /// an Ok with a reason) also copies mjb_last_error's bytes into a buffer of the calling
+    /// thread, and <see cref="Detail"/> parses them only when asked.
+    /// </summary>
     public struct Result
     {
         public Report Report;
-        /// <summary>mjb_last_error's detail when the outcome is not Ok or a reason is given.</summary>
-        public ErrorDetail Detail;
+        // Which refusal of which thread this Result's detail is (0: none).
+        readonly long stamp;
+        readonly int thread;
+
+        Result(Report r, long stamp, int thread)
+        {
+            Report = r;
+            this.stamp = stamp;
+            this.thread = thread;
+        }
 
         public Outcome Outcome { get { return Report.Outcome; } }
         public Reason Reason { get { return Report.Reason; } }
         public bool Ok { get { return Report.Outcome == Outcome.Ok; } }
+        /// <summary>This call made a detail (it was refused, or Ok with a reason).</summary>
+        public bool HasDetail { get { return stamp != 0; } }
+
+        /// <summary>
+        /// mjb_last_error's detail when the outcome is not Ok or a reason is given, else null.
+        /// Parsed when read (this allocates), from the copy the call made. Read it on the thread
+        /// that made the call, before that thread's next refused call through this binding:
+        /// after that the copy holds the later refusal and this throws InvalidOperationException.
+        /// </summary>
+        public ErrorDetail Detail
+        {
+            get
+            {
+                if (stamp == 0) return null;
+                return LastError.Parse(stamp, thread);
+            }
+        }
 
         /// <summary>Throw MjbException unless the outcome is Ok; returns this Result.</summary>
         public Result EnsureOk()
         {
-            if (!Ok) throw new MjbException(Report.Outcome, Detail ?? ErrorDetail.Last());
+            if (!Ok) throw new MjbException(Report.Outcome, HasDetail ? Detail : ErrorDetail.Last());
             return this;
         }
 
         internal static Result Of(Outcome o, Report r)
         {
-            var res = new Result { Report = r };
-            if (o != Outcome.Ok || r.Reason != Reason.None) res.Detail = ErrorDetail.Last();
-            return res;
+            if (o == Outcome.Ok && r.Reason == Reason.None) return new Result(r, 0, 0);
+            return new Result(r, LastError.Capture(), Environment.CurrentManagedThreadId);
+        }
+    }
+
+    /// <summary>
+    /// The calling thread's copy of mjb_last_error, taken right after a refused call into a
+    /// buffer reused by the thread's later refusals: capturing allocates nothing once the
+    /// buffer has grown to the largest detail seen.
+    /// </summary>
+    static class LastError
+    {
+        [ThreadStatic] static byte[] buffer;
+        [ThreadStatic] static int length;
+        [ThreadStatic] static long captured;
+
+        public static long Capture()
+        {
+            if (buffer == null) buffer = new byte[1024];
+            UIntPtr needed;
+            Outcome o = Native.mjb_last_error(buffer, (UIntPtr)(ulong)buffer.Length, out needed);
+            if (o != Outcome.Ok && (ulong)needed > (ulong)buffer.Length)
+            {
+                buffer = new byte[(int)(ulong)needed * 2];
+                o = Native.mjb_last_error(buffer, (UIntPtr)(ulong)buffer.Length, out needed);
+            }
+            length = o == Outcome.Ok ? (int)(ulong)needed - 1 : 0;
+            return ++captured;
+        }
+
+        public static ErrorDetail Parse(long stamp, int thread)
+        {
+            if (thread != Environment.CurrentManagedThreadId || stamp != captured)
+                throw new InvalidOperationException(
+                    "this Result's detail was replaced: read Result.Detail on the thread of the call, before its next refused call");
+            string json = length > 0 ? Encoding.UTF8.GetString(buffer, 0, length) : "{}";
+            return ErrorDetail.FromJson(json);
         }
     }
 
@@ -501,13 +569,24 @@ namespace MjBridge
             throw new ArgumentException("unknown outcome name " + name);
         }
 
+        static Dictionary<string, Reason> reasons; // the library's names, read once
+
         /// <summary>The value whose library name is `name` ("MJB_REASON_SEED"); unknown names throw.</summary>
         public static Reason ReasonFromName(string name)
         {
-            foreach (Reason r in Enum.GetValues(typeof(Reason)))
-                if (ReasonName(r) == name) return r;
-            for (int i = 0; i < NamedValues; i++)
-                if (Text.FromNul(Native.mjb_reason_name(i)) == name) return (Reason)i;
+            var table = reasons;
+            if (table == null)
+            {
+                table = new Dictionary<string, Reason>();
+                for (int i = 0; i < NamedValues; i++)
+                {
+                    string n = Text.FromNul(Native.mjb_reason_name(i));
+                    if (n != "MJB_REASON_UNKNOWN_VALUE") table[n] = (Reason)i;
+                }
+                reasons = table;
+            }
+            Reason r;
+            if (table.TryGetValue(name, out r)) return r;
             throw new ArgumentException("unknown reason name " + name);
         }
 
@@ -581,6 +660,13 @@ namespace MjBridge
         /// <summary>Load a model: {"model": {"xml_path": ...} | {"xml": ...}, "seed", "profile", ...}.</summary>
         public static Endpoint Open(string configJson) { return Open(Text.Utf8(configJson)); }
 
+        /// <summary>Load a model per a Config (every string escaped for you).</summary>
+        public static Endpoint Open(Config config)
+        {
+            if (config == null) throw new ArgumentNullException("config");
+            return Open(config.ToJson());
+        }
+
         public static Endpoint Open(byte[] configUtf8)
         {
             EndpointHandle h;
@@ -648,6 +734,14 @@ namespace MjBridge
             byte[] cfg = Text.Utf8(configJson);
             Report r;
             return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
+        }
+
+        /// <summary>Replace the model with the Config's model (its other members are not part of a
+        /// replacement).</summary>
+        public Result ReplaceModel(Config config, uint timeoutMs = WaitForever)
+        {
+            if (config == null) throw new ArgumentNullException("config");
+            return ReplaceModel(config.ModelJson(), timeoutMs);
         }
 
         public string World(uint timeoutMs = WaitForever) { return Read(Native.mjb_world_read, timeoutMs); }
@@ -737,28 +831,60 @@ namespace MjBridge
             return info;
         }
 
-        /// <summary>Several fields of one frame (one tick) into the given buffers.</summary>
+        /// <summary>One field of the latest frame into `buf`, without throwing: Ok, or the
+        /// refusal's outcome (detail in ErrorDetail.Last()). Allocates nothing.</summary>
+        public Outcome TryReadFrame(Field f, double[] buf, out FrameInfo info)
+        {
+            UIntPtr written;
+            return Native.mjb_frame_read(handle, (int)f, buf, (UIntPtr)(ulong)(buf == null ? 0 : buf.Length), out written, out info);
+        }
+
+        /// <summary>Several fields of one frame (one tick) into the given buffers. Allocates
+        /// nothing after the thread's first call (its request and pin tables are kept); to
+        /// read the same fields every frame, a FrameReader pins them once.</summary>
         public FrameInfo ReadFrame(Field[] fields, double[][] bufs)
         {
+            FrameInfo info;
+            Check(TryReadFrame(fields, bufs, out info));
+            return info;
+        }
+
+        /// <summary>ReadFrame without throwing: Ok, or the refusal's outcome.</summary>
+        public Outcome TryReadFrame(Field[] fields, double[][] bufs, out FrameInfo info)
+        {
+            if (fields == null || bufs == null) throw new ArgumentNullException(fields == null ? "fields" : "bufs");
             if (fields.Length != bufs.Length) throw new ArgumentException("one buffer per field");
-            var pins = new GCHandle[bufs.Length];
-            var reqs = new FrameRequest[fields.Length];
+            if (fields.Length > Pins.Max) throw new ArgumentException("at most 64 fields in one read");
+            Pins p = Pins.Rent();
+            int n = fields.Length;
             try
             {
-                for (int i = 0; i < fields.Length; i++)
+                for (int i = 0; i < n; i++)
                 {
-                    pins[i] = GCHandle.Alloc(bufs[i], GCHandleType.Pinned);
-                    reqs[i] = new FrameRequest { Field = fields[i], Buf = pins[i].AddrOfPinnedObject(), Cap = (UIntPtr)(ulong)bufs[i].Length };
+                    p.Handles[i] = GCHandle.Alloc(bufs[i], GCHandleType.Pinned);
+                    p.Requests[i] = new FrameRequest { Field = fields[i], Buf = p.Handles[i].AddrOfPinnedObject(), Cap = (UIntPtr)(ulong)(bufs[i] == null ? 0 : bufs[i].Length) };
                 }
-                FrameInfo info;
-                Check(Native.mjb_frame_read_many(handle, reqs, (UIntPtr)(ulong)reqs.Length, out info));
-                return info;
+                return Native.mjb_frame_read_many(handle, p.Requests, (UIntPtr)(ulong)n, out info);
             }
             finally
             {
-                foreach (var p in pins) if (p.IsAllocated) p.Free();
+                p.Release(n);
             }
         }
+
+        /// <summary>A reader of `fields` into `bufs` (one per field, at least its length),
+        /// pinned once: each Read() is one call that allocates nothing.</summary>
+        public FrameReader FrameReader(Field[] fields, double[][] bufs) { return new FrameReader(this, fields, bufs); }
+
+        /// <summary>A host loop's step in one call (mjb_write_step_read): Ctrl written, `nstep`
+        /// steps, `read` copied into `bufs`. See <see cref="MjBridge.Stepper"/>.</summary>
+        public Stepper Stepper(Field[] read, double[][] bufs, uint nstep = 1, uint timeoutMs = WaitForever)
+        {
+            return new Stepper(this, read, bufs, nstep, timeoutMs);
+        }
+
+        /// <summary>Name-based slices of qpos, qvel, ctrl and sensordata (read once).</summary>
+        public ModelIndex Index() { return new ModelIndex(this); }
 
         // --- typed inputs ---
 
@@ -769,19 +895,22 @@ namespace MjBridge
             return Result.Of(Native.mjb_input_write(handle, (int)f, id, values, (UIntPtr)(ulong)(values == null ? 0 : values.Length), timeoutMs, out r), r);
         }
 
-        /// <summary>Write ctrl, then step `nstep` times, under one admission.</summary>
+        /// <summary>Write ctrl, then step `nstep` times, under one admission. Allocates nothing
+        /// (after the thread's first call), accepted or refused.</summary>
         public Result CtrlStep(double[] ctrl, uint nstep = 1, uint timeoutMs = WaitForever)
         {
-            var pin = GCHandle.Alloc(ctrl, GCHandleType.Pinned);
+            if (ctrl == null) throw new ArgumentNullException("ctrl");
+            Pins p = Pins.Rent();
+            p.Handles[0] = GCHandle.Alloc(ctrl, GCHandleType.Pinned);
             try
             {
-                var inputs = new[] { new Input { Field = Field.Ctrl, Id = -1, Values = pin.AddrOfPinnedObject(), N = (UIntPtr)(ulong)ctrl.Length } };
+                p.Inputs[0] = new Input { Field = Field.Ctrl, Id = -1, Values = p.Handles[0].AddrOfPinnedObject(), N = (UIntPtr)(ulong)ctrl.Length };
                 Report r;
-                return Result.Of(Native.mjb_write_step(handle, inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
+                return Result.Of(Native.mjb_write_step(handle, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
             }
             finally
             {
-                pin.Free();
+                p.Release(1);
             }
         }
 
@@ -798,6 +927,370 @@ namespace MjBridge
             Outcome o = f(handle, timeoutMs, out s);
             if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
             return Text.Take(s);
+        }
+    }
+
+    /// <summary>The calling thread's pin and request tables, reused by every call that passes
+    /// arrays of structs (ReadFrame, CtrlStep): no allocation after the thread's first use. A
+    /// call made from inside another (a log callback runs before the outer call returns) gets
+    /// tables of its own.</summary>
+    sealed class Pins
+    {
+        public const int Max = 64;
+        [ThreadStatic] static Pins current;
+        public readonly GCHandle[] Handles = new GCHandle[Max];
+        public readonly FrameRequest[] Requests = new FrameRequest[Max];
+        public readonly Input[] Inputs = new Input[1];
+        bool inUse;
+
+        /// <summary>The thread's tables (or fresh ones while those are in use); Release them.</summary>
+        public static Pins Rent()
+        {
+            Pins p = current ?? (current = new Pins());
+            if (p.inUse) p = new Pins();
+            p.inUse = true;
+            return p;
+        }
+
+        public void Release(int n)
+        {
+            for (int i = 0; i < n; i++)
+                if (Handles[i].IsAllocated) Handles[i].Free();
+            inUse = false;
+        }
+    }
+
+    /// <summary>
+    /// Fields of the latest frame read again and again into the same buffers, pinned once:
+    /// Read() is one call that allocates nothing and takes no lock. Dispose() unpins (the
+    /// finalizer does too). One reader per thread.
+    /// </summary>
+    public class FrameReader : IDisposable
+    {
+        protected readonly Endpoint endpoint;
+        protected readonly FrameRequest[] requests;
+        readonly GCHandle[] pins;
+        protected FrameInfo info;
+
+        internal FrameReader(Endpoint ep, Field[] fields, double[][] bufs)
+        {
+            if (ep == null || fields == null || bufs == null) throw new ArgumentNullException(ep == null ? "ep" : fields == null ? "fields" : "bufs");
+            if (fields.Length != bufs.Length) throw new ArgumentException("one buffer per field");
+            if (fields.Length > Pins.Max) throw new ArgumentException("at most 64 fields in one read");
+            endpoint = ep;
+            Fields = (Field[])fields.Clone();
+            Buffers = (double[][])bufs.Clone();
+            requests = new FrameRequest[Math.Max(fields.Length, 1)];
+            pins = new GCHandle[fields.Length];
+            for (int i = 0; i < fields.Length; i++)
+            {
+                if (bufs[i] == null) throw new ArgumentNullException("bufs[" + i + "]");
+                pins[i] = GCHandle.Alloc(bufs[i], GCHandleType.Pinned);
+                requests[i] = new FrameRequest { Field = fields[i], Buf = pins[i].AddrOfPinnedObject(), Cap = (UIntPtr)(ulong)bufs[i].Length };
+            }
+        }
+
+        /// <summary>The fields read, and the caller's buffers they are read into.</summary>
+        public Field[] Fields { get; private set; }
+        public double[][] Buffers { get; private set; }
+        /// <summary>The last read's FrameInfo (tick, time, cause, stale fields).</summary>
+        public FrameInfo Info { get { return info; } }
+
+        /// <summary>Read, or throw MjbException when refused (field not in the frame, buffer too short).</summary>
+        public FrameInfo Read()
+        {
+            Outcome o = TryRead();
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return info;
+        }
+
+        /// <summary>Read without throwing: Ok, or the refusal's outcome (ErrorDetail.Last()).</summary>
+        public Outcome TryRead()
+        {
+            Check();
+            return Native.mjb_frame_read_many(endpoint.Handle, requests, (UIntPtr)(ulong)Fields.Length, out info);
+        }
+
+        protected void Check()
+        {
+            if (disposed) throw new ObjectDisposedException(GetType().Name);
+        }
+
+        bool disposed;
+
+        public void Dispose()
+        {
+            if (disposed) return;
+            disposed = true;
+            Unpin();
+            GC.SuppressFinalize(this);
+        }
+
+        ~FrameReader() { Unpin(); }
+
+        /// <summary>Free the pins (once, from Dispose or the finalizer).</summary>
+        protected virtual void Unpin()
+        {
+            foreach (var p in pins) if (p.IsAllocated) p.Free();
+        }
+    }
+
+    /// <summary>
+    /// One step of a host loop per call (mjb_write_step_read): the Ctrl array written, `nstep`
+    /// engine steps, the frame's fields copied into the caller's buffers. Every argument is
+    /// built and pinned once, so Step() allocates nothing, accepted or refused (a refusal's
+    /// detail is parsed only when Result.Detail is read). Step() after Dispose() throws. One
+    /// stepper per thread; after ReplaceModel make a new one (a size that no longer fits is
+    /// refused by the library, never read or written out of bounds).
+    /// </summary>
+    public sealed class Stepper : FrameReader
+    {
+        readonly Input[] inputs = new Input[1];
+        GCHandle ctrlPin;
+        readonly uint nstep, timeoutMs;
+        /// <summary>The controls the next Step() writes (length nu); change them in place.</summary>
+        public readonly double[] Ctrl;
+
+        internal Stepper(Endpoint ep, Field[] read, double[][] bufs, uint nstep, uint timeoutMs)
+            : base(ep, read, bufs)
+        {
+            Ctrl = new double[(int)ep.Dims().Nu];
+            ctrlPin = GCHandle.Alloc(Ctrl, GCHandleType.Pinned);
+            inputs[0] = new Input { Field = Field.Ctrl, Id = -1, Values = ctrlPin.AddrOfPinnedObject(), N = (UIntPtr)(ulong)Ctrl.Length };
+            this.nstep = nstep;
+            this.timeoutMs = timeoutMs;
+        }
+
+        /// <summary>Write Ctrl, step, read the frame (Info and the buffers).</summary>
+        public Result Step()
+        {
+            Check();
+            Report r;
+            Outcome o = Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
+                requests, (UIntPtr)(ulong)Fields.Length, out info, out r);
+            return Result.Of(o, r);
+        }
+
+        /// <summary>Copy `ctrl` into Ctrl, then Step().</summary>
+        public Result Step(double[] ctrl)
+        {
+            if (ctrl == null) throw new ArgumentNullException("ctrl");
+            if (ctrl.Length != Ctrl.Length) throw new ArgumentException("ctrl has " + ctrl.Length + " values; the model has nu = " + Ctrl.Length);
+            Array.Copy(ctrl, Ctrl, Ctrl.Length);
+            return Step();
+        }
+
+        protected override void Unpin()
+        {
+            if (ctrlPin.IsAllocated) ctrlPin.Free();
+            base.Unpin();
+        }
+    }
+
+    /// <summary>Where a named object's values sit in one array: [Start, Start + Length).</summary>
+    public struct Slice
+    {
+        public int Start;
+        public int Length;
+
+        public Slice(int start, int length)
+        {
+            Start = start;
+            Length = length;
+        }
+
+        public int End { get { return Start + Length; } }
+
+        /// <summary>Copy this slice of `source` into `dest` at `destIndex`.</summary>
+        public void CopyTo(double[] source, double[] dest, int destIndex = 0) { Array.Copy(source, Start, dest, destIndex, Length); }
+
+        public override string ToString() { return "[" + Start + ", " + End + ")"; }
+    }
+
+    /// <summary>
+    /// Where each named joint, actuator and sensor sits in qpos, qvel, ctrl and sensordata, read
+    /// once from the endpoint (Endpoint.Index()): a Unity rig or a joint-state publisher reads a
+    /// joint's values by name with no table of its own. Unnamed objects are not listed; an
+    /// unknown name throws KeyNotFoundException (TryQpos and friends return false). Describes
+    /// one model configuration: make a new index after ReplaceModel.
+    /// </summary>
+    public sealed class ModelIndex
+    {
+        readonly Dictionary<string, Slice> qpos = new Dictionary<string, Slice>();
+        readonly Dictionary<string, Slice> qvel = new Dictionary<string, Slice>();
+        readonly Dictionary<string, Slice> ctrl = new Dictionary<string, Slice>();
+        readonly Dictionary<string, Slice> sensor = new Dictionary<string, Slice>();
+
+        internal ModelIndex(Endpoint ep)
+        {
+            ModelDims d = ep.Dims();
+            Configuration = d.Configuration;
+            var joints = new List<string>();
+            var actuators = new List<string>();
+            var sensors = new List<string>();
+            for (int j = 0; j < d.Njnt; j++)
+            {
+                string name = ep.IdToName(ObjectKind.Joint, j);
+                if (name.Length == 0) continue;
+                JointAdr a = ep.JointSlice(j);
+                joints.Add(name);
+                qpos[name] = new Slice((int)a.QposAdr, (int)a.QposLen);
+                qvel[name] = new Slice((int)a.DofAdr, (int)a.DofLen);
+            }
+            for (int u = 0; u < d.Nu; u++)
+            {
+                string name = ep.IdToName(ObjectKind.Actuator, u);
+                if (name.Length == 0) continue;
+                actuators.Add(name);
+                ctrl[name] = new Slice(u, 1);
+            }
+            for (int i = 0; i < d.Nsensor; i++)
+            {
+                string name = ep.IdToName(ObjectKind.Sensor, i);
+                if (name.Length == 0) continue;
+                ulong[] s = ep.SensorSlice(i);
+                sensors.Add(name);
+                sensor[name] = new Slice((int)s[0], (int)s[1]);
+            }
+            Joints = joints.ToArray();
+            Actuators = actuators.ToArray();
+            Sensors = sensors.ToArray();
+        }
+
+        /// <summary>The model configuration this index describes.</summary>
+        public ulong Configuration { get; private set; }
+        public string[] Joints { get; private set; }
+        public string[] Actuators { get; private set; }
+        public string[] Sensors { get; private set; }
+
+        static Slice Find(Dictionary<string, Slice> table, string kind, string name)
+        {
+            Slice s;
+            if (name != null && table.TryGetValue(name, out s)) return s;
+            throw new KeyNotFoundException("no " + kind + " is named \"" + name + "\"");
+        }
+
+        /// <summary>A joint's values in qpos (7 for a free joint, 4 for a ball joint, else 1).</summary>
+        public Slice Qpos(string joint) { return Find(qpos, "joint", joint); }
+        /// <summary>A joint's degrees of freedom in qvel (and every nv-sized field).</summary>
+        public Slice Qvel(string joint) { return Find(qvel, "joint", joint); }
+        public Slice Ctrl(string actuator) { return Find(ctrl, "actuator", actuator); }
+        public Slice Sensordata(string sensor) { return Find(this.sensor, "sensor", sensor); }
+
+        public bool TryQpos(string joint, out Slice s) { return qpos.TryGetValue(joint, out s); }
+        public bool TryQvel(string joint, out Slice s) { return qvel.TryGetValue(joint, out s); }
+        public bool TryCtrl(string actuator, out Slice s) { return ctrl.TryGetValue(actuator, out s); }
+        public bool TrySensordata(string sensor, out Slice s) { return this.sensor.TryGetValue(sensor, out s); }
+    }
+
+    /// <summary>
+    /// An endpoint config built from typed values; ToJson() escapes every string as JSON
+    /// requires (a Windows path's backslashes, quotes, control characters; non-ASCII stays
+    /// UTF-8), so a path like C:\Users\Zoë\robot.xml needs no escaping by hand.
+    /// </summary>
+    public sealed class Config
+    {
+        string xmlPath, xml;
+
+        /// <summary>Load the MJCF file at `path`.</summary>
+        public static Config FromPath(string path)
+        {
+            if (path == null) throw new ArgumentNullException("path");
+            return new Config { xmlPath = path };
+        }
+
+        /// <summary>Load MJCF text.</summary>
+        public static Config FromXml(string xml)
+        {
+            if (xml == null) throw new ArgumentNullException("xml");
+            return new Config { xml = xml };
+        }
+
+        public string Name { get; set; }
+        /// <summary>Checkpoint metadata (not an RNG seed).</summary>
+        public ulong? Seed { get; set; }
+        /// <summary>"auto", "mujoco_integration_v1" or "mujoco_basic_v1".</summary>
+        public string Profile { get; set; }
+        /// <summary>The fields frames carry (null: the bridge's default selection).</summary>
+        public Field[] Frame { get; set; }
+        /// <summary>"every_step" or "end_of_call" (null: the default, every step).</summary>
+        public string Publish { get; set; }
+        /// <summary>A fidelity declaration as a JSON object, written as given.</summary>
+        public string FidelityJson { get; set; }
+
+        /// <summary>{"model": {...}} alone: what ReplaceModel takes.</summary>
+        public string ModelJson()
+        {
+            var sb = new StringBuilder();
+            AppendModel(sb);
+            return sb.Append('}').ToString();
+        }
+
+        void AppendModel(StringBuilder sb)
+        {
+            sb.Append("{\"model\":{");
+            if (xmlPath != null) Json.String(sb.Append("\"xml_path\":"), xmlPath);
+            else Json.String(sb.Append("\"xml\":"), xml);
+            sb.Append('}');
+        }
+
+        public string ToJson()
+        {
+            var sb = new StringBuilder();
+            AppendModel(sb);
+            if (Name != null) Json.String(sb.Append(",\"name\":"), Name);
+            if (Seed.HasValue) sb.Append(",\"seed\":").Append(Seed.Value.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            if (Profile != null) Json.String(sb.Append(",\"profile\":"), Profile);
+            if (Frame != null || Publish != null)
+            {
+                sb.Append(",\"frame\":");
+                if (Publish != null) Json.String(sb.Append("{\"publish\":"), Publish);
+                if (Frame != null)
+                {
+                    if (Publish != null) sb.Append(",\"fields\":");
+                    sb.Append('[');
+                    for (int i = 0; i < Frame.Length; i++)
+                    {
+                        if (i > 0) sb.Append(',');
+                        Json.String(sb, Bridge.FieldName(Frame[i]));
+                    }
+                    sb.Append(']');
+                }
+                if (Publish != null) sb.Append('}');
+            }
+            if (FidelityJson != null) sb.Append(",\"fidelity\":").Append(FidelityJson);
+            return sb.Append('}').ToString();
+        }
+
+        public override string ToString() { return ToJson(); }
+    }
+
+    /// <summary>JSON text out (RFC 8259 string escapes).</summary>
+    public static class Json
+    {
+        /// <summary>Append `s` as a JSON string: quotes, backslashes and control characters
+        /// escaped, everything else as it is.</summary>
+        public static StringBuilder String(StringBuilder sb, string s)
+        {
+            sb.Append('"');
+            foreach (char c in s)
+            {
+                switch (c)
+                {
+                    case '"': sb.Append("\\\""); break;
+                    case '\\': sb.Append("\\\\"); break;
+                    case '\n': sb.Append("\\n"); break;
+                    case '\r': sb.Append("\\r"); break;
+                    case '\t': sb.Append("\\t"); break;
+                    case '\b': sb.Append("\\b"); break;
+                    case '\f': sb.Append("\\f"); break;
+                    default:
+                        if (c < 0x20) sb.Append("\\u").Append(((int)c).ToString("x4"));
+                        else sb.Append(c);
+                        break;
+                }
+            }
+            return sb.Append('"');
         }
     }
 

@@ -13,14 +13,17 @@ static class Example
         "<mujoco><option timestep='0.01'/><worldbody><body pos='0 0 1'>" +
         "<joint name='hinge' type='hinge' axis='0 1 0' damping='0.1'/>" +
         "<geom type='capsule' fromto='0 0 0 0 0 -0.5' size='0.03' mass='1'/></body></worldbody>" +
-        "<actuator><motor joint='hinge'/></actuator></mujoco>";
+        "<actuator><motor name='motor' joint='hinge'/></actuator></mujoco>";
 
     static int Main(string[] args)
     {
-        string model = args.Length > 0 ? "{\"xml_path\":\"" + args[0] + "\"}" : "{\"xml\":\"" + Pendulum + "\"}";
+        // The builder escapes every string: a Windows path (C:\\Users\\...), quotes, non-ASCII.
+        Config config = args.Length > 0 ? Config.FromPath(args[0]) : Config.FromXml(Pendulum);
+        config.Name = "example-csharp";
+        config.Seed = 1;
         try
         {
-            using (var ep = Endpoint.Open("{\"model\":" + model + ",\"name\":\"example-csharp\",\"seed\":1}"))
+            using (var ep = Endpoint.Open(config))
             {
                 Console.WriteLine("mjbridge " + Bridge.Version);
 
@@ -37,6 +40,18 @@ static class Example
                 r = ep.Restore(checkpoint.Replace("\"seed\":1", "\"seed\":2"));
                 Console.WriteLine("refused: " + r.Outcome + " " + r.Reason + " at " + r.Detail.Pointer);
                 if (ep.World() != atCheckpoint) throw new Exception("a refused restore changed the world");
+
+                // A Unity FixedUpdate's step in one call: ctrl in, one step, the frame's qpos into
+                // an array made once; a joint's values by name. Nothing is allocated per call.
+                ModelIndex index = ep.Index();
+                using (Stepper stepper = ep.Stepper(new[] { Field.Qpos }, new[] { new double[ep.Dims().Nq] }))
+                {
+                    for (int i = 0; i < stepper.Ctrl.Length; i++) stepper.Ctrl[i] = 0.5;
+                    stepper.Step().EnsureOk();
+                    Slice joint = index.Qpos(index.Joints[0]);
+                    Console.WriteLine("tick " + stepper.Info.Tick + ": " + index.Joints[0] + " = " + stepper.Buffers[0][joint.Start]);
+                }
+                ep.Restore(checkpoint).EnsureOk();
 
                 // Stop from another thread while this one steps (a UI button, a watchdog).
                 // Stop() never waits for the native lock.

@@ -5,6 +5,7 @@
 """
 
 import json
+import pathlib
 import sys
 import threading
 
@@ -16,13 +17,17 @@ PENDULUM = (
     "<mujoco><option timestep='0.01'/><worldbody><body pos='0 0 1'>"
     "<joint name='hinge' type='hinge' axis='0 1 0' damping='0.1'/>"
     "<geom type='capsule' fromto='0 0 0 0 0 -0.5' size='0.03' mass='1'/></body></worldbody>"
-    "<actuator><motor joint='hinge'/></actuator></mujoco>"
+    "<actuator><motor name='motor' joint='hinge'/></actuator></mujoco>"
 )
 
 
 def main():
-    model = {"xml_path": sys.argv[1]} if len(sys.argv) > 1 else {"xml": PENDULUM}
-    with Endpoint.open({"model": model, "name": "example-python", "seed": 1}) as ep:
+    # The builder takes a pathlib.Path (or str) and escapes every string for JSON.
+    if len(sys.argv) > 1:
+        config = mjbridge.Config(pathlib.Path(sys.argv[1]), name="example-python", seed=1)
+    else:
+        config = mjbridge.Config(xml=PENDULUM, name="example-python", seed=1)
+    with Endpoint.open(config) as ep:
         print("mjbridge", mjbridge.version())
 
         # Step, take a checkpoint, step on, restore: the world is back, byte for byte.
@@ -42,6 +47,16 @@ def main():
         else:
             raise SystemExit("a document with another seed was accepted")
         assert ep.world() == at_checkpoint
+
+        # An RL env's step in one call: ctrl in, one step, qpos out into an array made once;
+        # a joint's values by name.
+        index = ep.index()
+        stepper = ep.stepper(read=[mjbridge.Field.QPOS], nstep=1)
+        stepper.step([0.5] * ep.dims().nu)
+        joint = index.joints[0]
+        qpos = stepper.values[mjbridge.Field.QPOS][index.qpos(joint)]
+        print("tick %d: %s = %s" % (stepper.info.tick, joint, [float(v) for v in qpos]))
+        ep.restore(checkpoint)
 
         # Stop from another thread while this one steps (a UI, a watchdog, a ROS 2 service).
         # ctypes releases the GIL during each call; stop() never waits for the native lock.

@@ -63,6 +63,8 @@ pub(crate) struct Facts<'a> {
     /// The integration layout (present for the integration profile).
     pub layout: Option<&'a Layout>,
     pub seed: u64,
+    /// The model's fingerprint (a world document names it; a checkpoint cannot).
+    pub fingerprint: &'a str,
 }
 
 /// Reusable number buffers for reading a checkpoint: after the first restore on an endpoint,
@@ -101,6 +103,8 @@ pub struct Checkpoint {
     /// `ctrl`, `act` (and `time`).
     pub(crate) time: f64,
     pub(crate) buffers: Buffers,
+    /// Read from a world document whose `model_fingerprint` was checked against the model.
+    pub(crate) model_checked: bool,
 }
 
 impl Checkpoint {
@@ -110,6 +114,12 @@ impl Checkpoint {
 
     pub fn profile(&self) -> Profile {
         self.profile
+    }
+
+    /// Whether the document named its model (a world document's `model_fingerprint`, checked
+    /// against the endpoint's). A bare checkpoint cannot: its fields are the contract's.
+    pub fn model_checked(&self) -> bool {
+        self.model_checked
     }
 
     pub(crate) fn into_buffers(self) -> Buffers {

@@ -389,6 +389,7 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
         tick,
         time,
         buffers: std::mem::take(bufs),
+        model_checked: false,
     })
 }
 

@@ -47,6 +47,9 @@ pub struct Shape {
     /// profile): it is the checkpoint format of `mujoco_integration_v1` and, for both
     /// profiles, the image a failed native call is rolled back to.
     pub layout: Option<Layout>,
+    /// `sha256:<hex>` of the compiled model as MuJoCo serializes it (`mj_saveModel`): what
+    /// tells two models with the same dimensions apart.
+    pub fingerprint: String,
 }
 
 struct Native {
@@ -137,10 +140,14 @@ fn shape_of(mj: &Mujoco, configuration: u64) -> Result<Shape, Refusal> {
     } else {
         None
     };
+    let fingerprint = mj
+        .fingerprint()
+        .map_err(|e| engine_refusal(&e, "serializing the model for its fingerprint"))?;
     Ok(Shape {
         dims: mj.dims(),
         configuration,
         layout,
+        fingerprint,
     })
 }
 
@@ -249,6 +256,7 @@ impl Endpoint {
             configuration: shape.configuration,
             layout: shape.layout.as_ref(),
             seed: self.seed,
+            fingerprint: &shape.fingerprint,
         }
     }
 

@@ -5,7 +5,7 @@
 use super::admission::replaced_meanwhile;
 use super::{engine_refusal, Answer, Call, Endpoint, Native, Shape};
 use crate::doc::Source;
-use crate::frame::Cause;
+use crate::frame::{Cause, FrameInfo, Requests};
 use crate::inputs::{self, Input};
 use crate::native::{self, fields::Field};
 use crate::outcome::{Outcome, Reason, Refusal};
@@ -64,6 +64,28 @@ impl Endpoint {
             }
         }
         self.write_checked_step(&checked[..inputs.len()], Some(&shape), nstep, call)
+    }
+
+    /// A host loop's tick in one call: the frame requests are checked against the endpoint's
+    /// frames first (a request they cannot serve refuses the call with nothing written), then
+    /// [`write_step`](Self::write_step), then, when that is `MJB_OK`, the latest frame is read
+    /// into the requests without the lock (the second member: `None` when nothing was read).
+    pub fn write_step_read<R: Requests + ?Sized>(
+        &self,
+        inputs: &[HostInput],
+        nstep: u32,
+        call: impl Into<Call>,
+        requests: &mut R,
+    ) -> (Answer, Option<Result<FrameInfo, Refusal>>) {
+        if let Err(r) = self.frames.view().check(requests) {
+            return (Answer::refused_at(r, self.safety.view_tick()), None);
+        }
+        let a = self.write_step(inputs, nstep, call);
+        if a.report.outcome != Outcome::MJB_OK {
+            return (a, None);
+        }
+        let read = self.frames.view().read(requests);
+        (a, Some(read))
     }
 
     /// Write one host input (`id` -1: the whole field) as a world mutation.

@@ -4,8 +4,8 @@
 //! endpoint, its frames and its catalog of names.
 
 use super::boundary::{
-    admission, c_str, call, mutation, null_refusal, on_endpoint, out_of_range, out_param,
-    refuse_early, slice, slice_mut, zeroed,
+    admission, c_str, call, last_error, mutation, null_refusal, on_endpoint, out_of_range,
+    out_param, refuse_early, set_last_error, slice, slice_mut, zeroed,
 };
 use super::types::{
     mjb_endpoint, mjb_expect, mjb_frame_info, mjb_frame_request, mjb_input, mjb_joint_adr,
@@ -56,7 +56,7 @@ unsafe fn copy_c_string(
     if buf.is_null() || cap < size {
         return Err(Refusal::rejected(
             Reason::MJB_REASON_TOO_LARGE,
-            format!("the name needs {size} bytes; the buffer holds {cap}"),
+            format!("the text needs {size} bytes; the buffer holds {cap}"),
         ));
     }
     std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), text.len());
@@ -120,6 +120,28 @@ pub unsafe extern "C" fn mjb_id_to_name(
         let v = view(ep)?;
         let name = v.catalog.name_of(k, id)?;
         copy_c_string(name, buf, cap, needed)?;
+        Ok(Outcome::MJB_OK)
+    })
+}
+
+/// The model's fingerprint, `"sha256:<hex>"` of MuJoCo's own serialization of the compiled
+/// model (`mj_saveModel`), as the world document's `model_fingerprint` carries it: two models
+/// with the same dimensions but another parameter differ. Copied into `buf` (NUL-terminated)
+/// when `cap` is at least the size `needed` (nullable) receives, including the NUL (72 bytes);
+/// else `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) and nothing copied. Takes no lock (computed at
+/// open and at model replacement). Any thread.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_model_fingerprint(
+    ep: *mut mjb_endpoint,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> mjb_outcome {
+    call(|| {
+        let needed = zeroed(needed);
+        let shape = on_endpoint(ep, |e| Ok(e.shape()))?;
+        copy_c_string(&shape.fingerprint, buf, cap, needed)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -305,18 +327,8 @@ pub unsafe extern "C" fn mjb_frame_read_many(
 ) -> mjb_outcome {
     call(|| {
         let info = zeroed(info);
-        if n > MAX_REQUESTS && !requests.is_null() {
-            return Err(out_of_range(format!(
-                "{n} requests; at most {MAX_REQUESTS}"
-            )));
-        }
-        let reqs = slice_mut(requests, n, "requests")?;
         let mut fields = [Field::MJB_FIELD_QPOS; MAX_REQUESTS];
-        for (k, r) in reqs.iter_mut().enumerate() {
-            r.written = 0;
-            fields[k] = to_field(r.field)?;
-            slice_mut(r.buf, r.cap, "requests[].buf")?;
-        }
+        let reqs = frame_requests(requests, n, &mut fields)?;
         let mut many = Many {
             reqs,
             fields: &fields[..n],
@@ -458,6 +470,109 @@ unsafe fn host_inputs<'a>(
         };
     }
     Ok(n)
+}
+
+/// One step of a host loop in one call: write `ninputs` typed inputs and step up to `nstep`
+/// times exactly as `mjb_write_step` does (same checks, refusals, stop latch, rollback, report),
+/// then copy fields of the latest frame into the caller's buffers exactly as
+/// `mjb_frame_read_many` does.
+///
+/// `inputs`: as for `mjb_write_step` (borrowed; NULL only with `ninputs` 0). `requests`: `n`
+/// caller-owned requests (NULL only with `nrequests` 0; at most 64), each `written` zeroed on
+/// entry. Every request is checked before anything is written: a field outside the endpoint's
+/// frame selection (`MJB_REASON_NOT_IN_FRAME`, pointer `/requests/<k>/field`) or a `cap` smaller
+/// than the field (`MJB_REASON_DIMENSION`, `/requests/<k>/cap`) refuses the call with no effect.
+/// `info` (nullable) is zeroed on entry. `report` (nullable) is written on every outcome, as for
+/// `mjb_write_step`.
+/// The frame is read only when the step part returns `MJB_OK` (also a step halted by a stop,
+/// `MJB_REASON_STOP_LATCHED`); after any other outcome the buffers are untouched, `written` and
+/// `info` stay zero. The frame read is the latest complete one, without the lock: this call's
+/// last frame unless another thread mutated the endpoint in between (`info->tick` and
+/// `info->frame` tell). If another thread replaced the model in between and a buffer no longer
+/// fits, the call still returns the step's `MJB_OK` with `info->frame` 0 (nothing read) and
+/// `mjb_last_error` names the reason.
+/// Takes the native lock once (admission bounded by `timeout_ms`), for the write and the steps;
+/// the frame read takes no lock. Any thread.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mjb_write_step_read(
+    ep: *mut mjb_endpoint,
+    inputs: *const mjb_input,
+    ninputs: usize,
+    nstep: u32,
+    timeout_ms: u32,
+    requests: *mut mjb_frame_request,
+    nrequests: usize,
+    info: *mut mjb_frame_info,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    let info = zeroed(info);
+    let mut fields = [Field::MJB_FIELD_QPOS; MAX_REQUESTS];
+    let mut host = [UNUSED_INPUT; MAX_INPUTS];
+    let translated = frame_requests(requests, nrequests, &mut fields)
+        .and_then(|reqs| Ok((reqs, host_inputs(inputs, ninputs, &mut host)?)));
+    let (reqs, n) = match translated {
+        Ok(t) => t,
+        Err(r) => return refuse_early(report, r),
+    };
+    let mut many = Many {
+        reqs,
+        fields: &fields[..nrequests],
+    };
+    let mut read = None;
+    let outcome = mutation(ep, report, |e| {
+        let (a, r) = e.write_step_read(&host[..n], nstep, timeout_ms, &mut many);
+        read = r;
+        a
+    });
+    match read {
+        Some(Ok(i)) => {
+            if let Some(p) = info {
+                *p = i.into();
+            }
+        }
+        // The steps were taken; the frame could not be read (the model was replaced in
+        // between): the call answers the step's MJB_OK and says why nothing was read.
+        Some(Err(r)) => {
+            let step = last_error().map(|k| format!(" (step: {})", k.message));
+            set_last_error(Refusal::new(
+                Outcome::MJB_OK,
+                r.reason,
+                format!(
+                    "stepped, but the frame was not read: {}{}",
+                    r.message,
+                    step.unwrap_or_default()
+                ),
+            ));
+        }
+        None => {}
+    }
+    outcome
+}
+
+/// Borrow `n` frame requests (at most `MAX_REQUESTS`), each `written` zeroed, their fields
+/// into `fields`; every buffer checked.
+///
+/// # Safety
+/// `requests` is NULL or valid for `n` requests, each `buf` for its `cap` doubles.
+unsafe fn frame_requests<'a>(
+    requests: *mut mjb_frame_request,
+    n: usize,
+    fields: &mut [Field; MAX_REQUESTS],
+) -> Result<&'a mut [mjb_frame_request], Refusal> {
+    if n > MAX_REQUESTS && !requests.is_null() {
+        return Err(out_of_range(format!(
+            "{n} requests; at most {MAX_REQUESTS}"
+        )));
+    }
+    let reqs = slice_mut(requests, n, "requests")?;
+    for (k, r) in reqs.iter_mut().enumerate() {
+        r.written = 0;
+        fields[k] = to_field(r.field).map_err(|e| e.at(format!("/requests/{k}/field")))?;
+        slice_mut(r.buf, r.cap, "requests[].buf")?;
+    }
+    Ok(reqs)
 }
 
 /// Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links

@@ -392,6 +392,34 @@ impl Mujoco {
         }
     }
 
+    /// The model's fingerprint: `sha256:<hex>` of MuJoCo's own binary serialization of the
+    /// compiled model (`mj_saveModel`) without its asset paths, so two models with the same
+    /// dimensions but, say, another damping differ, and the same model opened through another
+    /// path does not.
+    pub fn fingerprint(&self) -> Result<String, NativeError> {
+        use sha2::Digest;
+        // SAFETY: valid model.
+        let size = unsafe { mjb_shim_model_size(self.m.as_ptr()) };
+        let len = usize::try_from(size)
+            .map_err(|_| NativeError::Failed(format!("mj_sizeModel gave {size}")))?;
+        let mut bytes = vec![0u8; len];
+        let mut written = 0i64;
+        let mut msg = msg_buf();
+        // SAFETY: `bytes` holds `size` bytes; the shim writes at most that many.
+        let code = unsafe {
+            mjb_shim_save_model(
+                self.m.as_ptr(),
+                bytes.as_mut_ptr(),
+                size,
+                &mut written,
+                msg.as_mut_ptr(),
+            )
+        };
+        status(code, &msg)?;
+        bytes.truncate(written.clamp(0, size) as usize);
+        Ok(crate::doc::jcs::digest_text(&sha2::Sha256::digest(&bytes)))
+    }
+
     pub fn dims(&self) -> Dims {
         self.dims
     }

@@ -143,5 +143,13 @@ extern "C" {
         plugins: *mut c_int,
         msg: *mut c_char,
     ) -> c_int;
+    pub fn mjb_shim_model_size(m: *const MjModel) -> i64;
+    pub fn mjb_shim_save_model(
+        m: *const MjModel,
+        buf: *mut u8,
+        cap: i64,
+        written: *mut i64,
+        msg: *mut c_char,
+    ) -> c_int;
     pub fn mjb_shim_set_log_sink(sink: Option<unsafe extern "C" fn(c_int, *const c_char)>);
 }

@@ -1,5 +1,7 @@
-// The C++ binding (bindings/cpp/mjbridge.hpp): RAII ownership, move-only endpoints, results
-// for mutations and exceptions for refused opens and reads, against the real library.
+// The C++ binding (bindings/cpp/mjbridge.hpp) with exceptions: RAII ownership, move-only
+// endpoints, results for every fallible call, and mjb::Error from value()/ensure_ok()/open()
+// on a refusal, against the real library. tests/cpp/binding_noexcept.cpp is the
+// -fno-exceptions side.
 // Usage: binding_raii <contact_act.xml> <broken.xml>
 #include <cstdio>
 #include <string>
@@ -23,15 +25,15 @@ static std::string config(const char* path) {
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
   CHECK(mjb::version() == MJB_VERSION);
-  CHECK(mjb::build_info().find("\"engine\"") != std::string::npos);
+  CHECK(mjb::build_info().value().find("\"engine\"") != std::string::npos);
 
   mjb::Endpoint ep = mjb::Endpoint::open(config(argv[1]));
   CHECK(ep.set_ctrl({0.2, -0.1}).ok());
   mjb::Result r = ep.step(50);
   CHECK(r.ok() && r.report.tick_after == 50);
-  std::string cp = ep.checkpoint();
-  std::string at_checkpoint = ep.world();
-  CHECK(ep.snapshot() == at_checkpoint);
+  std::string cp = ep.checkpoint().value();
+  std::string at_checkpoint = *ep.world();
+  CHECK(ep.snapshot().value() == at_checkpoint);
   CHECK(ep.step(25).ok());
 
   // Move: the handle travels, the moved-from object owns nothing.
@@ -39,23 +41,33 @@ int main(int argc, char** argv) {
   CHECK(ep.get() == nullptr);
   r = moved.restore(cp);
   CHECK(r.ok() && r.report.tick_before == 75 && r.report.tick_after == 50);
-  CHECK(moved.world() == at_checkpoint);
+  CHECK(moved.world().value() == at_checkpoint);
 
   // A refused document is a Result, not an exception, and carries the detail.
   r = moved.restore(std::string(cp).replace(cp.find("\"seed\":4"), 8, "\"seed\":5"));
   CHECK(r.outcome() == MJB_REJECTED && r.reason() == MJB_REASON_SEED);
   CHECK(r.detail.find("\"pointer\":\"/seed\"") != std::string::npos);
+  CHECK(r.pointer() == "/seed" && !r);
+  bool threw_ensure = false;
+  try {
+    r.ensure_ok();
+  } catch (const mjb::Error& e) {
+    threw_ensure = e.outcome() == MJB_REJECTED && e.reason() == MJB_REASON_SEED;
+  }
+  CHECK(threw_ensure);
   CHECK(mjb::reason_name(r.reason()) == "MJB_REASON_SEED");
   CHECK(mjb::outcome_name(r.outcome()) == "MJB_REJECTED");
 
   // Stop halts stepping; the acknowledgements follow the C rules.
-  mjb_safety_state s = moved.stop();
+  mjb_safety_state s = moved.stop().value();
   CHECK(s.stopped && s.confirmed);
   r = moved.step(1);
   CHECK(r.outcome() == MJB_REJECTED && r.reason() == MJB_REASON_STOP_LATCHED);
-  CHECK(moved.confirm_paused() == MJB_OK);
-  CHECK(moved.safety_reset() == MJB_OK);
-  CHECK(!moved.safety().stopped);
+  CHECK(moved.confirm_paused().ok());
+  CHECK(moved.safety_reset().ok());
+  CHECK(!moved.safety()->stopped);
+  mjb::Status again = moved.confirm_paused();
+  CHECK(!again && again.outcome() == MJB_REJECTED && again.reason() == MJB_REASON_NOT_STOPPED);
 
   // Host surface: facts, names, typed inputs, the combined write+step, frames, logging.
   {
@@ -63,18 +75,19 @@ int main(int argc, char** argv) {
     mjb::set_log_callback(
         [&log](mjb_log_level l, std::string_view m) { log.emplace_back(l, std::string(m)); },
         MJB_LOG_INFO);
-    mjb_model_dims d = moved.dims();
+    mjb_model_dims d = moved.dims().value();
     CHECK(d.nu == 2 && d.nmocap == 1 && d.nbody == 7);
-    CHECK(moved.name_to_id(MJB_OBJ_BODY, "ball") == std::optional<int32_t>(2));
-    CHECK(!moved.name_to_id(MJB_OBJ_BODY, "nobody").has_value());
-    CHECK(moved.id_to_name(MJB_OBJ_ACTUATOR, 1) == "servo");
-    CHECK(moved.id_to_name(MJB_OBJ_BODY, 0) == "world");
-    CHECK(moved.joint_slice(0).qpos_len == 7);
+    CHECK(moved.name_to_id(MJB_OBJ_BODY, "ball").value() == 2);
+    auto nobody = moved.name_to_id(MJB_OBJ_BODY, "nobody");
+    CHECK(!nobody && nobody.reason() == MJB_REASON_UNKNOWN_NAME && nobody.value_or(-1) == -1);
+    CHECK(moved.id_to_name(MJB_OBJ_ACTUATOR, 1).value() == "servo");
+    CHECK(moved.id_to_name(MJB_OBJ_BODY, 0).value() == "world");
+    CHECK(moved.joint_slice(0)->qpos_len == 7);
     bool threw = false;
     try {
-      (void)moved.sensor_slice(0);
+      (void)moved.sensor_slice(0).value();
     } catch (const mjb::Error& e) {
-      threw = e.outcome() == MJB_REJECTED;
+      threw = e.outcome() == MJB_REJECTED && e.reason() == MJB_REASON_OUT_OF_RANGE;
     }
     CHECK(threw);  // this model has no sensors
     CHECK(moved.input(MJB_FIELD_MOCAP_POS, 0, {0.4, 0.0, 0.8}).ok());
@@ -88,21 +101,21 @@ int main(int argc, char** argv) {
     ins[0].values = &one;
     CHECK(moved.write_step({ins[0]}, 1).ok());
     std::vector<double> qpos, ctrl, mocap;
-    mjb_frame_info info = moved.frame({{MJB_FIELD_QPOS, &qpos}, {MJB_FIELD_CTRL, &ctrl}});
+    mjb_frame_info info = moved.frame({{MJB_FIELD_QPOS, &qpos}, {MJB_FIELD_CTRL, &ctrl}}).value();
     CHECK(info.cause == MJB_FRAME_STEP && qpos.size() == size_t(d.nq) && ctrl[0] == 0.5);
-    info = moved.frame(MJB_FIELD_MOCAP_POS, mocap);
+    info = moved.frame(MJB_FIELD_MOCAP_POS, mocap).value();
     CHECK(mocap.size() == 3 && mocap[2] == 0.8);
-    CHECK(moved.frame_field_len(MJB_FIELD_XQUAT) == size_t(4 * d.nbody));
+    CHECK(moved.frame_field_len(MJB_FIELD_XQUAT).value() == size_t(4 * d.nbody));
     CHECK(mjb::field_name(MJB_FIELD_SENSORDATA) == "sensordata");
     // A snapshot is a restore point.
-    std::string snap = moved.snapshot();
+    std::string snap = moved.snapshot().value();
     CHECK(moved.step(3).ok());
     CHECK(moved.restore(snap).ok());
-    CHECK(moved.snapshot() == snap);
+    CHECK(moved.snapshot().value() == snap);
     mjb::set_log_callback(nullptr);
     threw = false;
     try {
-      mjb::plugin_load("/no/such/plugin.so");
+      mjb::plugin_load("/no/such/plugin.so").value();
     } catch (const mjb::Error& e) {
       threw = e.detail().find("MJB_REASON_PLUGIN_LOAD") != std::string::npos ||
               e.detail().find("MJB_REASON_UNSUPPORTED") != std::string::npos;
@@ -110,7 +123,7 @@ int main(int argc, char** argv) {
     CHECK(threw);
     threw = false;
     try {
-      mjb::plugin_load_dir("/no/such/dir");
+      mjb::plugin_load_dir("/no/such/dir").value();
     } catch (const mjb::Error& e) {
       threw = e.outcome() == MJB_REJECTED;
     }
@@ -131,7 +144,7 @@ int main(int argc, char** argv) {
   moved.close();
   threw = false;
   try {
-    (void)moved.world();
+    (void)moved.world().value();
   } catch (const mjb::Error& e) {
     threw = e.outcome() == MJB_INVALID_ARGUMENT;
   }

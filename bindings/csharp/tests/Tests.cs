@@ -283,6 +283,259 @@ static class Tests
         Check(!Bridge.HasLogCallback, "removed");
     }
 
+    const string LoopFrame = ",\"frame\":[\"qpos\",\"qvel\",\"ctrl\",\"sensordata\"]";
+
+    static bool SameBits(double[] a, double[] b)
+    {
+        if (a.Length != b.Length) return false;
+        for (int i = 0; i < a.Length; i++)
+            if (BitConverter.DoubleToInt64Bits(a[i]) != BitConverter.DoubleToInt64Bits(b[i])) return false;
+        return true;
+    }
+
+    static double[][] Buffers(Endpoint ep, Field[] fields)
+    {
+        var b = new double[fields.Length][];
+        for (int i = 0; i < fields.Length; i++) b[i] = new double[ep.FrameFieldLen(fields[i])];
+        return b;
+    }
+
+    static readonly Field[] Obs = { Field.Qpos, Field.Qvel, Field.Sensordata };
+
+    static void StepperStepsLikeCtrlStepAndReadsTheFrameInOneCall()
+    {
+        using (var a = Endpoint.Open(Config("host.xml", LoopFrame)))
+        using (var b = Endpoint.Open(Config("host.xml", LoopFrame)))
+        using (var st = a.Stepper(Obs, Buffers(a, Obs), 3))
+        {
+            var twin = Buffers(b, Obs);
+            for (int k = 0; k < 4; k++)
+            {
+                var action = new[] { 0.5 - k, 0.25 * k };
+                Result r = st.Step(action);
+                Check(r.Ok && !r.HasDetail && r.Detail == null, "step ok");
+                Result rb = b.CtrlStep(action, 3);
+                FrameInfo ib = b.ReadFrame(Obs, twin);
+                Equal((ulong)(3 * k + 3), st.Info.Tick, "stepper tick");
+                Equal(ib.Tick, st.Info.Tick, "same tick");
+                Equal(rb.Report.TickAfter, r.Report.TickAfter, "same report");
+                for (int i = 0; i < Obs.Length; i++) Check(SameBits(twin[i], st.Buffers[i]), "same " + Obs[i]);
+            }
+            Equal(Hash(b), Hash(a), "same world");
+        }
+    }
+
+    static void StepperRefusalIsAResultAndChangesNothing()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        using (var st = ep.Stepper(Obs, Buffers(ep, Obs)))
+        {
+            Check(st.Step(new[] { 0.1, 0.2 }).Ok, "first step");
+            string before = ep.World();
+            var kept = (double[])st.Buffers[0].Clone();
+            st.Ctrl[0] = double.NaN;
+            Result r = st.Step();
+            Equal(Outcome.Rejected, r.Outcome, "outcome");
+            Equal(Reason.NotFinite, r.Reason, "reason");
+            Equal("/inputs/0/values/0", r.Detail.Pointer, "pointer, parsed when asked");
+            Equal(Reason.NotFinite, r.Detail.Reason, "detail reason");
+            Equal(before, ep.World(), "world unchanged");
+            Check(SameBits(kept, st.Buffers[0]), "buffers untouched");
+            // A later refusal on this thread replaces the copy: the old Result says so.
+            Result later = ep.CtrlStep(new[] { 1.0 });
+            Equal(Reason.Dimension, later.Reason, "later reason");
+            bool threw = false;
+            try { var d = r.Detail; Check(d == null, "unreachable"); }
+            catch (InvalidOperationException) { threw = true; }
+            Check(threw, "a replaced detail throws");
+            Equal("/inputs/0/values", later.Detail.Pointer, "later pointer");
+            // A field outside the frame refuses the step before anything is written.
+            using (var bad = ep.Stepper(new[] { Field.Qpos, Field.Xpos }, new[] { new double[13], new double[18] }))
+            {
+                Result nf = bad.Step(new[] { 1.0, 1.0 });
+                Equal(Reason.NotInFrame, nf.Reason, "not in frame");
+                Equal("/requests/1/field", nf.Detail.Pointer, "request pointer");
+                Equal(before, ep.World(), "world unchanged by the refused step");
+            }
+        }
+    }
+
+    static long Allocated() { return GC.GetAllocatedBytesForCurrentThread(); }
+
+    static void AcceptedAndRefusedCallsAllocateNothing()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        using (var stopped = Endpoint.Open(Config("host.xml", LoopFrame)))
+        {
+            var bufs = Buffers(ep, Obs);
+            var st = ep.Stepper(Obs, Buffers(ep, Obs));
+            var reader = ep.FrameReader(Obs, Buffers(ep, Obs));
+            var unserved = ep.FrameReader(new[] { Field.Xpos }, new[] { new double[18] });
+            var ctrl = new[] { 0.2, -0.1 };
+            var nan = new[] { double.NaN, 0.0 };
+            var qpos = new double[13];
+            stopped.Stop();
+            int n = 2000;
+            Action run = () =>
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    FrameInfo info;
+                    Check(ep.Step(1).Ok, "step");
+                    Check(ep.CtrlStep(ctrl).Ok, "ctrl step");
+                    Check(st.Step().Ok, "stepper");
+                    Check(ep.TryReadFrame(Obs, bufs, out info) == Outcome.Ok, "read many");
+                    Check(reader.TryRead() == Outcome.Ok, "reader");
+                    Check(ep.TryReadFrame(Field.Qpos, qpos, out info) == Outcome.Ok, "read one");
+                    // Refused: a non-finite control, a stopped endpoint, a field not in the frame.
+                    Check(ep.CtrlStep(nan).Reason == Reason.NotFinite, "refused ctrl step");
+                    Check(stopped.Step(1).Reason == Reason.StopLatched, "refused step");
+                    st.Ctrl[1] = double.NaN;
+                    Check(st.Step().Reason == Reason.NotFinite, "refused stepper");
+                    st.Ctrl[1] = 0.0;
+                    Check(unserved.TryRead() == Outcome.Rejected, "refused read");
+                }
+            };
+            run(); // warm: JIT, thread tables, the detail buffer
+            int gcs = GC.CollectionCount(0);
+            long before = Allocated();
+            run();
+            long bytes = Allocated() - before;
+            Equal(0L, bytes, "bytes allocated by " + (10 * n) + " calls");
+            Equal(gcs, GC.CollectionCount(0), "collections");
+            st.Dispose();
+            reader.Dispose();
+            unserved.Dispose();
+            bool threw = false;
+            try { st.Step(); }
+            catch (ObjectDisposedException) { threw = true; }
+            Check(threw, "a disposed stepper throws");
+        }
+    }
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    static WeakReference RefusedCtrlStep(Endpoint ep)
+    {
+        var nan = new[] { double.NaN, 1.0 };
+        Equal(Reason.NotFinite, ep.CtrlStep(nan).Reason, "refused");
+        return new WeakReference(nan);
+    }
+
+    static void ACallFromTheLogCallbackInsideAnotherGetsItsOwnTables()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        {
+            var fields = new[] { Field.Qpos, Field.Ctrl };
+            var inner = new[] { new double[13], new double[2] };
+            int nested = 0;
+            // The log callback runs on this thread before the refused CtrlStep returns, while
+            // that call still holds its pinned ctrl array: the nested ReadFrame must not reuse it.
+            Bridge.SetLogCallback((level, msg) =>
+            {
+                FrameInfo info;
+                if (ep.TryReadFrame(fields, inner, out info) == Outcome.Ok) nested++;
+            }, LogLevel.Info);
+            var weak = new WeakReference[50];
+            try
+            {
+                for (int i = 0; i < weak.Length; i++) weak[i] = RefusedCtrlStep(ep);
+                Check(ep.CtrlStep(new[] { 0.25, -0.5 }).Ok, "then accepted");
+            }
+            finally
+            {
+                Bridge.SetLogCallback(null);
+            }
+            Equal(50, nested, "nested reads");
+            // Every ctrl array was unpinned: a pin lost to the nested call would keep it alive.
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+            int alive = 0;
+            foreach (var w in weak) if (w.IsAlive) alive++;
+            Check(alive <= 2, alive + " of 50 ctrl arrays are still pinned");
+            var ctrl = new double[2];
+            ep.ReadFrame(new[] { Field.Ctrl }, new[] { ctrl });
+            Equal(-0.5, ctrl[1], "the accepted ctrl");
+        }
+    }
+
+    static void IndexNamesTheSlicesOfQposQvelCtrlAndSensordata()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        {
+            ModelIndex idx = ep.Index();
+            Equal("slide,hinge,ball_free", string.Join(",", idx.Joints), "joints (the ball joint is unnamed)");
+            Equal("push,twist", string.Join(",", idx.Actuators), "actuators");
+            Equal("slide_pos,hinge_vel,tip_pos,ball_acc", string.Join(",", idx.Sensors), "sensors");
+            Equal(2, idx.Qpos("ball_free").Start, "free joint qpos start");
+            Equal(7, idx.Qpos("ball_free").Length, "free joint qpos width");
+            Equal(6, idx.Qvel("ball_free").Length, "free joint dofs");
+            Equal(1, idx.Ctrl("twist").Start, "actuator");
+            Equal(2, idx.Sensordata("tip_pos").Start, "sensor address");
+            Equal(3, idx.Sensordata("tip_pos").Length, "sensor width");
+            bool threw = false;
+            try { idx.Qpos("nope"); }
+            catch (KeyNotFoundException e) { threw = e.Message.Contains("no joint is named \"nope\""); }
+            Check(threw, "unknown name");
+            Slice s;
+            Check(!idx.TryCtrl("slide", out s), "a joint is not an actuator");
+            Check(ep.CtrlStep(new[] { 2.0, -0.5 }, 5).Ok, "step");
+            var qpos = new double[13];
+            var ctrl = new double[2];
+            ep.ReadFrame(new[] { Field.Qpos, Field.Ctrl }, new[] { qpos, ctrl });
+            var ball = new double[7];
+            idx.Qpos("ball_free").CopyTo(qpos, ball);
+            Equal(qpos[2], ball[0], "slice copy");
+            Equal(-0.5, ctrl[idx.Ctrl("twist").Start], "ctrl by name");
+            Equal(0UL, idx.Configuration, "configuration");
+        }
+    }
+
+    static void ConfigEscapesWindowsPathsQuotesAndNonAscii()
+    {
+        string name = "Zo\u00eb \"quoted\" \u6a5f\u68b0 \\ \U0001F916\t";
+        string windows = "C:\\Users\\Zo\u00eb\\robot \"v2\".xml";
+        var cfg = MjBridge.Config.FromPath(windows);
+        cfg.Name = name;
+        cfg.Seed = 7;
+        cfg.Frame = new[] { Field.Qpos, Field.Ctrl };
+        cfg.Publish = "end_of_call";
+        Equal("{\"model\":{\"xml_path\":\"C:\\\\Users\\\\Zo\u00eb\\\\robot \\\"v2\\\".xml\"},\"name\":\"Zo\u00eb \\\"quoted\\\" \u6a5f\u68b0 \\\\ \U0001F916\\t\",\"seed\":7,\"frame\":{\"publish\":\"end_of_call\",\"fields\":[\"qpos\",\"ctrl\"]}}",
+              cfg.ToJson(), "config JSON");
+        try
+        {
+            Endpoint.Open(cfg).Dispose();
+            throw new Exception("a missing file opened");
+        }
+        catch (MjbException e)
+        {
+            Equal(Reason.ModelLoad, e.Reason, "parsed, then the file is missing (not MalformedJson)");
+            Check(e.Detail.Message.Contains(windows), "the exact path reached MuJoCo: " + e.Detail.Message);
+        }
+        // Quotes and non-ASCII in a real folder (MuJoCo reads '\' as a separator on Linux).
+        string dir = Path.Combine(Path.GetTempPath(), "mjb cs Zo\u00eb \"q\" \u6a5f\u68b0 " + System.Diagnostics.Process.GetCurrentProcess().Id);
+        Directory.CreateDirectory(dir);
+        try
+        {
+            File.Copy(Path.Combine(models, "pendulum.xml"), Path.Combine(dir, "pendulum.xml"), true);
+            var real = MjBridge.Config.FromPath(Path.Combine(dir, "pendulum.xml"));
+            real.Name = name;
+            real.Seed = 3;
+            using (var ep = Endpoint.Open(real))
+            {
+                Check(ep.World().Contains("\"name\":" + Json.String(new System.Text.StringBuilder(), name)), "name round trip");
+                Check(ep.ReplaceModel(MjBridge.Config.FromPath(Path.Combine(models, "host.xml"))).Ok, "replace by Config");
+                Equal(13L, ep.Dims().Nq, "replaced");
+            }
+        }
+        finally
+        {
+            Directory.Delete(dir, true);
+        }
+        using (var ep = Endpoint.Open(MjBridge.Config.FromXml("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>")))
+            Equal(1L, ep.Dims().Ngeom, "from xml");
+    }
+
     static int Main(string[] args)
     {
         if (args.Length != 1)
@@ -306,6 +559,12 @@ static class Tests
             NamesComeFromTheLibrary,
             HostSurfaceNamesFramesInputsAndWriteStep,
             LogCallbackSeesARefusedDocument,
+            StepperStepsLikeCtrlStepAndReadsTheFrameInOneCall,
+            StepperRefusalIsAResultAndChangesNothing,
+            AcceptedAndRefusedCallsAllocateNothing,
+            ACallFromTheLogCallbackInsideAnotherGetsItsOwnTables,
+            IndexNamesTheSlicesOfQposQvelCtrlAndSensordata,
+            ConfigEscapesWindowsPathsQuotesAndNonAscii,
         };
         int passed = 0, failed = 0;
         foreach (var t in tests)

@@ -1,69 +1,110 @@
 """mjbridge: checkpoint and restore a MuJoCo simulation through the mjbridge C library.
 
     import mjbridge
-    with mjbridge.Endpoint.open({"model": {"xml_path": "robot.xml"}, "seed": 1}) as ep:
+    cfg = mjbridge.Config(pathlib.Path("robot.xml"), seed=1)
+    with mjbridge.Endpoint.open(cfg) as ep:
         ep.step(100)
         checkpoint = ep.checkpoint()
         ep.step(50)
         ep.restore(checkpoint)
+
+An RL loop at engine speed: one call per env step, into arrays made once.
+
+    stepper = ep.stepper(read=[Field.QPOS, Field.QVEL, Field.SENSORDATA], nstep=5)
+    stepper.step(action)              # ctrl written, 5 steps, frame copied: one FFI call
+    qpos = stepper.values[Field.QPOS]  # the same numpy array every step, refreshed in place
 
 Conventions:
 - Every refusal raises MjbError, carrying the outcome, the reason, the JSON pointer of the
   offending field and the message (mjb_last_error), plus the call's Report for mutations.
   A step halted by a stop latched meanwhile is not a refusal: it returns its Report with
   ``reason == Reason.STOP_LATCHED``.
-- Documents go in as str, bytes (UTF-8) or a dict (serialised with json.dumps); they come out
-  as str. Library-owned strings are copied and freed at once.
+- Documents go in as str, bytes (UTF-8), a dict (serialised with json.dumps; paths may be
+  ``os.PathLike``) or a Config; they come out as str. Library-owned strings are copied and
+  freed at once.
 - Arrays go in as any sequence of floats or a numpy array (used without a copy when it is
   contiguous float64).
 - Threads: ctypes releases the GIL during each call, so ``stop()`` from another thread takes
-  effect while ``step()`` runs. Any method from any thread.
+  effect while ``step()`` runs. Any method from any thread; a Stepper or FrameReader owns
+  its buffers, so use one per thread.
 """
+
+from __future__ import annotations
 
 import ctypes
 import json
+import os
 import threading
 from enum import IntEnum
+import typing
+from typing import (
+
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+)
 
 from . import _native
 from ._native import FrameInfo, FrameRequest, Input, JointAdr, ModelDims, Report, SafetyState
 
-try:  # optional
-    import numpy as _np
+_np: Any
+try:  # optional: arrays come back as numpy arrays when it is importable
+    import numpy
+
+    _np = numpy
 except ImportError:  # pragma: no cover - exercised by the no-numpy test
     _np = None
 
+if typing.TYPE_CHECKING:
+    DoubleArray = ctypes.Array[ctypes.c_double]
+
 __all__ = [
+    "Config",
     "Endpoint",
     "Field",
     "FrameCause",
     "FrameInfo",
+    "FrameReader",
     "FrameRequest",
     "Input",
     "JointAdr",
     "LogLevel",
     "MjbError",
     "ModelDims",
+    "ModelIndex",
     "ObjectKind",
     "Outcome",
     "Reason",
     "Report",
     "SafetyState",
+    "Stepper",
     "build_info",
+    "bundled_plugin_dir",
     "field_name",
     "last_error",
     "library",
+    "outcome_name",
     "plugin_load",
     "plugin_load_dir",
+    "reason_name",
     "set_log_callback",
     "version",
     "WAIT_FOREVER",
 ]
 
 # The header's #defines.
-VERSION = "0.2.0"
+VERSION = "0.3.0"
 VERSION_MAJOR = 0
-VERSION_MINOR = 2
+VERSION_MINOR = 3
 VERSION_PATCH = 0
 WAIT_FOREVER = 4294967295
 MAX_CHECKPOINT_VALUES = 32768
@@ -190,7 +231,10 @@ class LogLevel(IntEnum):
     ERROR = 3
 
 
-def _enum(cls, value):
+_E = TypeVar("_E", bound=IntEnum)
+
+
+def _enum(cls: Type[_E], value: int) -> Union[_E, int]:
     """Values coming back from C are integers: unknown ones stay integers."""
     try:
         return cls(value)
@@ -198,11 +242,11 @@ def _enum(cls, value):
         return value
 
 
-_lib = None
+_lib: Optional[ctypes.CDLL] = None
 _lib_lock = threading.Lock()
 
 
-def library(path=None):
+def library(path: Optional[str] = None) -> ctypes.CDLL:
     """The loaded ctypes library (loaded on first use; ``path`` picks the file)."""
     global _lib
     with _lib_lock:
@@ -211,13 +255,26 @@ def library(path=None):
         return _lib
 
 
+def bundled_plugin_dir() -> Optional[str]:
+    """The folder of MuJoCo's engine plugins a wheel of this package carries (for
+    ``plugin_load_dir``), or None when the package was installed without the library."""
+    return _native.bundled_plugin_dir()
+
+
 class MjbError(Exception):
     """A refusal: ``outcome``, ``reason``, ``pointer`` (RFC 6901, or None), ``message``, and
     ``report`` (the mutation's Report, or None)."""
 
-    def __init__(self, outcome, reason, pointer, message, report=None):
-        self.outcome = _enum(Outcome, outcome)
-        self.reason = _enum(Reason, reason)
+    def __init__(
+        self,
+        outcome: int,
+        reason: int,
+        pointer: Optional[str],
+        message: str,
+        report: Optional[Report] = None,
+    ) -> None:
+        self.outcome: Union[Outcome, int] = _enum(Outcome, outcome)
+        self.reason: Union[Reason, int] = _enum(Reason, reason)
         self.pointer = pointer
         self.message = message
         self.report = report
@@ -225,11 +282,11 @@ class MjbError(Exception):
         super().__init__("%s: %s%s: %s" % (_name(self.outcome), _name(self.reason), where, message))
 
 
-def _name(v):
+def _name(v: Union[IntEnum, int]) -> str:
     return v.name if isinstance(v, IntEnum) else str(v)
 
 
-def last_error():
+def last_error() -> Dict[str, Any]:
     """This thread's last refusal as a dict ({} after a success)."""
     lib = library()
     needed = ctypes.c_size_t(0)
@@ -237,13 +294,15 @@ def last_error():
     buf = ctypes.create_string_buffer(needed.value)
     if needed.value == 0 or lib.mjb_last_error(buf, needed.value, ctypes.byref(needed)) != 0:
         return {}
-    return json.loads(buf.raw[: needed.value - 1].decode("utf-8"))
+    detail: Dict[str, Any] = json.loads(buf.raw[: needed.value - 1].decode("utf-8"))
+    return detail
 
 
-def _refusal(outcome, report=None):
+def _refusal(outcome: int, report: Optional[Report] = None) -> MjbError:
     """An MjbError for the call that just returned ``outcome`` on this thread: the reason from
     the report when there is one, else from mjb_last_error; pointer and message from the latter."""
     detail = last_error()
+    reason: int
     if report is not None:
         reason = report.reason
     else:
@@ -251,7 +310,7 @@ def _refusal(outcome, report=None):
     return MjbError(outcome, reason, detail.get("pointer"), detail.get("message", ""), report)
 
 
-def _reason_from_name(name):
+def _reason_from_name(name: str) -> Union[Reason, int]:
     """The value the library names ``name``; a newer library may name a value this module does
     not list yet, which then stays an integer."""
     key = name[len("MJB_REASON_") :] if name.startswith("MJB_REASON_") else ""
@@ -263,7 +322,7 @@ def _reason_from_name(name):
     return Reason.NONE
 
 
-def _take(s):
+def _take(s: ctypes.c_void_p) -> str:
     """Copy a library-owned mjb_string into a str and free it."""
     lib = library()
     try:
@@ -272,80 +331,114 @@ def _take(s):
         lib.mjb_string_free(s)
 
 
-def _utf8(doc):
-    if isinstance(doc, (bytes, bytearray, memoryview)):
+def _json_default(value: Any) -> Any:
+    """json.dumps hook: paths are strings (``pathlib.Path``, any ``os.PathLike``)."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError("%s is not JSON serialisable" % type(value).__name__)
+
+
+def _dumps(doc: Any) -> bytes:
+    # ensure_ascii=False keeps names in UTF-8 as given; allow_nan=False refuses what the bridge
+    # would refuse anyway, with Python's own message.
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, default=_json_default).encode(
+        "utf-8"
+    )
+
+
+Document = Union[str, bytes, bytearray, memoryview, Mapping[str, Any]]
+
+
+def _utf8(doc: Union[Document, "Config"]) -> bytes:
+    if isinstance(doc, bytes):
+        return doc
+    if isinstance(doc, (bytearray, memoryview)):
         return bytes(doc)
     if isinstance(doc, str):
         return doc.encode("utf-8")
-    if isinstance(doc, dict):
-        return json.dumps(doc).encode("utf-8")
-    raise TypeError("a document is str, bytes or dict, not %s" % type(doc).__name__)
+    if isinstance(doc, Config):
+        return doc.to_json().encode("utf-8")
+    if isinstance(doc, Mapping):
+        return _dumps(doc)
+    raise TypeError("a document is str, bytes, dict or Config, not %s" % type(doc).__name__)
 
 
-def _doubles(values):
+Doubles = Union[Sequence[float], Any]  # a sequence of floats or a numpy array
+
+
+def _doubles(values: Doubles) -> Tuple[Any, int, Any]:
     """A C double array for ``values`` (a numpy array is used without a copy when it can be),
-    and the object that keeps its memory alive."""
+    its length, and the object that keeps its memory alive."""
     if _np is not None and isinstance(values, _np.ndarray):
         arr = _np.ascontiguousarray(values, dtype=_np.float64)
-        return arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), arr.size, arr
+        return arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), int(arr.size), arr
     seq = [float(v) for v in values]
-    arr = (ctypes.c_double * len(seq))(*seq)
-    return ctypes.cast(arr, ctypes.POINTER(ctypes.c_double)), len(seq), arr
+    carr = (ctypes.c_double * len(seq))(*seq)
+    return ctypes.cast(carr, ctypes.POINTER(ctypes.c_double)), len(seq), carr
 
 
-def version():
+def version() -> str:
     """The library's version (``mjb_version``)."""
-    return library().mjb_version().decode("utf-8")
+    v: bytes = library().mjb_version()
+    return v.decode("utf-8")
 
 
-def build_info():
+def build_info() -> Dict[str, Any]:
     """The MuJoCo the library was built against and runs with, as a dict."""
     s = ctypes.c_void_p()
     o = library().mjb_build_info(ctypes.byref(s))
     if o != Outcome.OK:
         raise _refusal(o)
-    return json.loads(_take(s))
+    info: Dict[str, Any] = json.loads(_take(s))
+    return info
 
 
-def field_name(field):
+def field_name(field: int) -> str:
     """The name of a field (``"qpos"``, ...)."""
-    return library().mjb_field_name(int(field)).decode("utf-8")
+    n: bytes = library().mjb_field_name(int(field))
+    return n.decode("utf-8")
 
 
-def plugin_load(path):
+def _path_bytes(path: Union[str, "os.PathLike[str]"]) -> bytes:
+    return os.fsencode(path)
+
+
+def plugin_load(path: Union[str, "os.PathLike[str]"]) -> int:
     """Load a MuJoCo plugin library; returns how many plugins it registered."""
     n = ctypes.c_size_t(0)
-    o = library().mjb_plugin_load(str(path).encode("utf-8"), ctypes.byref(n))
+    o = library().mjb_plugin_load(_path_bytes(path), ctypes.byref(n))
     if o != Outcome.OK:
         raise _refusal(o)
     return n.value
 
 
-def plugin_load_dir(folder):
+def plugin_load_dir(folder: Union[str, "os.PathLike[str]"]) -> Tuple[int, int]:
     """Load every plugin library of a folder; returns (libraries, plugins)."""
     libs, n = ctypes.c_size_t(0), ctypes.c_size_t(0)
-    o = library().mjb_plugin_load_dir(
-        str(folder).encode("utf-8"), ctypes.byref(libs), ctypes.byref(n)
-    )
+    o = library().mjb_plugin_load_dir(_path_bytes(folder), ctypes.byref(libs), ctypes.byref(n))
     if o != Outcome.OK:
         raise _refusal(o)
     return libs.value, n.value
 
 
-_log_keep = None  # the CFUNCTYPE object the library may call, kept alive
+_log_keep: Any = None  # the CFUNCTYPE object the library may call, kept alive
 
 
-def set_log_callback(fn, min_level=LogLevel.WARNING):
+def set_log_callback(
+    fn: Optional[Callable[[Union[LogLevel, int], str], None]],
+    min_level: int = LogLevel.WARNING,
+) -> None:
     """Route MuJoCo's warnings inside the bridge's calls and the bridge's events to
     ``fn(level, message)`` (None removes it); called on the thread whose call produced them,
     when that call returns, outside every lock."""
     global _log_keep
     if fn is None:
-        cb = ctypes.cast(None, _native.LOG_FN)
+        cb = _native.LOG_FN()  # NULL: no callback
     else:
+        user = fn
 
-        def trampoline(_user, level, message):
-            fn(_enum(LogLevel, level), message.decode("utf-8", "replace"))
+        def trampoline(_user: Any, level: int, message: bytes) -> None:
+            user(_enum(LogLevel, level), message.decode("utf-8", "replace"))
 
         cb = _native.LOG_FN(trampoline)
     o = library().mjb_set_log_callback(cb, None, int(min_level))
@@ -355,12 +448,328 @@ def set_log_callback(fn, min_level=LogLevel.WARNING):
     _log_keep = cb if fn is not None else None
 
 
-def outcome_name(outcome):
-    return library().mjb_outcome_name(int(outcome)).decode("utf-8")
+def outcome_name(outcome: int) -> str:
+    n: bytes = library().mjb_outcome_name(int(outcome))
+    return n.decode("utf-8")
 
 
-def reason_name(reason):
-    return library().mjb_reason_name(int(reason)).decode("utf-8")
+def reason_name(reason: int) -> str:
+    n: bytes = library().mjb_reason_name(int(reason))
+    return n.decode("utf-8")
+
+
+# ---- configs --------------------------------------------------------------------------------
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Config:
+    """An endpoint config, built from typed values and serialised with the json module, so
+    every string is escaped correctly (a Windows path ``C:\\Users\\...``, quotes, non-ASCII
+    names). ``xml_path`` may be a ``pathlib.Path`` (any ``os.PathLike``) or a str.
+
+        Config(pathlib.Path("robot.xml"), seed=1, frame=[Field.QPOS, Field.QVEL])
+        Config(xml="<mujoco>...</mujoco>", name="arm", publish="end_of_call")
+
+    Exactly one of ``xml_path`` and ``xml``. ``frame``: the fields frames carry (Field values
+    or names); ``publish``: ``"every_step"`` or ``"end_of_call"``; ``fidelity``: a declaration
+    object (see the README). Unset members are left out (the bridge's defaults apply).
+    """
+
+    def __init__(
+        self,
+        xml_path: Optional[PathLike] = None,
+        *,
+        xml: Optional[str] = None,
+        name: Optional[str] = None,
+        seed: Optional[int] = None,
+        profile: Optional[str] = None,
+        frame: Optional[Iterable[Union[int, str]]] = None,
+        publish: Optional[str] = None,
+        fidelity: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        if (xml_path is None) == (xml is None):
+            raise ValueError("a Config names exactly one model source: xml_path or xml")
+        self.xml_path = None if xml_path is None else os.fspath(xml_path)
+        self.xml = xml
+        self.name = name
+        self.seed = seed
+        self.profile = profile
+        self.frame: Optional[List[str]] = None
+        if frame is not None:
+            self.frame = [f if isinstance(f, str) else field_name_of(f) for f in frame]
+        self.publish = publish
+        self.fidelity = None if fidelity is None else dict(fidelity)
+
+    def model(self) -> Dict[str, Any]:
+        """``{"model": {...}}`` alone: what ``Endpoint.replace_model`` takes."""
+        source = {"xml_path": self.xml_path} if self.xml_path is not None else {"xml": self.xml}
+        return {"model": source}
+
+    def to_dict(self) -> Dict[str, Any]:
+        d = self.model()
+        for key in ("name", "seed", "profile", "fidelity"):
+            value = getattr(self, key)
+            if value is not None:
+                d[key] = value
+        if self.publish is not None:
+            d["frame"] = {"publish": self.publish}
+            if self.frame is not None:
+                d["frame"]["fields"] = self.frame
+        elif self.frame is not None:
+            d["frame"] = self.frame
+        return d
+
+    def to_json(self) -> str:
+        return _dumps(self.to_dict()).decode("utf-8")
+
+    def __repr__(self) -> str:
+        return "Config(%s)" % self.to_json()
+
+
+def field_name_of(field: int) -> str:
+    """A Field's config name without loading the library (``Field.QPOS`` -> ``"qpos"``)."""
+    return Field(field).name.lower()
+
+
+ConfigLike = Union[Config, Document, "os.PathLike[str]"]
+
+
+def _config_bytes(config: ConfigLike) -> bytes:
+    """A config as UTF-8 JSON; a bare path stands for ``{"model": {"xml_path": path}}``."""
+    if isinstance(config, os.PathLike):
+        return Config(config).to_json().encode("utf-8")
+    return _utf8(config)
+
+
+def _replacement_bytes(config: ConfigLike) -> bytes:
+    if isinstance(config, os.PathLike):
+        return _dumps(Config(config).model())
+    if isinstance(config, Config):
+        return _dumps(config.model())
+    return _utf8(config)
+
+
+# ---- names ----------------------------------------------------------------------------------
+
+
+class ModelIndex:
+    """Where each named joint, actuator and sensor sits in qpos, qvel, ctrl and sensordata,
+    read once from the endpoint (``Endpoint.index()``), so a joint-state publisher or a rig
+    needs no table of its own:
+
+        idx = ep.index()
+        stepper.values[Field.QPOS][idx.qpos("hinge")]     # a slice of the frame's qpos
+        ctrl[idx.ctrl("push")] = 0.5
+
+    Each lookup returns a ``slice``; an unknown name raises KeyError. Unnamed objects are not
+    listed. ``configuration`` is the model configuration it describes: after
+    ``replace_model`` make a new index.
+    """
+
+    def __init__(self, ep: "Endpoint") -> None:
+        d = ep.dims()
+        self.configuration = d.configuration
+        self.dims = d
+        self._qpos: Dict[str, slice] = {}
+        self._qvel: Dict[str, slice] = {}
+        self._ctrl: Dict[str, slice] = {}
+        self._sensor: Dict[str, slice] = {}
+        self.joints: List[str] = []
+        self.actuators: List[str] = []
+        self.sensors: List[str] = []
+        for j in range(d.njnt):
+            name = ep.id_to_name(ObjectKind.JOINT, j)
+            if name:
+                a = ep.joint_slice(j)
+                self.joints.append(name)
+                self._qpos[name] = slice(a.qpos_adr, a.qpos_adr + a.qpos_len)
+                self._qvel[name] = slice(a.dof_adr, a.dof_adr + a.dof_len)
+        for u in range(d.nu):
+            name = ep.id_to_name(ObjectKind.ACTUATOR, u)
+            if name:
+                self.actuators.append(name)
+                self._ctrl[name] = slice(u, u + 1)
+        for s in range(d.nsensor):
+            name = ep.id_to_name(ObjectKind.SENSOR, s)
+            if name:
+                adr, dim = ep.sensor_slice(s)
+                self.sensors.append(name)
+                self._sensor[name] = slice(adr, adr + dim)
+
+    @staticmethod
+    def _find(table: Dict[str, slice], kind: str, name: str) -> slice:
+        try:
+            return table[name]
+        except KeyError:
+            raise KeyError("no %s is named %r" % (kind, name)) from None
+
+    def qpos(self, joint: str) -> slice:
+        """The joint's values in qpos (7 for a free joint, 4 for a ball joint, else 1)."""
+        return self._find(self._qpos, "joint", joint)
+
+    def qvel(self, joint: str) -> slice:
+        """The joint's degrees of freedom in qvel (and every nv-sized field)."""
+        return self._find(self._qvel, "joint", joint)
+
+    def ctrl(self, actuator: str) -> slice:
+        return self._find(self._ctrl, "actuator", actuator)
+
+    def sensordata(self, sensor: str) -> slice:
+        return self._find(self._sensor, "sensor", sensor)
+
+
+# ---- frames and the inner loop --------------------------------------------------------------
+
+
+class FrameReader:
+    """Reads fields of the latest frame into buffers made once (``Endpoint.frame_reader``):
+    no allocation, no length call and no copy per read. ``values[field]`` is the caller's
+    array from ``out`` (a C-contiguous writable float64 numpy array, or a ctypes double
+    array, at least the field's length), else a numpy array the reader made (without numpy: a
+    ctypes array), refreshed in place by every ``read()``; ``info`` is the FrameInfo of the
+    last read. One reader per thread."""
+
+    def __init__(
+        self, ep: "Endpoint", fields: Sequence[int], out: Optional[Mapping[int, Any]] = None
+    ) -> None:
+        self._ep = ep
+        self.fields: List[Field] = [Field(f) for f in fields]
+        if len(self.fields) > 64:
+            raise ValueError("at most 64 fields in one read")
+        self.values: Dict[Field, Any] = {}
+        self._keep: List[Any] = []
+        n = len(self.fields)
+        self._requests = (FrameRequest * max(n, 1))()
+        for r, f in zip(self._requests, self.fields):
+            if out is not None and f in out:
+                # The caller's array: checked once here, written in place by every read.
+                ptr, cap, keep = _writable(out[f])
+                self.values[f] = out[f]
+            else:
+                buf = (ctypes.c_double * ep.frame_field_len(f))()
+                ptr, cap, keep = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double)), len(buf), buf
+                self.values[f] = (
+                    _np.frombuffer(buf, dtype=_np.float64) if _np is not None else buf
+                )
+            self._keep.append(keep)
+            r.field, r.buf, r.cap = int(f), ptr, cap
+        self.info = FrameInfo()
+        self._n = ctypes.c_size_t(n)
+        self._info_ref = ctypes.byref(self.info)
+        # A function object of its own without argtypes: every argument below is already a
+        # ctypes object of the C type, so the call converts nothing.
+        self._read = ep._lib["mjb_frame_read_many"]
+        self._read.restype = ctypes.c_int32
+
+    def read(self) -> FrameInfo:
+        """Copy the fields of the latest complete frame (one tick); no lock, never torn."""
+        o = self._read(self._ep._ep, self._requests, self._n, self._info_ref)
+        if o:
+            raise _refusal(o)
+        return self.info
+
+
+class Stepper(FrameReader):
+    """One env step per FFI call (``Endpoint.stepper``): write ctrl (and any other whole input
+    field) from buffers made once, step ``nstep`` times, and copy the frame's fields into
+    ``values``, all in ``mjb_write_step_read``. Every argument of that call is built once.
+
+        st = ep.stepper(read=[Field.QPOS, Field.QVEL, Field.SENSORDATA], nstep=5)
+        st.step(action)                 # or: st.ctrl[:] = action; st.step()
+        obs = st.values[Field.QPOS]
+
+    ``inputs[field]`` (``ctrl`` for Field.CTRL) are the arrays the next step writes.
+    ``report`` and ``info`` describe the last call (the same objects every time). A refusal
+    raises MjbError with a copy of the report; a step halted by a stop returns normally with
+    ``report.reason == Reason.STOP_LATCHED``. One stepper per thread. Its buffers are sized for
+    the model it was made for: after ``replace_model`` make a new one (a size that no longer
+    fits is refused by the library, never read or written out of bounds).
+    """
+
+    def __init__(
+        self,
+        ep: "Endpoint",
+        read: Sequence[int] = (),
+        inputs: Sequence[int] = (Field.CTRL,),
+        nstep: int = 1,
+        timeout_ms: int = WAIT_FOREVER,
+        out: Optional[Mapping[int, Any]] = None,
+    ) -> None:
+        super().__init__(ep, read, out)
+        d = ep.dims()
+        widths = {
+            Field.CTRL: d.nu,
+            Field.QFRC_APPLIED: d.nv,
+            Field.XFRC_APPLIED: 6 * d.nbody,
+            Field.MOCAP_POS: 3 * d.nmocap,
+            Field.MOCAP_QUAT: 4 * d.nmocap,
+            Field.EQ_ACTIVE: d.neq,
+        }
+        self.input_fields: List[Field] = [Field(f) for f in inputs]
+        if len(self.input_fields) > 64:
+            raise ValueError("at most 64 inputs in one step")
+        self.input_buffers: Dict[Field, DoubleArray] = {}
+        self.inputs: Dict[Field, Any] = {}
+        m = len(self.input_fields)
+        self._inputs = (Input * max(m, 1))()
+        for slot, f in zip(self._inputs, self.input_fields):
+            if f not in widths:
+                raise ValueError("%s is not an input field" % f.name)
+            buf = (ctypes.c_double * widths[f])()
+            self.input_buffers[f] = buf
+            self.inputs[f] = _np.frombuffer(buf, dtype=_np.float64) if _np is not None else buf
+            slot.field, slot.id = int(f), -1
+            slot.values = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double))
+            slot.n = len(buf)
+        if Field.CTRL in self.inputs:
+            # Start from the endpoint's current controls, so a step() without an action
+            # writes what is there.
+            ep._read_ctrl_into(self.input_buffers[Field.CTRL], document=True)
+        self.ctrl: Any = self.inputs.get(Field.CTRL)
+        self.report = Report()
+        self._step = ep._lib["mjb_write_step_read"]
+        self._step.restype = ctypes.c_int32
+        self._args = (
+            ep._ep,
+            self._inputs,
+            ctypes.c_size_t(m),
+            ctypes.c_uint32(nstep),
+            ctypes.c_uint32(timeout_ms),
+            self._requests,
+            self._n,
+            self._info_ref,
+            ctypes.byref(self.report),
+        )
+
+    @property
+    def nstep(self) -> int:
+        n: int = self._args[3].value
+        return n
+
+    def step(self, ctrl: Optional[Doubles] = None) -> FrameInfo:
+        """Write ``ctrl`` (when given; else the ``ctrl`` array as it is) and the other input
+        arrays, step, read the frame. Returns ``info`` (the same FrameInfo every call)."""
+        if ctrl is not None:
+            self.ctrl[:] = ctrl
+        o = self._step(*self._args)
+        if o:
+            r = Report()
+            ctypes.pointer(r)[0] = self.report
+            raise _refusal(o, r)
+        return self.info
+
+    def restore(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> FrameInfo:
+        """Restore a checkpoint (an RL reset), then read the frame into ``values``; when the
+        frame carries ctrl, the restored controls are copied into ``ctrl`` too (else ``ctrl``
+        keeps what it held, and the next ``step`` writes it). Poses in the frame are
+        recomputed by kinematics; sensordata, qacc and actuator_force are stale
+        (``info.stale``) until the next step: the bridge never runs ``mj_forward`` on a
+        restore."""
+        self._ep.restore(doc, timeout_ms)
+        if Field.CTRL in self.inputs:
+            self._ep._read_ctrl_into(self.input_buffers[Field.CTRL], document=False)
+        return self.read()
 
 
 class Endpoint:
@@ -368,10 +777,15 @@ class Endpoint:
     block closes it (as does ``close()``); a closed endpoint refuses every call with
     ``Reason.CLOSED``."""
 
-    def __init__(self, config):
-        """Load a model per ``config`` (str, bytes or dict; see mjb_endpoint_open)."""
+    _lib: ctypes.CDLL
+    _ep: ctypes.c_void_p
+    _closed: bool
+
+    def __init__(self, config: ConfigLike) -> None:
+        """Load a model per ``config``: a Config, a dict, a JSON str/bytes (see
+        mjb_endpoint_open), or a path to an MJCF file (``pathlib.Path``)."""
         lib = library()
-        cfg = _utf8(config)
+        cfg = _config_bytes(config)
         ep = ctypes.c_void_p()
         o = lib.mjb_endpoint_open(cfg, len(cfg), ctypes.byref(ep))
         if o != Outcome.OK:
@@ -381,15 +795,15 @@ class Endpoint:
         self._closed = False
 
     @classmethod
-    def open(cls, config):
+    def open(cls, config: ConfigLike) -> "Endpoint":
         return cls(config)
 
     @classmethod
-    def adopt(cls, model, data, config):
+    def adopt(cls, model: Any, data: Any, config: ConfigLike) -> "Endpoint":
         """Take ownership of a host's ``mjModel*``/``mjData*`` (integers or ctypes pointers);
         on a refusal the host still owns them."""
         lib = library()
-        cfg = _utf8(config)
+        cfg = _config_bytes(config)
         ep = ctypes.c_void_p()
         o = lib.mjb_endpoint_adopt(model, data, cfg, len(cfg), ctypes.byref(ep))
         if o != Outcome.OK:
@@ -398,27 +812,26 @@ class Endpoint:
         self._lib, self._ep, self._closed = lib, ep, False
         return self
 
-    def __enter__(self):
+    def __enter__(self) -> "Endpoint":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "_closed", True) is False:
             self.close()
 
     @property
-    def handle(self):
+    def handle(self) -> Optional[int]:
         """The C handle (an integer), for calls through ``library()``."""
         return self._ep.value
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._closed
 
-    def close(self):
+    def close(self) -> None:
         """Close the endpoint. Safe while another thread is inside a call (that call finishes
         first) and safe to repeat."""
         if not self._closed:
@@ -426,56 +839,58 @@ class Endpoint:
             self._lib.mjb_endpoint_free(self._ep)
 
     # Mutations: a Report on success; MjbError (with the report) otherwise.
-    def _mutate(self, fn, *args):
+    def _mutate(self, fn: Any, *args: Any) -> Report:
         report = Report()
         o = fn(self._ep, *args, ctypes.byref(report))
         if o != Outcome.OK:
             raise _refusal(o, report)
         return report
 
-    def step(self, nstep=1, timeout_ms=WAIT_FOREVER):
+    def step(self, nstep: int = 1, timeout_ms: int = WAIT_FOREVER) -> Report:
         """Step ``nstep`` times. A stop latched meanwhile halts at a step boundary and returns
         the report with ``reason == Reason.STOP_LATCHED``; ``tick_after`` shows the steps done."""
         return self._mutate(self._lib.mjb_step, nstep, timeout_ms)
 
-    def set_ctrl(self, ctrl, timeout_ms=WAIT_FOREVER):
+    def set_ctrl(self, ctrl: Doubles, timeout_ms: int = WAIT_FOREVER) -> Report:
         ptr, n, keep = _doubles(ctrl)
         report = self._mutate(self._lib.mjb_set_ctrl, ptr, n, timeout_ms)
         del keep
         return report
 
-    def world_write(self, doc, timeout_ms=WAIT_FOREVER):
+    def world_write(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> Report:
         b = _utf8(doc)
         return self._mutate(self._lib.mjb_world_write, b, len(b), timeout_ms)
 
-    def restore(self, doc, timeout_ms=WAIT_FOREVER):
-        """Restore a checkpoint document (or a snapshot's world document) and its tick."""
-        b = _utf8(doc)
+    def restore(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> Report:
+        """Restore a checkpoint document (or a snapshot's world document) and its tick. Bytes
+        go to the library as they are (keep a checkpoint as bytes to reset often)."""
+        b = doc if isinstance(doc, bytes) else _utf8(doc)
         return self._mutate(self._lib.mjb_restore, b, len(b), timeout_ms)
 
-    def replace_model(self, config, timeout_ms=WAIT_FOREVER):
-        b = _utf8(config)
+    def replace_model(self, config: ConfigLike, timeout_ms: int = WAIT_FOREVER) -> Report:
+        """Replace the model: ``{"model": {...}}``, a Config (its model alone) or a path."""
+        b = _replacement_bytes(config)
         return self._mutate(self._lib.mjb_endpoint_replace_model, b, len(b), timeout_ms)
 
     # Documents.
-    def _read(self, fn, timeout_ms):
+    def _read(self, fn: Any, timeout_ms: int) -> str:
         s = ctypes.c_void_p()
         o = fn(self._ep, timeout_ms, ctypes.byref(s))
         if o != Outcome.OK:
             raise _refusal(o)
         return _take(s)
 
-    def world(self, timeout_ms=WAIT_FOREVER):
+    def world(self, timeout_ms: int = WAIT_FOREVER) -> str:
         return self._read(self._lib.mjb_world_read, timeout_ms)
 
-    def snapshot(self, timeout_ms=WAIT_FOREVER):
+    def snapshot(self, timeout_ms: int = WAIT_FOREVER) -> str:
         return self._read(self._lib.mjb_snapshot, timeout_ms)
 
-    def checkpoint(self, timeout_ms=WAIT_FOREVER):
+    def checkpoint(self, timeout_ms: int = WAIT_FOREVER) -> str:
         return self._read(self._lib.mjb_checkpoint_read, timeout_ms)
 
     # Safety: none of these waits for the native lock.
-    def stop(self):
+    def stop(self) -> SafetyState:
         """Latch a stop now, from any thread; returns the SafetyState right after latching."""
         s = SafetyState()
         o = self._lib.mjb_stop(self._ep, ctypes.byref(s))
@@ -483,22 +898,35 @@ class Endpoint:
             raise _refusal(o)
         return s
 
-    def safety(self):
+    def safety(self) -> SafetyState:
         s = SafetyState()
         o = self._lib.mjb_safety_read(self._ep, ctypes.byref(s))
         if o != Outcome.OK:
             raise _refusal(o)
         return s
 
+    def confirm_paused(self) -> None:
+        """Positive acknowledgement of the pause; MjbError unless stopped, with no native work
+        in flight, and not fenced."""
+        o = self._lib.mjb_confirm_paused(self._ep)
+        if o != Outcome.OK:
+            raise _refusal(o)
+
+    def safety_reset(self) -> None:
+        """Clear the stop latch, under the same conditions as ``confirm_paused``."""
+        o = self._lib.mjb_safety_reset(self._ep)
+        if o != Outcome.OK:
+            raise _refusal(o)
+
     # Model facts and names: no lock.
-    def dims(self):
+    def dims(self) -> ModelDims:
         d = ModelDims()
         o = self._lib.mjb_dims(self._ep, ctypes.byref(d))
         if o != Outcome.OK:
             raise _refusal(o)
         return d
 
-    def name_to_id(self, kind, name):
+    def name_to_id(self, kind: int, name: str) -> Optional[int]:
         """mj_name2id for an ObjectKind; None when no object of that kind has the name."""
         i = ctypes.c_int32(-1)
         o = self._lib.mjb_name_to_id(self._ep, int(kind), name.encode("utf-8"), ctypes.byref(i))
@@ -508,7 +936,7 @@ class Endpoint:
             raise _refusal(o)
         return i.value
 
-    def id_to_name(self, kind, id):
+    def id_to_name(self, kind: int, id: int) -> str:
         """mj_id2name for an ObjectKind ("" for an unnamed object)."""
         needed = ctypes.c_size_t(0)
         self._lib.mjb_id_to_name(self._ep, int(kind), id, None, 0, ctypes.byref(needed))
@@ -520,7 +948,7 @@ class Endpoint:
             raise _refusal(o)
         return buf.value.decode("utf-8")
 
-    def sensor_slice(self, sensor):
+    def sensor_slice(self, sensor: int) -> Tuple[int, int]:
         """(address, dimension) of a sensor in sensordata."""
         adr, dim = ctypes.c_size_t(0), ctypes.c_size_t(0)
         o = self._lib.mjb_sensor_slice(self._ep, sensor, ctypes.byref(adr), ctypes.byref(dim))
@@ -528,51 +956,115 @@ class Endpoint:
             raise _refusal(o)
         return adr.value, dim.value
 
-    def joint_slice(self, joint):
+    def joint_slice(self, joint: int) -> JointAdr:
         a = JointAdr()
         o = self._lib.mjb_joint_slice(self._ep, joint, ctypes.byref(a))
         if o != Outcome.OK:
             raise _refusal(o)
         return a
 
+    def index(self) -> ModelIndex:
+        """Name-based slices of qpos, qvel, ctrl and sensordata (see ModelIndex)."""
+        return ModelIndex(self)
+
     # Frames: no lock, never torn.
-    def frame_field_len(self, field):
+    def frame_field_len(self, field: int) -> int:
         n = ctypes.c_size_t(0)
         o = self._lib.mjb_frame_field_len(self._ep, int(field), ctypes.byref(n))
         if o != Outcome.OK:
             raise _refusal(o)
         return n.value
 
-    def frame(self, fields):
-        """Several fields of the latest frame, all of one tick: ({Field: list of floats}, FrameInfo).
-        (numpy arrays when numpy is installed)."""
-        fields = [Field(f) for f in fields]
-        bufs = [(ctypes.c_double * self.frame_field_len(f))() for f in fields]
-        reqs = (FrameRequest * max(len(fields), 1))()
-        for r, f, b in zip(reqs, fields, bufs):
-            r.field = int(f)
-            r.buf = ctypes.cast(b, ctypes.POINTER(ctypes.c_double))
-            r.cap = len(b)
+    def frame(
+        self, fields: Sequence[int], out: Optional[Mapping[int, Any]] = None
+    ) -> Tuple[Dict[Field, Any], FrameInfo]:
+        """Several fields of the latest frame, all of one tick: ({Field: values}, FrameInfo).
+        Values are numpy arrays when numpy is installed (else lists). With ``out`` (a mapping
+        from each field to a writable float64 numpy array or ctypes double array of at least
+        the field's length) the values are copied straight into those arrays, which are
+        returned; nothing is allocated for them. To read the same fields often, use
+        ``frame_reader``."""
+        flds = [Field(f) for f in fields]
+        reqs = (FrameRequest * max(len(flds), 1))()
+        keep: List[Any] = []
+        for r, f in zip(reqs, flds):
+            if out is not None:
+                ptr, cap, k = _writable(out[f])
+            else:
+                k = (ctypes.c_double * self.frame_field_len(f))()
+                ptr, cap = ctypes.cast(k, ctypes.POINTER(ctypes.c_double)), len(k)
+            keep.append(k)
+            r.field, r.buf, r.cap = int(f), ptr, cap
         info = FrameInfo()
-        o = self._lib.mjb_frame_read_many(self._ep, reqs, len(fields), ctypes.byref(info))
+        o = self._lib.mjb_frame_read_many(self._ep, reqs, len(flds), ctypes.byref(info))
         if o != Outcome.OK:
             raise _refusal(o)
-        out = {}
-        for f, b in zip(fields, bufs):
-            out[f] = _np.frombuffer(b, dtype=_np.float64).copy() if _np is not None else list(b)
-        return out, info
+        values: Dict[Field, Any] = {}
+        for f, r, k in zip(flds, reqs, keep):
+            if out is not None:
+                values[f] = out[f]
+            elif _np is not None:
+                values[f] = _np.frombuffer(k, dtype=_np.float64)
+            else:
+                values[f] = list(k)
+        return values, info
+
+    def frame_reader(
+        self, fields: Sequence[int], out: Optional[Mapping[int, Any]] = None
+    ) -> FrameReader:
+        """A FrameReader: the same fields read again and again into buffers made once (the
+        caller's arrays from ``out``, where given)."""
+        return FrameReader(self, fields, out)
+
+    def stepper(
+        self,
+        read: Sequence[int] = (Field.QPOS, Field.QVEL),
+        inputs: Sequence[int] = (Field.CTRL,),
+        nstep: int = 1,
+        timeout_ms: int = WAIT_FOREVER,
+        out: Optional[Mapping[int, Any]] = None,
+    ) -> Stepper:
+        """A Stepper: write ``inputs``, step ``nstep`` times and read ``read`` in one call
+        (into the caller's arrays from ``out``, where given)."""
+        return Stepper(self, read, inputs, nstep, timeout_ms, out)
+
+    def _read_ctrl_into(self, buf: "DoubleArray", document: bool) -> None:
+        """Fill ``buf`` with the endpoint's controls: from the frame when it carries them, else
+        (``document``) from the world document."""
+        written = ctypes.c_size_t(0)
+        info = FrameInfo()
+        o = self._lib.mjb_frame_read(
+            self._ep,
+            int(Field.CTRL),
+            ctypes.cast(buf, ctypes.POINTER(ctypes.c_double)),
+            len(buf),
+            ctypes.byref(written),
+            ctypes.byref(info),
+        )
+        if o == Outcome.OK or not document:
+            return
+        ctrl = json.loads(self.world())["world"]["ctrl"]
+        for i, v in enumerate(ctrl[: len(buf)]):
+            buf[i] = v
 
     # Typed inputs.
-    def input(self, field, values, id=-1, timeout_ms=WAIT_FOREVER):
+    def input(
+        self, field: int, values: Doubles, id: int = -1, timeout_ms: int = WAIT_FOREVER
+    ) -> Report:
         """Write an input field whole (``id`` -1) or one object's slice."""
         ptr, n, keep = _doubles(values)
         report = self._mutate(self._lib.mjb_input_write, int(field), id, ptr, n, timeout_ms)
         del keep
         return report
 
-    def write_step(self, inputs, nstep=1, timeout_ms=WAIT_FOREVER):
+    def write_step(
+        self,
+        inputs: Sequence[Tuple[int, int, Doubles]],
+        nstep: int = 1,
+        timeout_ms: int = WAIT_FOREVER,
+    ) -> Report:
         """Write inputs (``[(field, id, values), ...]``), then step ``nstep`` times, under one
-        admission."""
+        admission. For a loop, ``stepper`` builds all of this once."""
         arr = (Input * max(len(inputs), 1))()
         keep = []
         for slot, (field, id, values) in zip(arr, inputs):
@@ -583,12 +1075,15 @@ class Endpoint:
         del keep
         return report
 
-    def confirm_paused(self):
-        o = self._lib.mjb_confirm_paused(self._ep)
-        if o != Outcome.OK:
-            raise _refusal(o)
 
-    def safety_reset(self):
-        o = self._lib.mjb_safety_reset(self._ep)
-        if o != Outcome.OK:
-            raise _refusal(o)
+def _writable(buf: Any) -> Tuple[Any, int, Any]:
+    """(pointer, capacity, keep-alive) for a caller's output buffer: a C-contiguous, writable
+    float64 numpy array or a ctypes double array; anything else is refused (a copy would
+    silently drop the values)."""
+    if _np is not None and isinstance(buf, _np.ndarray):
+        if buf.dtype != _np.float64 or not buf.flags.c_contiguous or not buf.flags.writeable:
+            raise TypeError("out arrays must be C-contiguous, writable float64 arrays")
+        return buf.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), int(buf.size), buf
+    if isinstance(buf, ctypes.Array) and buf._type_ is ctypes.c_double:
+        return ctypes.cast(buf, ctypes.POINTER(ctypes.c_double)), len(buf), buf
+    raise TypeError("out arrays are float64 numpy arrays or ctypes double arrays")

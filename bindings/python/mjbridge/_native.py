@@ -9,11 +9,15 @@ Adding an export: add its entry to SIGNATURES (the coverage test says which kind
 then wrap it in ``mjbridge/__init__.py``.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import shutil
 import subprocess
 import sys
+from typing import Any, Dict, List, Optional, Tuple
+
 from ctypes import (
     CFUNCTYPE,
     POINTER,
@@ -41,8 +45,8 @@ class Report(ctypes.Structure):
         ("sequence", c_uint64),
     ]
 
-    def __repr__(self):
-        return "Report(%s)" % ", ".join("%s=%r" % (f, getattr(self, f)) for f, _ in self._fields_)
+    def __repr__(self) -> str:
+        return "Report(%s)" % ", ".join("%s=%r" % (f[0], getattr(self, f[0])) for f in self._fields_)
 
 
 class SafetyState(ctypes.Structure):
@@ -59,33 +63,36 @@ class SafetyState(ctypes.Structure):
         ("fence_reason", c_int32),
     ]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "SafetyState(%s)" % ", ".join(
-            "%s=%r" % (f, getattr(self, f)) for f, _ in self._fields_
+            "%s=%r" % (f[0], getattr(self, f[0])) for f in self._fields_
         )
+
+
+_DIMS: List[Tuple[str, Any]] = [
+    (name, c_int64)
+    for name in (
+        "nq",
+        "nv",
+        "na",
+        "nu",
+        "nbody",
+        "njnt",
+        "ngeom",
+        "nsite",
+        "nsensor",
+        "nsensordata",
+        "nmocap",
+        "neq",
+        "nuserdata",
+    )
+]
 
 
 class ModelDims(ctypes.Structure):
     """mjb_model_dims: model dimensions, timestep and configuration (mjb_dims)."""
 
-    _fields_ = [
-        (name, c_int64)
-        for name in (
-            "nq",
-            "nv",
-            "na",
-            "nu",
-            "nbody",
-            "njnt",
-            "ngeom",
-            "nsite",
-            "nsensor",
-            "nsensordata",
-            "nmocap",
-            "neq",
-            "nuserdata",
-        )
-    ] + [("timestep", c_double), ("configuration", c_uint64)]
+    _fields_ = _DIMS + [("timestep", c_double), ("configuration", c_uint64)]
 
 
 class JointAdr(ctypes.Structure):
@@ -145,7 +152,7 @@ ENDPOINT = c_void_p
 STRING = c_void_p
 OUTCOME = c_int32
 
-SIGNATURES = {
+SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "mjb_endpoint_open": (OUTCOME, [c_char_p, c_size_t, POINTER(ENDPOINT)]),
     "mjb_endpoint_adopt": (OUTCOME, [c_void_p, c_void_p, c_char_p, c_size_t, POINTER(ENDPOINT)]),
     "mjb_endpoint_free": (OUTCOME, [ENDPOINT]),
@@ -198,6 +205,20 @@ SIGNATURES = {
         OUTCOME,
         [ENDPOINT, POINTER(Input), c_size_t, c_uint32, c_uint32, POINTER(Report)],
     ),
+    "mjb_write_step_read": (
+        OUTCOME,
+        [
+            ENDPOINT,
+            POINTER(Input),
+            c_size_t,
+            c_uint32,
+            c_uint32,
+            POINTER(FrameRequest),
+            c_size_t,
+            POINTER(FrameInfo),
+            POINTER(Report),
+        ],
+    ),
     "mjb_plugin_load": (OUTCOME, [c_char_p, POINTER(c_size_t)]),
     "mjb_plugin_load_dir": (OUTCOME, [c_char_p, POINTER(c_size_t), POINTER(c_size_t)]),
     "mjb_set_log_callback": (OUTCOME, [LOG_FN, c_void_p, c_int32]),
@@ -205,8 +226,13 @@ SIGNATURES = {
 
 SONAME = "libmjbridge.so.0"
 
+# Where a wheel built by scripts/python_wheel.sh puts the library, the MuJoCo it links and
+# MuJoCo's engine plugins: inside the package, found relative to this file (the bridge finds
+# libmujoco beside itself through its RUNPATH $ORIGIN).
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib")
 
-def _in_dir(folder):
+
+def _in_dir(folder: str) -> Optional[str]:
     for name in (SONAME, "libmjbridge.so"):
         path = os.path.join(folder, name)
         if os.path.exists(path):
@@ -214,15 +240,24 @@ def _in_dir(folder):
     return None
 
 
-def candidates():
+def bundled_plugin_dir() -> Optional[str]:
+    """The bundled MuJoCo plugin folder, when the package carries one."""
+    folder = os.path.join(BUNDLED, "mujoco_plugin")
+    return folder if os.path.isdir(folder) else None
+
+
+def candidates() -> List[Tuple[str, Optional[str]]]:
     """Where the library is looked for, in order: (how, path or loader name)."""
-    out = []
+    out: List[Tuple[str, Optional[str]]] = []
     env = os.environ.get("MJBRIDGE_LIB")
     if env:
         out.append(("MJBRIDGE_LIB", _in_dir(env) if os.path.isdir(env) else env))
     prefix = os.environ.get("MJBRIDGE_PREFIX")
     if prefix:
         out.append(("MJBRIDGE_PREFIX", _in_dir(os.path.join(prefix, "lib"))))
+    bundled = _in_dir(BUNDLED)
+    if bundled:
+        out.append(("bundled", bundled))
     found = _in_dir(os.path.join(sys.prefix, "lib"))
     if found:
         out.append(("sys.prefix", found))
@@ -242,7 +277,7 @@ def candidates():
     return out
 
 
-def load(path=None):
+def load(path: Optional[str] = None) -> ctypes.CDLL:
     """Load the library (``path``, else the first candidate that loads) and declare every
     signature. Raises OSError naming every place tried."""
     tried = []
@@ -262,7 +297,7 @@ def load(path=None):
     raise OSError("mjbridge: libmjbridge not found; tried:\n  " + "\n  ".join(tried))
 
 
-def declare(lib):
+def declare(lib: ctypes.CDLL) -> None:
     for name, (restype, argtypes) in SIGNATURES.items():
         fn = getattr(lib, name)  # AttributeError names an export the library lacks
         fn.restype = restype

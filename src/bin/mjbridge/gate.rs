@@ -15,6 +15,7 @@ use crate::files;
 use crate::manifest::MANIFEST;
 use crate::pretty;
 use crate::reference::{self, member, Loaded, Stored, REFERENCE, REFERENCE_MD};
+use crate::say;
 use crate::{progress, warn, Problem, Result};
 use mjbridge::checkpoint::Profile;
 use mjbridge::conformance;
@@ -560,7 +561,7 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
     for w in &warnings {
         warn(w);
     }
-    println!(
+    say!(
         "{}: gate {} (engine {}, profile {}, digest {digest})",
         dir.display(),
         if passed { "passed" } else { "FAILED" },
@@ -568,9 +569,9 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
         l.endpoint.profile().name()
     );
     for c in &checks {
-        println!("  {:<13} {}: {}", c.verdict.name(), c.name, c.detail);
+        say!("  {:<13} {}: {}", c.verdict.name(), c.name, c.detail);
         for d in &c.differences {
-            println!("                  {d}");
+            say!("                  {d}");
         }
     }
 
@@ -593,16 +594,16 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
         if let Err(e) = verdict {
             return Err(Problem::Failed(e));
         }
-        println!("  {GATE} is current");
+        say!("  {GATE} is current");
     } else {
         if !stale.is_empty() {
-            println!(
+            say!(
                 "  the previous {GATE} was stale and is replaced (never reused): {}",
                 stale.join(", ")
             );
         }
         reference::write_atomic(&gate_path, &text)?;
-        println!("  wrote a fresh {GATE}");
+        say!("  wrote a fresh {GATE}");
     }
     if passed {
         Ok(())

@@ -4,6 +4,7 @@
 use crate::doc::{self, ValueExt};
 use crate::reference::{self, member};
 use crate::{progress, Problem, Result};
+use crate::{say, say_raw};
 use mjbridge::doc::{obj, Value};
 use std::path::Path;
 
@@ -18,30 +19,40 @@ pub fn validate(package: &Path, file: &Path) -> Result<()> {
     let l = reference::load(package)?;
     progress::clear_line();
     match l.endpoint.validate_checkpoint(&bytes) {
+        Ok(c) if c.model_checked() => {
+            say!(
+                "{}: valid for package {} ({}, engine {}, model {}): restoring it would be admitted at tick {}",
+                file.display(),
+                l.manifest.name,
+                l.endpoint.profile().name(),
+                mjbridge::native::engine().version_string,
+                l.endpoint.shape().fingerprint,
+                c.tick()
+            );
+            Ok(())
+        }
         Ok(c) => {
-            println!(
-                "{}: valid for package {} ({}, engine {}): restoring it would be admitted at tick {}",
+            say!(
+                "{}: fits package {} ({}, engine {}, the descriptor's dimensions, seed): restoring it would be admitted at tick {}",
                 file.display(),
                 l.manifest.name,
                 l.endpoint.profile().name(),
                 mjbridge::native::engine().version_string,
                 c.tick()
             );
+            say!(
+                "  a bare checkpoint does not name the model's content, so another model with the same dimensions would pass too; a world document (mjb_snapshot) carries the model's fingerprint and is checked against the package's model"
+            );
             Ok(())
         }
         Err(r) => {
-            println!("{}: refused ({})", file.display(), r.outcome.name());
-            println!("  reason:  {}", r.reason.name());
-            println!("  pointer: {}", r.pointer.as_deref().unwrap_or("(none)"));
-            println!("  message: {}", r.message);
-            Err(Problem::Failed(format!(
-                "{} is not a valid checkpoint for package {}: {} at {}: {}",
-                file.display(),
-                l.manifest.name,
-                r.reason.name(),
-                r.pointer.as_deref().unwrap_or("(no pointer)"),
-                r.message
-            )))
+            say!("{}: refused ({})", file.display(), r.outcome.name());
+            say!("  reason:  {}", r.reason.name());
+            if let Some(p) = r.pointer.as_deref().filter(|p| !p.is_empty()) {
+                say!("  pointer: {p}");
+            }
+            say!("  message: {}", r.message);
+            Err(Problem::Reported)
         }
     }
 }
@@ -119,17 +130,17 @@ pub fn inspect(file: &Path, package: Option<&Path>, as_json: bool) -> Result<()>
     ]);
     progress::clear_line();
     if as_json {
-        print!("{}", crate::pretty::to_pretty(&summary));
+        say_raw!("{}", crate::pretty::to_pretty(&summary));
     } else {
-        println!("{}: {kind}", file.display());
+        say!("{}: {kind}", file.display());
         if let Value::Obj(fields) = &summary {
             for (k, v) in fields.iter().skip(1) {
                 match (k.as_str(), v) {
                     (_, Value::Null) => {}
                     ("segments", Value::Arr(segs)) => {
-                        println!("  segments:");
+                        say!("  segments:");
                         for s in segs {
-                            println!(
+                            say!(
                                 "    {:<14} offset {:>6}  length {:>6}",
                                 member(s, "name")
                                     .and_then(|n| n.as_str("").ok())
@@ -140,10 +151,10 @@ pub fn inspect(file: &Path, package: Option<&Path>, as_json: bool) -> Result<()>
                         }
                     }
                     ("qpos" | "qvel" | "ctrl" | "act" | "values", v) => {
-                        println!("  {k}: {} numbers", v.to_json())
+                        say!("  {k}: {} numbers", v.to_json())
                     }
-                    (_, Value::Str(s)) => println!("  {k}: {s}"),
-                    (_, v) => println!("  {k}: {}", v.to_json()),
+                    (_, Value::Str(s)) => say!("  {k}: {s}"),
+                    (_, v) => say!("  {k}: {}", v.to_json()),
                 }
             }
         }

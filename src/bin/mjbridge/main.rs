@@ -21,8 +21,45 @@ mod progress;
 mod reference;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A line of results on standard output. A closed pipe (`mjbridge package gate DIR | head -1`)
+/// stops the output, not the command: it finishes its work (a gate still writes its
+/// `gate.json`) and exits with its own code.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::out(format_args!($($t)*), true) };
+}
+pub(crate) use say;
+
+/// Results without a line end (a pretty-printed document that ends with its own).
+macro_rules! say_raw {
+    ($($t:tt)*) => { $crate::out(format_args!($($t)*), false) };
+}
+pub(crate) use say_raw;
+
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+pub fn out(args: std::fmt::Arguments, newline: bool) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut o = std::io::stdout().lock();
+    let written = o
+        .write_fmt(args)
+        .and_then(|()| if newline { o.write_all(b"\n") } else { Ok(()) });
+    if written.is_err() {
+        // A closed pipe or a full disk: nothing more can be shown; the work goes on.
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A warning or an error on standard error (never a panic, whatever became of stderr).
+pub fn tell(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -30,8 +67,10 @@ Exit codes:
   1  a gate or a validation failed (the reason is printed)
   2  usage error
   3  a package, or a file it names, could not be read or loaded
-     (package.json, reference.json, a model file, a checkpoint file; or MuJoCo refused to
-     compile the model)";
+     (package.json, reference.json, a model file, a checkpoint file, a plugin folder; or
+     MuJoCo refused to compile the model)
+A closed standard output (a pipe into `head`) ends the output only: the command finishes and
+exits with one of these codes.";
 
 #[derive(Parser)]
 #[command(
@@ -41,6 +80,12 @@ Exit codes:
     after_help = EXIT_CODES
 )]
 struct Cli {
+    /// Load MuJoCo's engine plugins from this folder before opening any model (repeatable).
+    /// Without it, the plugin folder of the install the command belongs to is loaded when
+    /// there is one (`lib/mujoco_plugin`, or `bin/mujoco_plugin` on Windows), else the one
+    /// the build linked against.
+    #[arg(long, global = true, value_name = "DIR")]
+    plugin_dir: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -109,6 +154,8 @@ enum CheckpointCommand {
 pub enum Problem {
     /// A gate or a validation ran and failed (exit 1).
     Failed(String),
+    /// A validation failed and its result, the refusal, is printed already (exit 1).
+    Reported,
     /// The package, or a file it names, could not be read or loaded (exit 3).
     Unreadable(String),
 }
@@ -116,7 +163,7 @@ pub enum Problem {
 impl Problem {
     fn code(&self) -> u8 {
         match self {
-            Problem::Failed(_) => 1,
+            Problem::Failed(_) | Problem::Reported => 1,
             Problem::Unreadable(_) => 3,
         }
     }
@@ -124,6 +171,14 @@ impl Problem {
     fn message(&self) -> &str {
         match self {
             Problem::Failed(m) | Problem::Unreadable(m) => m,
+            Problem::Reported => "",
+        }
+    }
+
+    /// Say what went wrong on stderr, unless the result said it already.
+    fn tell(&self, prefix: &str) {
+        if !matches!(self, Problem::Reported) {
+            tell(format_args!("error: {prefix}{}", self.message()));
         }
     }
 }
@@ -134,8 +189,8 @@ pub type Result<T> = std::result::Result<T, Problem>;
 pub fn warn(msg: &str) {
     progress::clear_line();
     match progress::item() {
-        item if item.is_empty() => eprintln!("warning: {msg}"),
-        item => eprintln!("warning: {item}: {msg}"),
+        item if item.is_empty() => tell(format_args!("warning: {msg}")),
+        item => tell(format_args!("warning: {item}: {msg}")),
     }
 }
 
@@ -146,7 +201,7 @@ fn each_dir(dirs: &[PathBuf], mut f: impl FnMut(&std::path::Path, usize) -> Resu
         progress::set_item(i + 1, dirs.len(), &dir.display().to_string());
         if let Err(p) = f(dir, i) {
             progress::clear_line();
-            eprintln!("error: {}: {}", dir.display(), p.message());
+            p.tell(&format!("{}: ", dir.display()));
             worst = worst.max(p.code());
         }
     }
@@ -154,8 +209,55 @@ fn each_dir(dirs: &[PathBuf], mut f: impl FnMut(&std::path::Path, usize) -> Resu
     worst
 }
 
+/// Load engine plugins before any model: the folders asked for (a failure is exit 3), else
+/// the install's or the build's plugin folder when there is one (a failure is a warning: a
+/// package without plugins must not fail for it).
+fn load_plugins(asked: &[PathBuf]) -> Result<()> {
+    for dir in asked {
+        mjbridge::load_plugin_dir(dir.as_os_str().as_encoded_bytes()).map_err(|r| {
+            Problem::Unreadable(format!(
+                "the plugin folder {} could not be loaded: {}",
+                dir.display(),
+                r.message
+            ))
+        })?;
+    }
+    if asked.is_empty() {
+        if let Some(dir) = default_plugin_dir() {
+            if let Err(r) = mjbridge::load_plugin_dir(dir.as_os_str().as_encoded_bytes()) {
+                warn(&format!(
+                    "the plugin folder {} could not be loaded: {}",
+                    dir.display(),
+                    r.message
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The engine plugin folder that goes with this command: its install's (`PREFIX/bin/mjbridge`
+/// beside `PREFIX/lib/mujoco_plugin`, or `bin/mujoco_plugin` on Windows), else the folder the
+/// build took the engine from.
+fn default_plugin_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?;
+    let installed = [
+        bin.join("mujoco_plugin"),
+        bin.parent()?.join("lib").join("mujoco_plugin"),
+    ];
+    let built = Path::new(mjbridge::native::engine().build_library)
+        .parent()
+        .map(|d| d.join("plugin"));
+    installed.into_iter().chain(built).find(|d| d.is_dir())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(p) = load_plugins(&cli.plugin_dir) {
+        p.tell("");
+        return ExitCode::from(p.code());
+    }
     let code = match cli.command {
         Command::Package(PackageCommand::Regenerate { dirs }) => {
             each_dir(&dirs, |dir, _| reference::regenerate(dir))
@@ -168,7 +270,7 @@ fn main() -> ExitCode {
             match inspect::validate(&package, &file) {
                 Ok(()) => 0,
                 Err(p) => {
-                    eprintln!("error: {}", p.message());
+                    p.tell("");
                     p.code()
                 }
             }
@@ -180,7 +282,7 @@ fn main() -> ExitCode {
         }) => match inspect::inspect(&file, package.as_deref(), json) {
             Ok(()) => 0,
             Err(p) => {
-                eprintln!("error: {}", p.message());
+                p.tell("");
                 p.code()
             }
         },

@@ -14,6 +14,7 @@ use crate::doc::{self, ValueExt};
 use crate::files::{self, ModelFile};
 use crate::manifest::{self, Manifest};
 use crate::pretty::{self, MemberText};
+use crate::say;
 use crate::{progress, warn, Problem, Result};
 use mjbridge::checkpoint::{self, Profile};
 use mjbridge::doc::{self as json, obj, pointer_push, Value};
@@ -288,6 +289,10 @@ pub fn live(l: &Loaded) -> Result<Value> {
             obj([
                 ("entry", m.model.as_str().into()),
                 (
+                    "fingerprint",
+                    l.endpoint.shape().fingerprint.as_str().into(),
+                ),
+                (
                     "files",
                     Value::Obj(
                         l.files
@@ -475,6 +480,13 @@ pub fn render_md(r: &Value, human: &[(&'static str, String)]) -> String {
     for p in list(&["profile", "does_not_promise"]) {
         line(&format!("- {p}"));
     }
+    line("");
+    line("## Model");
+    line("");
+    line(&format!(
+        "The compiled model's fingerprint (SHA-256 of MuJoCo's own serialization, `mj_saveModel`; a world document names it and is refused by another model): `{}`",
+        text_of(get(&["model", "fingerprint"]))
+    ));
     line("");
     line("## Model files");
     line("");
@@ -794,17 +806,17 @@ pub fn regenerate(dir: &Path) -> Result<()> {
     write_atomic(&l.manifest.dir.join(REFERENCE), &text)?;
     write_atomic(&l.manifest.dir.join(REFERENCE_MD), &md)?;
     progress::clear_line();
-    println!(
+    say!(
         "{}: regenerated {REFERENCE} and {REFERENCE_MD} (engine {}, profile {})",
         dir.display(),
         text_of(member(&generated, "engine").and_then(|e| member(e, "version"))),
         l.endpoint.profile().name()
     );
     if changes.is_empty() {
-        println!("  the generated contract is unchanged");
+        say!("  the generated contract is unchanged");
     }
     for c in changes {
-        println!("  {c}");
+        say!("  {c}");
     }
     let carried: Vec<&str> = human
         .iter()
@@ -816,9 +828,9 @@ pub fn regenerate(dir: &Path) -> Result<()> {
         .map(|(k, _)| *k)
         .collect();
     if !carried.is_empty() {
-        println!("  carried over byte for byte: {}", carried.join(", "));
+        say!("  carried over byte for byte: {}", carried.join(", "));
     }
-    println!("  next: review the change, then run `mjbridge package gate`");
+    say!("  next: review the change, then run `mjbridge package gate`");
     Ok(())
 }
 
