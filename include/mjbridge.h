@@ -178,6 +178,8 @@ enum mjb_reason
   // A world document's `model_fingerprint` is not the endpoint's model: another model,
   // even with the same dimensions (or the same file compiled by another engine build).
   MJB_REASON_MODEL_FINGERPRINT = 46,
+  // The restore point was captured on (or read for) another endpoint.
+  MJB_REASON_OTHER_ENDPOINT = 47,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -317,6 +319,10 @@ typedef int32_t mjb_log_level;
 
 // An endpoint handle as C sees it. Opaque: its value is not an address.
 typedef struct mjb_endpoint mjb_endpoint;
+
+// A restore point as C sees it: library-owned, immutable, freed by
+// `mjb_restore_point_free`. Opaque: its value is not an address.
+typedef struct mjb_restore_point mjb_restore_point;
 
 // A library-owned, NUL-terminated UTF-8 string (opaque to C).
 typedef struct mjb_string mjb_string;
@@ -943,6 +949,72 @@ mjb_outcome mjb_build_info(struct mjb_string **out_string);
 // step. Takes the native lock (waits).
 mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif
+
+// Capture a restore point: under the native lock, the complete state the endpoint's profile
+// restores (`mujoco_integration_v1`: the `mjSTATE_INTEGRATION` vector; `mujoco_basic_v1`:
+// time, qpos, qvel, act, ctrl) and the tick, stamped with the endpoint and its model
+// configuration. No JSON is printed.
+// `out`: must not be NULL; NULL on entry, on `MJB_OK` a new restore point the caller owns and
+// frees with `mjb_restore_point_free`. A restore point is immutable: it may be applied (to
+// this endpoint) and read from any thread, concurrently.
+// Takes the native lock (admission bounded by `timeout_ms`). Works on fenced endpoints.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_restore_point_capture(struct mjb_endpoint *ep,
+                                      uint32_t timeout_ms,
+                                      struct mjb_restore_point **out);
+
+// Restore a restore point: exactly what `mjb_restore` does once a document is validated,
+// without the document. The same admission (`timeout_ms`), fence (`MJB_FENCED`), stop rules
+// (admitted while stopped; the stop history and the latch are kept) and outcomes; then, under
+// the native lock, the restore native phase: pre-image, guarded `mj_setState`, bitwise
+// readback, tick, a frame; a failed setter or readback rolled back and proven
+// (`MJB_ROLLED_BACK`) or the endpoint fenced (`MJB_UNKNOWN`).
+// Refused (`MJB_REJECTED`, nothing changed): a restore point of another endpoint
+// (`MJB_REASON_OTHER_ENDPOINT`) or of an older model configuration
+// (`MJB_REASON_CONFIGURATION`). `rp`: borrowed; NULL, freed or foreign handles are
+// `MJB_INVALID_ARGUMENT`. `report`: nullable.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_restore_point_apply(struct mjb_endpoint *ep,
+                                    const struct mjb_restore_point *rp,
+                                    uint32_t timeout_ms,
+                                    struct mjb_report *report);
+
+// `mjb_restore_point_apply` with a precondition (`expect` as for `mjb_step_if`; nothing is
+// restored when it does not hold).
+mjb_outcome mjb_restore_point_apply_if(struct mjb_endpoint *ep,
+                                       const struct mjb_restore_point *rp,
+                                       const struct mjb_expect *expect,
+                                       uint32_t timeout_ms,
+                                       struct mjb_report *report);
+
+// The checkpoint document of a restore point: byte for byte what `mjb_checkpoint_read`
+// returned (or would have returned) at the capture; for one read from JSON, the checkpoint
+// of the state that document restores. `out_string`: must not be NULL; NULL on entry, on
+// `MJB_OK` a new string the caller frees with `mjb_string_free`. `rp`: borrowed; NULL,
+// freed or foreign handles are `MJB_INVALID_ARGUMENT`. Takes no lock. Any thread.
+mjb_outcome mjb_restore_point_to_json(const struct mjb_restore_point *rp,
+                                      struct mjb_string **out_string);
+
+// A restore point from a checkpoint or world document (`json`/`len`, borrowed), validated
+// exactly as `mjb_restore` validates it (same refusals, reasons and JSON pointers), restoring
+// nothing: load a saved state once, apply it many times. It belongs to this endpoint and its
+// current model configuration. `out`: must not be NULL; NULL on entry, on `MJB_OK` a new
+// restore point the caller frees with `mjb_restore_point_free`. Takes no lock.
+// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+mjb_outcome mjb_restore_point_from_json(struct mjb_endpoint *ep,
+                                        const char *json,
+                                        size_t len,
+                                        struct mjb_restore_point **out);
+
+// What a restore point restores: its tick and the model configuration it belongs to, into
+// `info` (must not be NULL; zeroed on entry, filled on `MJB_OK`). `rp`: borrowed; NULL, freed
+// or foreign handles are `MJB_INVALID_ARGUMENT`. Takes no lock. Any thread.
+mjb_outcome mjb_restore_point_info(const struct mjb_restore_point *rp, struct mjb_read_info *info);
+
+// Free a restore point. NULL is a no-op (`MJB_OK`); a restore point freed before, or not made
+// by this library, is `MJB_INVALID_ARGUMENT` (never undefined behaviour). Freeing while
+// another thread applies it is safe: that call finishes with it. Any thread.
+mjb_outcome mjb_restore_point_free(struct mjb_restore_point *rp);
 
 #ifdef __cplusplus
 }  // extern "C"

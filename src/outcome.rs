@@ -115,6 +115,8 @@ pub enum mjb_reason {
     /// A world document's `model_fingerprint` is not the endpoint's model: another model,
     /// even with the same dimensions (or the same file compiled by another engine build).
     MJB_REASON_MODEL_FINGERPRINT = 46,
+    /// The restore point was captured on (or read for) another endpoint.
+    MJB_REASON_OTHER_ENDPOINT = 47,
 }
 
 abi_enum!(mjb_outcome {
@@ -182,6 +184,7 @@ abi_enum!(mjb_reason {
     MJB_REASON_NOT_IN_FRAME,
     MJB_REASON_PRECONDITION,
     MJB_REASON_MODEL_FINGERPRINT,
+    MJB_REASON_OTHER_ENDPOINT,
 });
 
 pub use mjb_outcome as Outcome;

@@ -29,7 +29,7 @@ pub(super) enum Pre {
 impl Endpoint {
     /// Capture the most complete image this engine can read back: the integration state (into
     /// `n.pre`) where the state API exists, else the public fields.
-    pub(super) fn capture(&self, n: &mut Native) -> Result<Pre, NativeError> {
+    pub(super) fn capture_pre(&self, n: &mut Native) -> Result<Pre, NativeError> {
         match n.shape.layout.as_ref() {
             Some(l) => {
                 n.pre.resize(l.size, 0.0);
@@ -43,7 +43,7 @@ impl Endpoint {
         }
     }
 
-    fn apply(mj: &mut Mujoco, shape: &Shape, image: Image) -> Result<(), NativeError> {
+    fn write_image(mj: &mut Mujoco, shape: &Shape, image: Image) -> Result<(), NativeError> {
         match image {
             Image::State(v) => {
                 let sig = shape
@@ -58,7 +58,7 @@ impl Endpoint {
     }
 
     /// Read back and compare bit for bit.
-    fn holds(
+    fn reads_back(
         mj: &Mujoco,
         shape: &Shape,
         image: Image,
@@ -98,8 +98,8 @@ impl Endpoint {
                 Pre::State => Image::State(&n.pre),
                 Pre::Public => Image::Public(&n.pre_public),
             };
-            Self::apply(&mut n.mj, &n.shape, image)?;
-            Self::holds(&n.mj, &n.shape, image, &mut n.readback)
+            Self::write_image(&mut n.mj, &n.shape, image)?;
+            Self::reads_back(&n.mj, &n.shape, image, &mut n.readback)
         })();
         if let Ok(true) = restored {
             n.writer
@@ -139,7 +139,7 @@ impl Endpoint {
     /// and proven, or the endpoint fenced.
     pub(super) fn install(&self, n: &mut Native, target: Image, tick: u64) -> Answer {
         let before = n.tick;
-        let pre = match self.capture(n) {
+        let pre = match self.capture_pre(n) {
             Ok(img) => img,
             Err(e) => {
                 return Answer::refused(
@@ -149,8 +149,8 @@ impl Endpoint {
                 )
             }
         };
-        match Self::apply(&mut n.mj, &n.shape, target) {
-            Ok(()) => match Self::holds(&n.mj, &n.shape, target, &mut n.readback) {
+        match Self::write_image(&mut n.mj, &n.shape, target) {
+            Ok(()) => match Self::reads_back(&n.mj, &n.shape, target, &mut n.readback) {
                 Ok(true) => {
                     n.tick = tick;
                     self.safety.publish_tick(tick);

@@ -17,12 +17,14 @@ mod image;
 mod lock;
 mod read;
 mod restore;
+mod restore_point;
 mod step;
 
 pub use crate::safety::SafetyView;
 pub use admission::{Call, Expect};
 pub use answer::{Answer, Report};
 pub use read::Seen;
+pub use restore_point::RestorePoint;
 pub use step::{HostInput, MAX_INPUTS};
 
 use crate::checkpoint::{Buffers, Facts, Profile};
@@ -76,6 +78,8 @@ struct Native {
 
 pub struct Endpoint {
     pub(crate) safety: Safety,
+    /// This endpoint among all of the process's (restore points name it).
+    serial: u64,
     native: NativeLock<Native>,
     /// Number buffers of earlier restores, reused by the next ones (validation runs before
     /// the lock, so concurrent restores each take their own).
@@ -210,6 +214,10 @@ impl Endpoint {
         let size = shape.layout.as_ref().map_or(0, |l| l.size);
         Endpoint {
             safety: Safety::new(0),
+            serial: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
             frames: writer.frames(),
             native: NativeLock::new(Native {
                 mj,

@@ -1,7 +1,9 @@
 //! Reads under the native lock: the checkpoint document and the world document (so the
 //! public fields and the checkpoint never tear), and a host's own look at the pair.
 
+use super::image::Image;
 use super::{engine_refusal, Endpoint, Native};
+use crate::checkpoint::Facts;
 use crate::checkpoint::{self, Profile};
 use crate::doc::write::Writer;
 use crate::inputs;
@@ -26,6 +28,31 @@ impl Seen {
     }
 }
 
+/// Print the checkpoint document of a state image: what `mjb_checkpoint_read` serves, and what
+/// a restore point gives back (the same bytes for the same facts, image and tick). `last`: the
+/// size of the last document of its kind, to size the buffer once.
+pub(super) fn print_checkpoint(
+    facts: &Facts,
+    image: Image,
+    tick: u64,
+    last: usize,
+) -> Result<String, Refusal> {
+    let numbers = match image {
+        Image::State(v) => v.len(),
+        Image::Public(p) => p.qpos.len() + p.qvel.len(),
+    };
+    let mut w = Writer::reusing(Endpoint::out_buffer(last, numbers));
+    match image {
+        Image::State(v) => {
+            checkpoint::write_integration(&mut w, facts, v, tick, &Default::default())?;
+        }
+        Image::Public(p) => {
+            checkpoint::write_basic(&mut w, facts, p, tick, &Default::default());
+        }
+    }
+    Ok(w.into_text())
+}
+
 impl Endpoint {
     /// Read the integration state into `n.state` (the engine has the state API).
     fn read_state(n: &mut Native) -> Result<(), Refusal> {
@@ -37,7 +64,7 @@ impl Endpoint {
 
     /// An output buffer sized from the last document of its kind (`last` bytes), or from an
     /// estimate for the first one.
-    fn out_buffer(last: usize, numbers: usize) -> String {
+    pub(super) fn out_buffer(last: usize, numbers: usize) -> String {
         let guess = if last > 0 {
             last + last / 8 + 64
         } else {
@@ -58,29 +85,18 @@ impl Endpoint {
         let seen = Seen::of(n);
         let shape = n.shape.clone();
         let facts = self.facts(&shape);
-        let text = match self.profile {
+        let public;
+        let image = match self.profile {
             Profile::Integration => {
                 Self::read_state(n)?;
-                let mut w = Writer::reusing(Self::out_buffer(n.last_document_bytes, n.state.len()));
-                checkpoint::write_integration(
-                    &mut w,
-                    &facts,
-                    &n.state,
-                    n.tick,
-                    &Default::default(),
-                )?;
-                w.into_text()
+                Image::State(&n.state)
             }
             Profile::Basic => {
-                let p = n.mj.public();
-                let mut w = Writer::reusing(Self::out_buffer(
-                    n.last_document_bytes,
-                    p.qpos.len() + p.qvel.len(),
-                ));
-                checkpoint::write_basic(&mut w, &facts, &p, n.tick, &Default::default());
-                w.into_text()
+                public = n.mj.public();
+                Image::Public(&public)
             }
         };
+        let text = print_checkpoint(&facts, image, n.tick, n.last_document_bytes)?;
         n.last_document_bytes = text.len();
         Ok((text, seen))
     }

@@ -164,7 +164,7 @@ impl Endpoint {
                     });
                     break;
                 }
-                let pre = match self.capture(n) {
+                let pre = match self.capture_pre(n) {
                     Ok(img) => img,
                     Err(e) => {
                         answer = Some(Answer::refused(engine_refusal(&e, "reading the pre-step state"), before, n.tick));

@@ -7,7 +7,8 @@
 //! holds a guard that fences on unwinding, and a mutation's native phase records where it was
 //! (its ticks and sequence, [`crate::panics::Site`]) so that [`mutation`] reports it.
 
-use super::types::{mjb_endpoint, mjb_report};
+use super::types::{mjb_endpoint, mjb_report, mjb_restore_point};
+use crate::endpoint::RestorePoint;
 use crate::endpoint::{Answer, Endpoint};
 use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
 use parking_lot::RwLock;
@@ -86,6 +87,110 @@ pub fn unregister(ep: *mut mjb_endpoint) -> Result<(), Refusal> {
         }
     };
     drop(removed); // outside the registry lock: freeing MuJoCo data can take a while
+    Ok(())
+}
+
+// ---- restore point handles --------------------------------------------------------------------
+
+// Restore points are numbers too, in their own range: a slot of a slab and the slot's
+// generation, so that a freed handle is told from a live one (and from an endpoint's) without
+// touching freed memory, in constant time on the planner's hot path.
+const RP_BASE: usize = 0x7000_0000_0000;
+const RP_GEN_BITS: u32 = 20;
+const RP_GEN_MASK: usize = (1 << RP_GEN_BITS) - 1;
+
+struct RpSlot {
+    generation: usize,
+    rp: Option<Arc<RestorePoint>>,
+}
+
+struct RpSlab {
+    slots: Vec<RpSlot>,
+    free: Vec<usize>,
+}
+
+static RESTORE_POINTS: parking_lot::Mutex<RpSlab> = parking_lot::Mutex::new(RpSlab {
+    slots: Vec::new(),
+    free: Vec::new(),
+});
+
+fn rp_handle(index: usize, generation: usize) -> *mut mjb_restore_point {
+    (RP_BASE + ((index << RP_GEN_BITS) | generation) * HANDLE_STRIDE) as *mut mjb_restore_point
+}
+
+/// The slot and generation a handle names, if it is one of this library's numbers.
+fn rp_slot(h: *const mjb_restore_point) -> Option<(usize, usize)> {
+    let h = (h as usize).checked_sub(RP_BASE)?;
+    if !h.is_multiple_of(HANDLE_STRIDE) {
+        return None;
+    }
+    let v = h / HANDLE_STRIDE;
+    Some((v >> RP_GEN_BITS, v & RP_GEN_MASK))
+}
+
+pub fn register_restore_point(rp: RestorePoint) -> *mut mjb_restore_point {
+    let rp = Some(Arc::new(rp));
+    let mut s = RESTORE_POINTS.lock();
+    match s.free.pop() {
+        Some(i) => {
+            s.slots[i].rp = rp;
+            rp_handle(i, s.slots[i].generation)
+        }
+        None => {
+            s.slots.push(RpSlot { generation: 0, rp });
+            rp_handle(s.slots.len() - 1, 0)
+        }
+    }
+}
+
+fn rp_refusal(issued: bool) -> Refusal {
+    if issued {
+        Refusal::new(
+            Outcome::MJB_INVALID_ARGUMENT,
+            Reason::MJB_REASON_CLOSED,
+            "the restore point was freed",
+        )
+    } else {
+        Refusal::new(
+            Outcome::MJB_INVALID_ARGUMENT,
+            Reason::MJB_REASON_FOREIGN_HANDLE,
+            "not a restore point of this library",
+        )
+    }
+}
+
+/// The live restore point behind a handle (kept alive for the call, even if another thread
+/// frees the handle meanwhile).
+pub fn resolve_restore_point(h: *const mjb_restore_point) -> Result<Arc<RestorePoint>, Refusal> {
+    if h.is_null() {
+        return Err(null_refusal("restore point"));
+    }
+    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(false))?;
+    let s = RESTORE_POINTS.lock();
+    match s.slots.get(i) {
+        Some(slot) if slot.generation == g => slot.rp.clone().ok_or_else(|| rp_refusal(true)),
+        Some(_) => Err(rp_refusal(true)),
+        None => Err(rp_refusal(false)),
+    }
+}
+
+/// Free a restore point handle; a second free is refused (its slot moved on).
+pub fn unregister_restore_point(h: *mut mjb_restore_point) -> Result<(), Refusal> {
+    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(false))?;
+    let removed = {
+        let mut s = RESTORE_POINTS.lock();
+        let Some(slot) = s.slots.get_mut(i) else {
+            return Err(rp_refusal(false));
+        };
+        if slot.generation != g || slot.rp.is_none() {
+            return Err(rp_refusal(true));
+        }
+        slot.generation = (slot.generation + 1) & RP_GEN_MASK;
+        let rp = slot.rp.take();
+        s.free.push(i);
+        rp
+    };
+    drop(removed); // outside the lock
     Ok(())
 }
 

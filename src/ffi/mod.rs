@@ -5,8 +5,8 @@
 //!
 //! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
 //! - `types`: the `repr(C)` types and the header's constants;
-//! - `endpoint`, `library`, `host`: the exports (the endpoint's contract; strings, errors,
-//!   names and version; the host surface);
+//! - `endpoint`, `library`, `host`, `restore_point`: the exports (the endpoint's contract;
+//!   strings, errors, names and version; the host surface; restore points);
 //! - `string`: library-owned result strings.
 //!
 //! The exports are `unsafe extern "C"` because they take raw pointers from C; each one's doc
@@ -18,12 +18,14 @@ mod boundary;
 mod endpoint;
 mod host;
 mod library;
+mod restore_point;
 mod string;
 mod types;
 
 pub use endpoint::*;
 pub use host::*;
 pub use library::*;
+pub use restore_point::*;
 pub use string::mjb_string;
 pub use types::*;
 

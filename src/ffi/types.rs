@@ -12,6 +12,13 @@ pub struct mjb_endpoint {
     _private: u8,
 }
 
+/// A restore point as C sees it: library-owned, immutable, freed by
+/// `mjb_restore_point_free`. Opaque: its value is not an address.
+#[allow(non_camel_case_types)]
+pub struct mjb_restore_point {
+    _private: u8,
+}
+
 /// Opaque MuJoCo model (`mjModel` in `mujoco.h`).
 #[allow(non_camel_case_types)]
 pub type mjModel_ = MjModel;

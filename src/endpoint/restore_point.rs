@@ -1,0 +1,157 @@
+//! Restore points: a verified in-memory checkpoint. A capture copies, under the native lock,
+//! exactly what the endpoint's profile restores (the integration state vector, or the public
+//! fields on the basic profile) with its tick, stamped with the endpoint and the model
+//! configuration it belongs to. Applying one runs the restore native phase of every restore
+//! ([`Endpoint::install`]: pre-image, setter, bitwise readback, rollback proven or fence) with
+//! the same admission, fence, stop-history, deadline and precondition rules, without printing
+//! or parsing JSON. `to_json` prints the checkpoint document `mjb_checkpoint_read` would have
+//! served at the capture, byte for byte; `from_json` validates a document exactly as
+//! `mjb_restore` does and keeps what it restores.
+//!
+//! A restore point is immutable: any thread may apply it, to its own endpoint.
+
+use super::image::Image;
+use super::read::print_checkpoint;
+use super::{engine_refusal, Answer, Call, Endpoint, Shape};
+use crate::checkpoint::{Buffers, Facts, Profile};
+use crate::doc::Source;
+use crate::native::{self, Public};
+use crate::outcome::{Reason, Refusal};
+use crate::world;
+use std::sync::Arc;
+
+/// What a restore point holds of the state.
+#[derive(Debug)]
+enum Held {
+    /// The integration state vector (`mujoco_integration_v1`).
+    State(Box<[f64]>),
+    /// The public fields (`mujoco_basic_v1`).
+    Public(Public),
+}
+
+/// A captured (or read) state of one endpoint, for one model configuration.
+#[derive(Debug)]
+pub struct RestorePoint {
+    /// The endpoint it belongs to ([`Endpoint::serial`]).
+    endpoint: u64,
+    /// The model configuration it belongs to: its facts print its checkpoint.
+    shape: Arc<Shape>,
+    profile: Profile,
+    seed: u64,
+    tick: u64,
+    held: Held,
+}
+
+impl RestorePoint {
+    /// The tick it restores.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The model configuration it belongs to.
+    pub fn configuration(&self) -> u64 {
+        self.shape.configuration
+    }
+
+    fn image(&self) -> Image<'_> {
+        match &self.held {
+            Held::State(v) => Image::State(v),
+            Held::Public(p) => Image::Public(p),
+        }
+    }
+
+    /// The checkpoint document of this state: what `mjb_checkpoint_read` served (or would have
+    /// served) at the capture, byte for byte.
+    pub fn to_json(&self) -> Result<String, Refusal> {
+        let facts = Facts {
+            profile: self.profile,
+            engine: native::engine(),
+            dims: self.shape.dims,
+            configuration: self.shape.configuration,
+            layout: self.shape.layout.as_ref(),
+            seed: self.seed,
+            fingerprint: &self.shape.fingerprint,
+        };
+        print_checkpoint(&facts, self.image(), self.tick, 0)
+    }
+}
+
+impl Endpoint {
+    /// Capture a restore point: under the native lock, what this endpoint's profile restores,
+    /// and the tick. Works on a fenced endpoint (a read), as a checkpoint read does.
+    pub fn capture(&self, timeout_ms: u32) -> Result<RestorePoint, Refusal> {
+        let n = self.admit(timeout_ms)?;
+        let held = match self.profile {
+            Profile::Integration => {
+                let l = n
+                    .shape
+                    .layout
+                    .as_ref()
+                    .expect("the integration profile has a layout");
+                let mut state = vec![0.0; l.size].into_boxed_slice();
+                n.mj.get_state(l.sig, &mut state)
+                    .map_err(|e| engine_refusal(&e, "reading the state"))?;
+                Held::State(state)
+            }
+            Profile::Basic => Held::Public(n.mj.public()),
+        };
+        Ok(RestorePoint {
+            endpoint: self.serial,
+            shape: n.shape.clone(),
+            profile: self.profile,
+            seed: self.seed,
+            tick: n.tick,
+            held,
+        })
+    }
+
+    /// A restore point from a checkpoint or world document, validated exactly as
+    /// [`Endpoint::restore`] validates it (no lock, no native call). It belongs to this
+    /// endpoint and its current model configuration.
+    pub fn restore_point_from<'a>(&self, doc: impl Source<'a>) -> Result<RestorePoint, Refusal> {
+        let shape = self.shape();
+        let mut bufs = Buffers::default();
+        let mut c = world::validate_restore(doc.text()?, &self.facts(&shape), &mut bufs)?;
+        let held = match c.profile {
+            Profile::Integration => Held::State(std::mem::take(&mut c.buffers.values).into()),
+            Profile::Basic => Held::Public(c.public()),
+        };
+        Ok(RestorePoint {
+            endpoint: self.serial,
+            tick: c.tick(),
+            shape,
+            profile: self.profile,
+            seed: self.seed,
+            held,
+        })
+    }
+
+    /// Apply a restore point of this endpoint: admitted and checked like a restore (fence,
+    /// deadline, precondition; admitted while stopped, the stop history kept), refused when it
+    /// was taken on another endpoint or under another model configuration, then the restore
+    /// native phase.
+    pub fn apply(&self, rp: &RestorePoint, call: impl Into<Call>) -> Answer {
+        if rp.endpoint != self.serial {
+            return Answer::refused_at(
+                Refusal::rejected(
+                    Reason::MJB_REASON_OTHER_ENDPOINT,
+                    "the restore point belongs to another endpoint; nothing was done",
+                ),
+                self.safety.view_tick(),
+            );
+        }
+        self.mutate(call.into(), |n, _| {
+            if !Arc::ptr_eq(&n.shape, &rp.shape) {
+                let r = Refusal::rejected(
+                    Reason::MJB_REASON_CONFIGURATION,
+                    format!(
+                        "the restore point belongs to model configuration {}; the endpoint is at {} (the model was replaced); nothing was done",
+                        rp.shape.configuration, n.shape.configuration
+                    ),
+                );
+                return Answer::refused_at(r, n.tick);
+            }
+            self.install(n, rp.image(), rp.tick)
+        })
+    }
+}
