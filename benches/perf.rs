@@ -175,57 +175,9 @@ struct CheckpointRef<'a> {
     ctrl: &'a [f64],
 }
 
-// ---- models of our own ---------------------------------------------------------------------------
-
-/// A humanoid-sized walker: a free torso with four five-joint limbs, all motored.
-fn walker() -> String {
-    let mut limbs = String::new();
-    for (i, (x, y)) in [(0.2, 0.1), (0.2, -0.1), (-0.2, 0.1), (-0.2, -0.1)]
-        .iter()
-        .enumerate()
-    {
-        let mut body = String::new();
-        let mut close = String::new();
-        for j in 0..5 {
-            let axis = if j % 2 == 0 { "0 1 0" } else { "1 0 0" };
-            body.push_str(&format!(
-                "<body name=\"l{i}s{j}\" pos=\"{} {} -0.1\"><joint name=\"j{i}_{j}\" type=\"hinge\" axis=\"{axis}\" range=\"-60 60\" damping=\"0.5\"/><geom type=\"capsule\" fromto=\"0 0 0 0 0 -0.1\" size=\"0.03\"/>",
-                if j == 0 { *x } else { 0.0 },
-                if j == 0 { *y } else { 0.0 },
-            ));
-            close.push_str("</body>");
-        }
-        limbs.push_str(&body);
-        limbs.push_str(&close);
-    }
-    let motors: String = (0..4)
-        .flat_map(|i| {
-            (0..5)
-                .map(move |j| format!("<motor joint=\"j{i}_{j}\" gear=\"20\" ctrlrange=\"-1 1\"/>"))
-        })
-        .collect();
-    format!(
-        "<mujoco model=\"walker\"><option timestep=\"0.005\"/><worldbody><geom type=\"plane\" size=\"5 5 0.1\"/>\
-         <body name=\"torso\" pos=\"0 0 0.8\"><freejoint/><geom type=\"box\" size=\"0.25 0.15 0.08\"/>{limbs}</body>\
-         </worldbody><actuator>{motors}</actuator></mujoco>"
-    )
-}
-
-/// `n` free boxes dropping on a plane (31 state values each).
-fn boxes(n: usize) -> String {
-    let side = (n as f64).sqrt().ceil() as usize;
-    let mut bodies = String::new();
-    for i in 0..n {
-        let (x, y) = ((i % side) as f64 * 0.3, (i / side) as f64 * 0.3);
-        bodies.push_str(&format!(
-            "<body pos=\"{x} {y} {}\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>",
-            0.3 + (i % 7) as f64 * 0.05
-        ));
-    }
-    format!(
-        "<mujoco model=\"boxes{n}\"><option timestep=\"0.004\"/><size memory=\"200M\"/><worldbody><geom type=\"plane\" size=\"50 50 0.1\"/>{bodies}</worldbody></mujoco>"
-    )
-}
+#[path = "models.rs"]
+mod models;
+use models::{boxes, walker};
 
 // ---- measuring ----------------------------------------------------------------------------------
 

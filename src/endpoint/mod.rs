@@ -80,6 +80,8 @@ pub struct Endpoint {
     pub(crate) safety: Safety,
     /// This endpoint among all of the process's (restore points name it).
     serial: u64,
+    /// State buffers of freed restore points, for the next captures.
+    pool: Arc<restore_point::Pool>,
     native: NativeLock<Native>,
     /// Number buffers of earlier restores, reused by the next ones (validation runs before
     /// the lock, so concurrent restores each take their own).
@@ -214,6 +216,7 @@ impl Endpoint {
         let size = shape.layout.as_ref().map_or(0, |l| l.size);
         Endpoint {
             safety: Safety::new(0),
+            pool: Default::default(),
             serial: {
                 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
                 NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)

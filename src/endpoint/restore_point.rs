@@ -20,6 +20,34 @@ use crate::outcome::{Reason, Refusal};
 use crate::world;
 use std::sync::Arc;
 
+/// State buffers of freed restore points, reused by the next captures of their endpoint: a
+/// host that captures, applies and frees in a loop allocates nothing after the first.
+#[derive(Debug, Default)]
+pub(super) struct Pool(parking_lot::Mutex<Vec<Box<[f64]>>>);
+
+/// Buffers kept for reuse per endpoint (more would only hold memory).
+const POOLED: usize = 8;
+
+impl Pool {
+    fn take(&self, size: usize) -> Box<[f64]> {
+        let mut spare = self.0.lock();
+        while let Some(b) = spare.pop() {
+            if b.len() == size {
+                return b;
+            }
+        }
+        drop(spare);
+        vec![0.0; size].into_boxed_slice()
+    }
+
+    fn give(&self, b: Box<[f64]>) {
+        let mut spare = self.0.lock();
+        if spare.len() < POOLED {
+            spare.push(b);
+        }
+    }
+}
+
 /// What a restore point holds of the state.
 #[derive(Debug)]
 enum Held {
@@ -40,6 +68,16 @@ pub struct RestorePoint {
     seed: u64,
     tick: u64,
     held: Held,
+    /// Where its state buffer goes back when it is freed.
+    pool: Arc<Pool>,
+}
+
+impl Drop for RestorePoint {
+    fn drop(&mut self) {
+        if let Held::State(b) = &mut self.held {
+            self.pool.give(std::mem::take(b));
+        }
+    }
 }
 
 impl RestorePoint {
@@ -88,7 +126,7 @@ impl Endpoint {
                     .layout
                     .as_ref()
                     .expect("the integration profile has a layout");
-                let mut state = vec![0.0; l.size].into_boxed_slice();
+                let mut state = self.pool.take(l.size);
                 n.mj.get_state(l.sig, &mut state)
                     .map_err(|e| engine_refusal(&e, "reading the state"))?;
                 Held::State(state)
@@ -102,6 +140,7 @@ impl Endpoint {
             seed: self.seed,
             tick: n.tick,
             held,
+            pool: self.pool.clone(),
         })
     }
 
@@ -123,6 +162,7 @@ impl Endpoint {
             profile: self.profile,
             seed: self.seed,
             held,
+            pool: self.pool.clone(),
         })
     }
 
