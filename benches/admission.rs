@@ -14,8 +14,6 @@ use common::*;
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::outcome::Outcome;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn pct(sorted: &[u64], q: f64) -> u64 {
@@ -51,52 +49,13 @@ fn reads(ep: &Ep, timeout_ms: u32, samples: usize) -> (Vec<u64>, usize) {
 }
 
 fn scenario(ep: &Ep, loaded: bool, samples: usize) {
-    let stop = Arc::new(AtomicBool::new(false));
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let spinners: Vec<_> = if loaded {
-        (0..cores.saturating_sub(1).max(1))
-            .map(|_| {
-                let s = stop.clone();
-                std::thread::spawn(move || {
-                    let mut x = 0u64;
-                    while !s.load(Ordering::Relaxed) {
-                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-                        std::hint::black_box(x);
-                    }
-                })
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let raw = ep.0 as usize;
-    let s = stop.clone();
-    let stepper = std::thread::spawn(move || {
-        let mut steps = 0u64;
-        while !s.load(Ordering::Relaxed) {
-            let o = unsafe {
-                mjb_step(
-                    raw as *mut mjb_endpoint,
-                    1,
-                    WAIT_FOREVER,
-                    std::ptr::null_mut(),
-                )
-            };
-            assert_eq!(o, Outcome::MJB_OK);
-            steps += 1;
-        }
-        steps
-    });
+    let load = Contention::start(ep, loaded);
     std::thread::sleep(Duration::from_millis(50));
     let t0 = Instant::now();
     let (deadline, busy) = reads(ep, 1, samples);
     let (forever, _) = reads(ep, WAIT_FOREVER, samples);
     let elapsed = t0.elapsed();
-    stop.store(true, Ordering::Relaxed);
-    let steps = stepper.join().unwrap();
-    for s in spinners {
-        s.join().unwrap();
-    }
+    let steps = load.stop();
     let label = if loaded {
         "loaded (a spinner on every other core)"
     } else {

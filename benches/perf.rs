@@ -175,26 +175,11 @@ struct CheckpointRef<'a> {
     ctrl: &'a [f64],
 }
 
-#[path = "models.rs"]
-mod models;
-use models::{boxes, walker};
+#[path = "support.rs"]
+mod support;
+use support::{boxes, median, pin, walker};
 
 // ---- measuring ----------------------------------------------------------------------------------
-
-fn pin(cpu: usize) {
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            println!("(could not pin to CPU {cpu})");
-        }
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 /// Nanoseconds per call of `f`, `cycles` calls.
 fn per_call(cycles: usize, mut f: impl FnMut()) -> f64 {

@@ -18,8 +18,9 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-#[path = "models.rs"]
-mod models;
+#[path = "support.rs"]
+mod support;
+use support::{median, pin};
 
 use common::*;
 use mjbridge::endpoint::WAIT_FOREVER;
@@ -35,21 +36,6 @@ extern "C" {
     fn mj_step(m: *const MjModel, d: *mut MjData);
     fn mj_getState(m: *const MjModel, d: *const MjData, state: *mut f64, sig: c_int);
     fn mj_setState(m: *const MjModel, d: *mut MjData, state: *const f64, sig: c_int);
-}
-
-fn pin(cpu: usize) {
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            println!("(could not pin to CPU {cpu})");
-        }
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
 }
 
 /// Nanoseconds per call of `f`, over `n` calls.
@@ -239,7 +225,7 @@ fn main() {
         );
     } else {
         let walker = dir.path().join("walker.xml");
-        std::fs::write(&walker, models::walker()).unwrap();
+        std::fs::write(&walker, support::walker()).unwrap();
         bench_model(
             "walker (own; ../shared not found)",
             walker.to_str().unwrap(),
@@ -248,7 +234,7 @@ fn main() {
         );
     }
     let boxes = dir.path().join("boxes1032.xml");
-    std::fs::write(&boxes, models::boxes(1032)).unwrap();
+    std::fs::write(&boxes, support::boxes(1032)).unwrap();
     bench_model(
         "1032 boxes (own)",
         boxes.to_str().unwrap(),

@@ -8,47 +8,14 @@
 
 mod common;
 use common::*;
-use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::outcome::Outcome;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[test]
 fn a_one_millisecond_deadline_is_honoured_while_another_thread_steps_flat_out_on_a_busy_machine() {
     let ep = open_model("contact_act.xml", "");
-    let stop = Arc::new(AtomicBool::new(false));
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let spinners: Vec<_> = (0..cores.saturating_sub(1).max(1))
-        .map(|_| {
-            let s = stop.clone();
-            std::thread::spawn(move || {
-                let mut x = 1u64;
-                while !s.load(Ordering::Relaxed) {
-                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
-                }
-            })
-        })
-        .collect();
-    let raw = ep.0 as usize;
-    let s = stop.clone();
-    let stepper = std::thread::spawn(move || {
-        let mut steps = 0u64;
-        while !s.load(Ordering::Relaxed) {
-            let o = unsafe {
-                mjb_step(
-                    raw as *mut mjb_endpoint,
-                    1,
-                    WAIT_FOREVER,
-                    std::ptr::null_mut(),
-                )
-            };
-            assert_eq!(o, Outcome::MJB_OK);
-            steps += 1;
-        }
-        steps
-    });
+    let load = Contention::start(&ep, true);
     std::thread::sleep(Duration::from_millis(20));
     let mut waits = Vec::new();
     let mut admitted = 0;
@@ -67,11 +34,7 @@ fn a_one_millisecond_deadline_is_honoured_while_another_thread_steps_flat_out_on
         }
         std::thread::sleep(Duration::from_micros(200));
     }
-    stop.store(true, Ordering::Relaxed);
-    let steps = stepper.join().unwrap();
-    for s in spinners {
-        s.join().unwrap();
-    }
+    let steps = load.stop();
     waits.sort();
     let p99 = waits[waits.len() * 99 / 100];
     let max = *waits.last().unwrap();

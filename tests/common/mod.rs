@@ -353,3 +353,67 @@ pub fn open_frames(file: &str, frame: &str, extra: &str) -> Ep {
         js(&model_path(file))
     ))
 }
+
+/// Background load for contention tests and benches: a thread stepping an endpoint flat out
+/// (`mjb_step(ep, 1)` in a loop) and, when `spin`, a busy thread on every other core. Stopped
+/// (and joined) by [`Contention::stop`], which returns the steps taken.
+pub struct Contention {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stepper: std::thread::JoinHandle<u64>,
+    spinners: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Contention {
+    pub fn start(ep: &Ep, spin: bool) -> Contention {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let spinners = if spin {
+            (0..cores.saturating_sub(1).max(1))
+                .map(|_| {
+                    let s = stop.clone();
+                    std::thread::spawn(move || {
+                        let mut x = 1u64;
+                        while !s.load(Ordering::Relaxed) {
+                            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                        }
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let raw = ep.0 as usize;
+        let s = stop.clone();
+        let stepper = std::thread::spawn(move || {
+            let mut steps = 0u64;
+            while !s.load(Ordering::Relaxed) {
+                let o = unsafe {
+                    mjb_step(
+                        raw as *mut mjb_endpoint,
+                        1,
+                        WAIT_FOREVER,
+                        std::ptr::null_mut(),
+                    )
+                };
+                assert_eq!(o, Outcome::MJB_OK);
+                steps += 1;
+            }
+            steps
+        });
+        Contention {
+            stop,
+            stepper,
+            spinners,
+        }
+    }
+
+    pub fn stop(self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let steps = self.stepper.join().unwrap();
+        for s in self.spinners {
+            s.join().unwrap();
+        }
+        steps
+    }
+}

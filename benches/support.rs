@@ -1,6 +1,21 @@
-//! The benches' own models (no file of `../shared` needed): a humanoid-sized walker and any
-//! number of free boxes.
+//! What the benches share: their own models (no file of `../shared` needed: a humanoid-sized
+//! walker and any number of free boxes), pinning to one CPU, and the median.
 #![allow(dead_code)]
+
+pub fn pin(cpu: usize) {
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            println!("(could not pin to CPU {cpu})");
+        }
+    }
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
 
 /// A humanoid-sized walker: a free torso with four five-joint limbs, all motored.
 pub fn walker() -> String {
