@@ -11,7 +11,7 @@ use crate::doc::jcs;
 use crate::doc::jcs::Canon;
 use crate::doc::schema::{self, missing, read_numbers, read_string, Slot};
 use crate::doc::write::{Piece, Writer};
-use crate::doc::{pointer_push, Kind, Reader, Text, Value};
+use crate::doc::{pointer_push, Kind, Reader, Text};
 use crate::inputs::{self, Input};
 use crate::native::fields::Field;
 use crate::native::{Dims, Public};
@@ -43,6 +43,20 @@ pub const READ_ONLY_FIELDS: &[&str] = &[
     "native_checkpoint",
 ];
 
+/// The arrays a world document serves, in order (the public fields, then the inputs beside
+/// `ctrl`); each is also a segment of the integration state under the same name.
+pub(crate) const ARRAYS: [&str; 9] = [
+    "qpos",
+    "qvel",
+    "ctrl",
+    "act",
+    "qfrc_applied",
+    "xfrc_applied",
+    "mocap_pos",
+    "mocap_quat",
+    "eq_active",
+];
+
 /// What a profile promises, said in the world document itself.
 pub fn continuation(profile: Profile) -> &'static str {
     match profile {
@@ -55,13 +69,22 @@ pub(crate) struct WorldParts<'a> {
     pub name: &'a str,
     pub facts: &'a Facts<'a>,
     pub tick: u64,
-    pub public: &'a Public,
-    pub declared: Option<&'a Value>,
-    /// The integration state vector (integration profile only).
-    pub state: Option<&'a [f64]>,
-    /// The served inputs beside `ctrl` (`qfrc_applied`, `xfrc_applied`, `mocap_pos`,
-    /// `mocap_quat`, and `eq_active` where mjData has it), in that order.
-    pub inputs: &'a [(&'static str, Vec<f64>)],
+    pub time: f64,
+    /// The served arrays, in order: `qpos`, `qvel`, `ctrl`, `act`, then the inputs beside
+    /// `ctrl` (`qfrc_applied`, `xfrc_applied`, `mocap_pos`, `mocap_quat`, and `eq_active`
+    /// where mjData has it). Each is a segment of the integration state under its name, so
+    /// the checkpoint copies what was printed here.
+    pub arrays: &'a [(&'static str, &'a [f64])],
+    /// The fidelity declaration: served and canonical text (`null` when there is none).
+    pub declared: (&'a str, &'a str),
+    /// What the checkpoint holds: the integration state vector, or the public fields.
+    pub checkpoint: Held<'a>,
+}
+
+/// The state a world document's checkpoint prints.
+pub(crate) enum Held<'a> {
+    State(&'a [f64]),
+    Public(&'a Public),
 }
 
 /// Read a world document `{"world": {...}, "state_hash": "..."}` and recompute its hash:
@@ -84,7 +107,6 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
 /// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`,
 /// written into `out` (cleared first; pass a reused buffer).
 pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
-    let p = parts.public;
     let mut w = Writer::reusing(out);
     w.text.push_str("{\"world\":");
     let world_start = w.text.len();
@@ -93,23 +115,10 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
     w.str_field("profile", parts.facts.profile.name());
     w.str_field("checkpoint_scope", continuation(parts.facts.profile));
     w.u64_field("tick", parts.tick);
-    w.f64_field("time", p.time);
-    // The public arrays are printed here once; the checkpoint below copies them.
+    w.f64_field("time", parts.time);
+    // The arrays are printed here once; the checkpoint below copies them.
     let mut printed = checkpoint::Printed::default();
-    for (name, xs) in [
-        ("qpos", &p.qpos),
-        ("qvel", &p.qvel),
-        ("ctrl", &p.ctrl),
-        ("act", &p.act),
-    ] {
-        w.field(name, |w| {
-            let c = w.numbers(xs);
-            printed.add(name, Piece::inside(&c));
-            c
-        });
-    }
-    // The inputs are state segments too (same names): printed here, copied below.
-    for (name, xs) in parts.inputs {
+    for &(name, xs) in parts.arrays {
         w.field(name, |w| {
             let c = w.numbers(xs);
             printed.add(name, Piece::inside(&c));
@@ -121,17 +130,19 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
     w.field("determinism", |w| {
         w.begin_object();
         w.str_field("derived", "none");
-        w.value_field("declared", parts.declared.unwrap_or(&Value::Null));
+        w.raw_field("declared", parts.declared.0, parts.declared.1);
         w.end_object()
     });
     let mut result = Ok(());
-    w.field("native_checkpoint", |w| match parts.state {
-        Some(state) => checkpoint::write_integration(w, parts.facts, state, parts.tick, &printed)
-            .unwrap_or_else(|e| {
-                result = Err(e);
-                Canon::Text(String::new())
-            }),
-        None => checkpoint::write_basic(w, parts.facts, p, parts.tick, &printed),
+    w.field("native_checkpoint", |w| match parts.checkpoint {
+        Held::State(state) => {
+            checkpoint::write_integration(w, parts.facts, state, parts.tick, &printed)
+                .unwrap_or_else(|e| {
+                    result = Err(e);
+                    Canon::Text(String::new())
+                })
+        }
+        Held::Public(p) => checkpoint::write_basic(w, parts.facts, p, parts.tick, &printed),
     });
     result?;
     let world = w.end_object();

@@ -7,9 +7,8 @@
 //! code units), in `-0` (served as `-0`, canonical `0`) and in integers above 2^53
 //! (canonicalized through their double); strings are escaped identically.
 
-use super::jcs::{self, Canon};
+use super::jcs::Canon;
 use super::print::{write_f64, write_str};
-use super::value::Value;
 use std::ops::Range;
 
 /// Numbers printed once in a document (the inside of an array), to be copied elsewhere in it.
@@ -116,11 +115,12 @@ impl Writer {
         self.field(key, |w| w.numbers(values));
     }
 
-    /// A small value from the `Value` model (a declaration, `null`).
-    pub fn value_field(&mut self, key: &'static str, value: &Value) {
+    /// A member whose served and canonical texts were made once beforehand (a fidelity
+    /// declaration, kept by its endpoint).
+    pub fn raw_field(&mut self, key: &'static str, served: &str, canonical: &str) {
         self.field(key, |w| {
-            w.text.push_str(&value.to_json());
-            Canon::Text(jcs::of_value(value))
+            w.text.push_str(served);
+            Canon::Text(canonical.to_owned())
         });
     }
 

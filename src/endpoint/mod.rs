@@ -90,7 +90,9 @@ pub struct Endpoint {
     name: String,
     seed: u64,
     profile: Profile,
-    fidelity: Option<Value>,
+    /// The fidelity declaration as the world document serves it: served and canonical text,
+    /// made once.
+    declared: (String, String),
     /// The readers' end of the frames: no lock.
     frames: frame::Frames,
     selection: frame::Selection,
@@ -240,7 +242,10 @@ impl Endpoint {
             name: config.name,
             seed: config.seed,
             profile,
-            fidelity: config.fidelity,
+            declared: {
+                let v = config.fidelity.unwrap_or(Value::Null);
+                (v.to_json(), crate::doc::jcs::of_value(&v))
+            },
             selection: config.frame,
         }
     }

@@ -53,6 +53,12 @@ pub(super) fn print_checkpoint(
     Ok(w.into_text())
 }
 
+/// Whether the world document serves this array on this engine (`eq_active` needs MuJoCo's
+/// mjData to have it).
+fn name_served(name: &str) -> bool {
+    name != "eq_active" || crate::native::fields::Field::MJB_FIELD_EQ_ACTIVE.available()
+}
+
 impl Endpoint {
     /// Read the integration state into `n.state` (the engine has the state API).
     fn read_state(n: &mut Native) -> Result<(), Refusal> {
@@ -113,28 +119,61 @@ impl Endpoint {
         let seen = Seen::of(n);
         let shape = n.shape.clone();
         let facts = self.facts(&shape);
-        let public = n.mj.public();
-        let integration = self.profile == Profile::Integration;
-        if integration {
-            Self::read_state(n)?;
-        }
-        let served = inputs::served(&n.mj);
-        let numbers = n.state.len()
-            + 2 * (public.qpos.len() + public.qvel.len())
-            + served.iter().map(|(_, v)| v.len()).sum::<usize>();
-        let out = Self::out_buffer(n.last_world_bytes, numbers);
-        let text = world::write_document(
-            world::WorldParts {
-                name: &self.name,
-                facts: &facts,
-                tick: n.tick,
-                public: &public,
-                declared: self.fidelity.as_ref(),
-                state: integration.then_some(&n.state[..]),
-                inputs: &served,
-            },
-            out,
-        )?;
+        let text = match self.profile {
+            Profile::Integration => {
+                // Every served array is a segment of the state vector: printed from it, with no
+                // copy out of mjData.
+                Self::read_state(n)?;
+                let l = shape
+                    .layout
+                    .as_ref()
+                    .expect("the integration profile has a layout");
+                let mut arrays: Vec<(&'static str, &[f64])> = Vec::with_capacity(9);
+                for name in world::ARRAYS {
+                    if !name_served(name) {
+                        continue;
+                    }
+                    arrays.push((name, &n.state[l.range(name)]));
+                }
+                let time = n.state[l.range("time")][0];
+                world::write_document(
+                    world::WorldParts {
+                        name: &self.name,
+                        facts: &facts,
+                        tick: n.tick,
+                        time,
+                        arrays: &arrays,
+                        declared: (&self.declared.0, &self.declared.1),
+                        checkpoint: world::Held::State(&n.state),
+                    },
+                    Self::out_buffer(n.last_world_bytes, 2 * n.state.len()),
+                )?
+            }
+            Profile::Basic => {
+                let public = n.mj.public();
+                let served = inputs::served(&n.mj);
+                let mut arrays: Vec<(&'static str, &[f64])> = vec![
+                    ("qpos", &public.qpos),
+                    ("qvel", &public.qvel),
+                    ("ctrl", &public.ctrl),
+                    ("act", &public.act),
+                ];
+                arrays.extend(served.iter().map(|(k, v)| (*k, &v[..])));
+                let numbers = arrays.iter().map(|(_, v)| v.len()).sum::<usize>() * 2;
+                world::write_document(
+                    world::WorldParts {
+                        name: &self.name,
+                        facts: &facts,
+                        tick: n.tick,
+                        time: public.time,
+                        arrays: &arrays,
+                        declared: (&self.declared.0, &self.declared.1),
+                        checkpoint: world::Held::Public(&public),
+                    },
+                    Self::out_buffer(n.last_world_bytes, numbers),
+                )?
+            }
+        };
         n.last_world_bytes = text.len();
         Ok((text, seen))
     }
