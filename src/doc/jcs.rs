@@ -169,7 +169,11 @@ fn tree_node<S: Sink>(
         Node::Leaf(a, b) => next(&mut Reader::for_value(&text[a..b]), sink, buf),
         Node::Object(i) => {
             let mut members = tree.members(i).to_vec();
-            members.sort_unstable_by(|a, b| key_order(a.0, b.0));
+            if members.iter().all(|(k, _)| k.is_ascii()) {
+                members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            } else {
+                members.sort_unstable_by(|a, b| key_order(a.0, b.0));
+            }
             sink.put("{");
             for (k, (key, node)) in members.iter().enumerate() {
                 if k > 0 {
@@ -206,7 +210,12 @@ pub(crate) fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
         Canon::Text(t) => sink.put(t),
         Canon::Object(members) => {
             let mut order: Vec<&(&'static str, Canon)> = members.iter().collect();
-            order.sort_unstable_by(|a, b| key_order(a.0, b.0));
+            if members.iter().all(|(k, _)| k.is_ascii()) {
+                // Every key the bridge writes: byte order is UTF-16 order, checked once.
+                order.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            } else {
+                order.sort_unstable_by(|a, b| key_order(a.0, b.0));
+            }
             sink.put("{");
             let mut buf = String::new();
             for (i, (k, v)) in order.into_iter().enumerate() {
