@@ -24,6 +24,7 @@ pub use crate::safety::SafetyView;
 pub use admission::{Call, Expect};
 pub use answer::{Answer, Report};
 pub use read::Seen;
+pub(crate) use restore_point::recycle as recycle_restore_point;
 pub use restore_point::RestorePoint;
 pub use step::{HostInput, MAX_INPUTS};
 

@@ -20,30 +20,38 @@ use crate::outcome::{Reason, Refusal};
 use crate::world;
 use std::sync::Arc;
 
-/// State buffers of freed restore points, reused by the next captures of their endpoint: a
-/// host that captures, applies and frees in a loop allocates nothing after the first.
+/// Freed restore points of an endpoint, reused whole by its next captures (their state
+/// buffer and their allocation): a host that captures, applies and frees in a loop allocates
+/// nothing after the first capture.
 #[derive(Debug, Default)]
-pub(super) struct Pool(parking_lot::Mutex<Vec<Box<[f64]>>>);
+pub(super) struct Pool(parking_lot::Mutex<Vec<Arc<RestorePoint>>>);
 
-/// Buffers kept for reuse per endpoint (more would only hold memory).
+/// Restore points kept for reuse per endpoint (more would only hold memory).
 const POOLED: usize = 8;
 
 impl Pool {
-    fn take(&self, size: usize) -> Box<[f64]> {
+    /// A freed restore point whose state buffer has `size` values, owned by nobody else.
+    fn take(&self, size: usize) -> Option<Arc<RestorePoint>> {
         let mut spare = self.0.lock();
-        while let Some(b) = spare.pop() {
-            if b.len() == size {
-                return b;
+        while let Some(rp) = spare.pop() {
+            if matches!(&rp.held, Held::State(b) if b.len() == size) {
+                return Some(rp);
             }
         }
-        drop(spare);
-        vec![0.0; size].into_boxed_slice()
+        None
     }
+}
 
-    fn give(&self, b: Box<[f64]>) {
-        let mut spare = self.0.lock();
+/// Keep a freed restore point for its endpoint's next capture, when nobody else holds it (an
+/// apply on another thread may still), it holds a state vector and the endpoint is alive.
+pub(crate) fn recycle(rp: Arc<RestorePoint>) {
+    if Arc::strong_count(&rp) != 1 || !matches!(rp.held, Held::State(_)) {
+        return;
+    }
+    if let Some(pool) = rp.pool.upgrade() {
+        let mut spare = pool.0.lock();
         if spare.len() < POOLED {
-            spare.push(b);
+            spare.push(rp);
         }
     }
 }
@@ -68,16 +76,8 @@ pub struct RestorePoint {
     seed: u64,
     tick: u64,
     held: Held,
-    /// Where its state buffer goes back when it is freed.
-    pool: Arc<Pool>,
-}
-
-impl Drop for RestorePoint {
-    fn drop(&mut self) {
-        if let Held::State(b) = &mut self.held {
-            self.pool.give(std::mem::take(b));
-        }
-    }
+    /// Where it goes back when it is freed (its endpoint's pool).
+    pool: std::sync::Weak<Pool>,
 }
 
 impl RestorePoint {
@@ -117,8 +117,9 @@ impl RestorePoint {
 impl Endpoint {
     /// Capture a restore point: under the native lock, what this endpoint's profile restores,
     /// and the tick. Works on a fenced endpoint (a read), as a checkpoint read does.
-    pub fn capture(&self, timeout_ms: u32) -> Result<RestorePoint, Refusal> {
+    pub fn capture(&self, timeout_ms: u32) -> Result<Arc<RestorePoint>, Refusal> {
         let n = self.admit(timeout_ms)?;
+        let read = |e| engine_refusal(&e, "reading the state");
         let held = match self.profile {
             Profile::Integration => {
                 let l = n
@@ -126,28 +127,42 @@ impl Endpoint {
                     .layout
                     .as_ref()
                     .expect("the integration profile has a layout");
-                let mut state = self.pool.take(l.size);
-                n.mj.get_state(l.sig, &mut state)
-                    .map_err(|e| engine_refusal(&e, "reading the state"))?;
+                if let Some(mut reused) = self.pool.take(l.size) {
+                    let rp = Arc::get_mut(&mut reused).expect("pooled restore points are unique");
+                    let Held::State(state) = &mut rp.held else {
+                        unreachable!("pooled restore points hold a state vector")
+                    };
+                    n.mj.get_state(l.sig, state).map_err(read)?;
+                    if !Arc::ptr_eq(&rp.shape, &n.shape) {
+                        rp.shape = n.shape.clone();
+                    }
+                    rp.tick = n.tick;
+                    return Ok(reused);
+                }
+                let mut state = vec![0.0; l.size].into_boxed_slice();
+                n.mj.get_state(l.sig, &mut state).map_err(read)?;
                 Held::State(state)
             }
             Profile::Basic => Held::Public(n.mj.public()),
         };
-        Ok(RestorePoint {
+        Ok(Arc::new(RestorePoint {
             endpoint: self.serial,
             shape: n.shape.clone(),
             profile: self.profile,
             seed: self.seed,
             tick: n.tick,
             held,
-            pool: self.pool.clone(),
-        })
+            pool: Arc::downgrade(&self.pool),
+        }))
     }
 
     /// A restore point from a checkpoint or world document, validated exactly as
     /// [`Endpoint::restore`] validates it (no lock, no native call). It belongs to this
     /// endpoint and its current model configuration.
-    pub fn restore_point_from<'a>(&self, doc: impl Source<'a>) -> Result<RestorePoint, Refusal> {
+    pub fn restore_point_from<'a>(
+        &self,
+        doc: impl Source<'a>,
+    ) -> Result<Arc<RestorePoint>, Refusal> {
         let shape = self.shape();
         let mut bufs = Buffers::default();
         let mut c = world::validate_restore(doc.text()?, &self.facts(&shape), &mut bufs)?;
@@ -155,15 +170,15 @@ impl Endpoint {
             Profile::Integration => Held::State(std::mem::take(&mut c.buffers.values).into()),
             Profile::Basic => Held::Public(c.public()),
         };
-        Ok(RestorePoint {
+        Ok(Arc::new(RestorePoint {
             endpoint: self.serial,
             tick: c.tick(),
             shape,
             profile: self.profile,
             seed: self.seed,
             held,
-            pool: self.pool.clone(),
-        })
+            pool: Arc::downgrade(&self.pool),
+        }))
     }
 
     /// Apply a restore point of this endpoint: admitted and checked like a restore (fence,

@@ -128,8 +128,8 @@ fn rp_slot(h: *const mjb_restore_point) -> Option<(usize, usize)> {
     Some((v >> RP_GEN_BITS, v & RP_GEN_MASK))
 }
 
-pub fn register_restore_point(rp: RestorePoint) -> *mut mjb_restore_point {
-    let rp = Some(Arc::new(rp));
+pub fn register_restore_point(rp: Arc<RestorePoint>) -> *mut mjb_restore_point {
+    let rp = Some(rp);
     let mut s = RESTORE_POINTS.lock();
     match s.free.pop() {
         Some(i) => {
@@ -190,7 +190,10 @@ pub fn unregister_restore_point(h: *mut mjb_restore_point) -> Result<(), Refusal
         s.free.push(i);
         rp
     };
-    drop(removed); // outside the lock
+    // Outside the lock: back to its endpoint for the next capture, or dropped.
+    if let Some(rp) = removed {
+        crate::endpoint::recycle_restore_point(rp);
+    }
     Ok(())
 }
 
