@@ -871,6 +871,20 @@ mjb_outcome mjb_write_step_read(struct mjb_endpoint *ep,
                                 struct mjb_frame_info *info,
                                 struct mjb_report *report);
 
+// `mjb_write_step_read` with a precondition (`expect` as for `mjb_step_if`): the controller's
+// compare-and-step in one call. When it does not hold, nothing is written, no step is taken
+// and no frame is read (`MJB_REJECTED`, `MJB_REASON_PRECONDITION`).
+mjb_outcome mjb_write_step_read_if(struct mjb_endpoint *ep,
+                                   const struct mjb_expect *expect,
+                                   const struct mjb_input *inputs,
+                                   size_t ninputs,
+                                   uint32_t nstep,
+                                   uint32_t timeout_ms,
+                                   struct mjb_frame_request *requests,
+                                   size_t nrequests,
+                                   struct mjb_frame_info *info,
+                                   struct mjb_report *report);
+
 // Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links
 // MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be NULL.
 // `plugins` (nullable) receives how many plugins it registered (0 when it was loaded before).

@@ -362,3 +362,65 @@ fn compare_and_step_never_lands_inputs_on_a_state_they_were_not_chosen_for() {
         "landed {landed}, refused {refused}, restores {restores}"
     );
 }
+
+#[test]
+fn the_one_call_host_loop_takes_a_precondition_too() {
+    let ep = open_model("contact_act.xml", "");
+    ep.step_ok(4);
+    let nu = ep.dims().nu as usize;
+    let ctrl = vec![0.3; nu];
+    let input = mjb_input {
+        field: Field::MJB_FIELD_CTRL as i32,
+        id: -1,
+        values: ctrl.as_ptr(),
+        n: nu,
+    };
+    let mut qpos = vec![-7.0; ep.field_len(Field::MJB_FIELD_QPOS)];
+    let mut req = mjb_frame_request {
+        field: Field::MJB_FIELD_QPOS as i32,
+        buf: qpos.as_mut_ptr(),
+        cap: qpos.len(),
+        written: usize::MAX,
+    };
+    let before = (ep.hash(), ep.world());
+    let mut info = mjb_frame_info::default();
+    let mut r = mjb_report::default();
+    let o = unsafe {
+        mjb_write_step_read_if(
+            ep.0,
+            &at_tick(3),
+            &input,
+            1,
+            1,
+            WAIT_FOREVER,
+            &mut req,
+            1,
+            &mut info,
+            &mut r,
+        )
+    };
+    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION);
+    assert_eq!((ep.hash(), ep.world()), before, "nothing written, no step");
+    assert!(
+        qpos.iter().all(|&x| x == -7.0) && req.written == 0,
+        "nothing read"
+    );
+    assert_eq!(info, mjb_frame_info::default());
+    let o = unsafe {
+        mjb_write_step_read_if(
+            ep.0,
+            &at_tick(4),
+            &input,
+            1,
+            1,
+            WAIT_FOREVER,
+            &mut req,
+            1,
+            &mut info,
+            &mut r,
+        )
+    };
+    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!((r.tick_after, info.tick, req.written), (5, 5, qpos.len()));
+}

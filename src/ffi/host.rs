@@ -507,12 +507,45 @@ pub unsafe extern "C" fn mjb_write_step_read(
     info: *mut mjb_frame_info,
     report: *mut mjb_report,
 ) -> mjb_outcome {
+    mjb_write_step_read_if(
+        ep,
+        std::ptr::null(),
+        inputs,
+        ninputs,
+        nstep,
+        timeout_ms,
+        requests,
+        nrequests,
+        info,
+        report,
+    )
+}
+
+/// `mjb_write_step_read` with a precondition (`expect` as for `mjb_step_if`): the controller's
+/// compare-and-step in one call. When it does not hold, nothing is written, no step is taken
+/// and no frame is read (`MJB_REJECTED`, `MJB_REASON_PRECONDITION`).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mjb_write_step_read_if(
+    ep: *mut mjb_endpoint,
+    expect: *const mjb_expect,
+    inputs: *const mjb_input,
+    ninputs: usize,
+    nstep: u32,
+    timeout_ms: u32,
+    requests: *mut mjb_frame_request,
+    nrequests: usize,
+    info: *mut mjb_frame_info,
+    report: *mut mjb_report,
+) -> mjb_outcome {
     let info = zeroed(info);
     let mut fields = [Field::MJB_FIELD_QPOS; MAX_REQUESTS];
     let mut host = [UNUSED_INPUT; MAX_INPUTS];
-    let translated = frame_requests(requests, nrequests, &mut fields)
-        .and_then(|reqs| Ok((reqs, host_inputs(inputs, ninputs, &mut host)?)));
-    let (reqs, n) = match translated {
+    let translated = frame_requests(requests, nrequests, &mut fields).and_then(|reqs| {
+        let n = host_inputs(inputs, ninputs, &mut host)?;
+        Ok((reqs, n, admission(timeout_ms, expect)?))
+    });
+    let (reqs, n, call) = match translated {
         Ok(t) => t,
         Err(r) => return refuse_early(report, r),
     };
@@ -522,7 +555,7 @@ pub unsafe extern "C" fn mjb_write_step_read(
     };
     let mut read = None;
     let outcome = mutation(ep, report, |e| {
-        let (a, r) = e.write_step_read(&host[..n], nstep, timeout_ms, &mut many);
+        let (a, r) = e.write_step_read(&host[..n], nstep, call, &mut many);
         read = r;
         a
     });
