@@ -33,6 +33,18 @@
 struct mjModel_;
 struct mjData_;
 
+/* MJB_API marks every export. MSVC consumers of mjbridge.dll import through it
+ * (__declspec(dllimport)); define MJBRIDGE_STATIC when linking the static library instead.
+ * Everywhere else (gcc, clang, mingw) it is empty: their linkers resolve the exports from the
+ * shared library or the import library as they are. */
+#ifndef MJB_API
+#if defined(_MSC_VER) && !defined(MJBRIDGE_STATIC)
+#define MJB_API __declspec(dllimport)
+#else
+#define MJB_API
+#endif
+#endif
+
 /* The version of the bridge this header belongs to (mjb_version() at run time). */
 #define MJB_VERSION "0.2.0"
 #define MJB_VERSION_MAJOR 0
@@ -443,7 +455,10 @@ extern "C" {
 // the bridge was compiled against, `MJB_REASON_MODEL_LOAD` with MuJoCo's compiler message
 // (never a process exit), `MJB_REASON_PROFILE` when the engine cannot serve the profile.
 // Thread-safe; takes no endpoint lock.
-mjb_outcome mjb_endpoint_open(const char *config_json, size_t len, struct mjb_endpoint **out);
+MJB_API
+mjb_outcome mjb_endpoint_open(const char *config_json,
+                              size_t len,
+                              struct mjb_endpoint **out);
 
 // Open an endpoint that takes ownership of a host's MuJoCo pair.
 //
@@ -455,6 +470,7 @@ mjb_outcome mjb_endpoint_open(const char *config_json, size_t len, struct mjb_en
 // `config_json`/`len`: as for `mjb_endpoint_open` without `model`.
 // `out`: must not be NULL; NULL on entry, the new handle on `MJB_OK`.
 // Thread-safe; takes no endpoint lock.
+MJB_API
 mjb_outcome mjb_endpoint_adopt(struct mjModel_ *model,
                                struct mjData_ *data,
                                const char *config_json,
@@ -467,7 +483,7 @@ mjb_outcome mjb_endpoint_adopt(struct mjModel_ *model,
 // `MJB_INVALID_ARGUMENT` (never undefined behaviour). Closing while another thread is inside
 // a call on the same endpoint is safe: that call finishes, and the native pair is freed when
 // it returns. Works on fenced endpoints. Takes no endpoint lock.
-mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
+MJB_API mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 
 // Step the simulation: `mj_step` up to `nstep` times; the tick advances by one per step.
 //
@@ -481,6 +497,7 @@ mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 // call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 // Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_step(struct mjb_endpoint *ep,
                      uint32_t nstep,
                      uint32_t timeout_ms,
@@ -490,6 +507,7 @@ mjb_outcome mjb_step(struct mjb_endpoint *ep,
 // model's `nu` and every value must be finite (else `MJB_REJECTED`, nothing written). `ctrl`
 // may be NULL only when `n` is 0. `report`: nullable. Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
                          const double *ctrl,
                          size_t n,
@@ -505,6 +523,7 @@ mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
 // pointer. The whole document is validated before anything is written. `report`: nullable.
 // Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_world_write(struct mjb_endpoint *ep,
                             const char *json,
                             size_t len,
@@ -517,6 +536,7 @@ mjb_outcome mjb_world_write(struct mjb_endpoint *ep,
 // with `mjb_string_free`. Takes the native lock (admission bounded by `timeout_ms`, as for
 // `mjb_step`): the public fields and the checkpoint never tear. Works on fenced endpoints.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
                            uint32_t timeout_ms,
                            struct mjb_string **out_string);
@@ -524,6 +544,7 @@ mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
 // Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
 // Ownership and locking as for `mjb_world_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
                          uint32_t timeout_ms,
                          struct mjb_string **out_string);
@@ -534,6 +555,7 @@ mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
 // (`MJB_REASON_TOO_MANY_VALUES`), never truncated. Ownership and locking as for
 // `mjb_world_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_checkpoint_read(struct mjb_endpoint *ep,
                                 uint32_t timeout_ms,
                                 struct mjb_string **out_string);
@@ -544,6 +566,7 @@ mjb_outcome mjb_checkpoint_read(struct mjb_endpoint *ep,
 // safety state are kept. The model is compiled before the lock is taken; the swap happens
 // under it. `report`: nullable.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
                                        const char *config_json,
                                        size_t len,
@@ -565,6 +588,7 @@ mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
 // back (`MJB_ROLLED_BACK`) or, when that cannot be proven, `MJB_UNKNOWN` and the endpoint is
 // fenced. Admitted while stopped; the endpoint stays stopped. `report`: nullable.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_restore(struct mjb_endpoint *ep,
                         const char *json,
                         size_t len,
@@ -575,36 +599,36 @@ mjb_outcome mjb_restore(struct mjb_endpoint *ep,
 // step holds it) and works on fenced endpoints. `safety_state` (nullable) receives the state
 // right after latching; `confirmed` is true only when no native work is in flight.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_stop(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
+MJB_API mjb_outcome mjb_stop(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
 // Positive acknowledgement that the simulation is paused: `MJB_OK` only when a stop is
 // latched, no native work is in flight and the endpoint is not fenced; otherwise
 // `MJB_REJECTED` (`MJB_REASON_NOT_STOPPED` / `MJB_REASON_UNRESOLVED_NATIVE_WORK`) or
 // `MJB_FENCED`. Never takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_confirm_paused(struct mjb_endpoint *ep);
+MJB_API mjb_outcome mjb_confirm_paused(struct mjb_endpoint *ep);
 
 // Clear the stop latch, under the same conditions as `mjb_confirm_paused`. Stop history is
 // kept. Never takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
+MJB_API mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
 
 // Read the latch, confirmation, stop history, work in flight and fence without the native
 // lock. `safety_state`: must not be NULL.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
+MJB_API mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
 // The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
 // NULL, freed or foreign strings give NULL.
-const char *mjb_string_data(const struct mjb_string *s);
+MJB_API const char *mjb_string_data(const struct mjb_string *s);
 
 // The length in bytes of a library-owned string, without its NUL. NULL, freed or foreign
 // strings give 0.
-size_t mjb_string_len(const struct mjb_string *s);
+MJB_API size_t mjb_string_len(const struct mjb_string *s);
 
 // Free a library-owned string. NULL is a no-op (`MJB_OK`); a string freed before, or not made
 // by this library, returns `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_string_free(struct mjb_string *s);
+MJB_API mjb_outcome mjb_string_free(struct mjb_string *s);
 
 // Describe this thread's most recent call (every function returning an `mjb_outcome` but this
 // one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901
@@ -615,38 +639,38 @@ mjb_outcome mjb_string_free(struct mjb_string *s);
 // is at least that, the text is copied and `MJB_OK` returned; otherwise nothing is copied and
 // `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) is returned. With no error recorded the text is
 // `{}`. Does not change the recorded error. Takes no lock.
-mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
+MJB_API mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
 
 // The name of an outcome value (`"MJB_OK"`, ...), or `"MJB_OUTCOME_UNKNOWN_VALUE"`. Static
 // string: do not free.
-const char *mjb_outcome_name(int32_t outcome);
+MJB_API const char *mjb_outcome_name(int32_t outcome);
 
 // The name of a reason value (`"MJB_REASON_BUSY"`, ...), or `"MJB_REASON_UNKNOWN_VALUE"`.
 // Static string: do not free.
-const char *mjb_reason_name(int32_t reason);
+MJB_API const char *mjb_reason_name(int32_t reason);
 
 // The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
-const char *mjb_version(void);
+MJB_API const char *mjb_version(void);
 
 // Which MuJoCo the bridge was built against and which it runs with, as a JSON object:
 // `{"bridge", "engine_header_version", "engine_runtime_version", "engine", "engine_source",
 // "engine_library", "integration_profile"}`. `out_string`: must not be NULL; the caller frees
 // the result with `mjb_string_free`.
-mjb_outcome mjb_build_info(struct mjb_string **out_string);
+MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
 
 #if defined(MJB_FAULT_INJECTION)
 // Test builds only (cargo feature `fault-injection`): arm a one-shot native fault on the
 // endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
 // unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
 // step. Takes the native lock (waits).
-mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
+MJB_API mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif
 
 // The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
 // on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
 // replaced with the model). Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
+MJB_API mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
 
 // `mj_name2id` for an `mjb_object_kind` kind. `name`: NUL-terminated, borrowed; must not be NULL.
 // `id`: must not be NULL; set to -1 on entry and to the object's id on `MJB_OK` (for
@@ -654,13 +678,18 @@ mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
 // `MJB_REJECTED` (`MJB_REASON_UNKNOWN_NAME`); an unknown kind `MJB_INVALID_ARGUMENT`. Takes no
 // lock (names are read once per model). Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_name_to_id(struct mjb_endpoint *ep, int32_t kind, const char *name, int32_t *id);
+MJB_API
+mjb_outcome mjb_name_to_id(struct mjb_endpoint *ep,
+                           int32_t kind,
+                           const char *name,
+                           int32_t *id);
 
 // `mj_id2name` for an `mjb_object_kind` kind, copied into `buf` (NUL-terminated) when `cap` is at
 // least the size `needed` (nullable) receives, including the NUL; else `MJB_REJECTED`
 // (`MJB_REASON_TOO_LARGE`) and nothing copied. An unnamed object gives the empty string. An id
 // out of range is `MJB_REJECTED` (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_id_to_name(struct mjb_endpoint *ep,
                            int32_t kind,
                            int32_t id,
@@ -672,23 +701,30 @@ mjb_outcome mjb_id_to_name(struct mjb_endpoint *ep,
 // zeroed on entry, filled on `MJB_OK`). An id out of range is `MJB_REJECTED`
 // (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_sensor_slice(struct mjb_endpoint *ep, int32_t sensor, size_t *adr, size_t *dim);
+MJB_API
+mjb_outcome mjb_sensor_slice(struct mjb_endpoint *ep,
+                             int32_t sensor,
+                             size_t *adr,
+                             size_t *dim);
 
 // Where joint `joint`'s values sit in `qpos` and in the nv-sized fields. `out`: must not be
 // NULL; zeroed on entry, filled on `MJB_OK`. An id out of range is `MJB_REJECTED`
 // (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_joint_slice(struct mjb_endpoint *ep, int32_t joint, struct mjb_joint_adr *out);
+MJB_API
+mjb_outcome mjb_joint_slice(struct mjb_endpoint *ep,
+                            int32_t joint,
+                            struct mjb_joint_adr *out);
 
 // The name of an `mjb_field` (`"qpos"`, ..., as in the config's `"frame"` list and the world
 // document), or NULL for an unknown value. Static string: do not free.
-const char *mjb_field_name(int32_t field);
+MJB_API const char *mjb_field_name(int32_t field);
 
 // How many doubles a frame carries for `field` (`len`: must not be NULL; zeroed on entry).
 // A field outside the endpoint's frame selection is `MJB_REJECTED`
 // (`MJB_REASON_NOT_IN_FRAME`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *len);
+MJB_API mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *len);
 
 // Copy one field of the latest complete frame into `buf` (`cap` doubles, caller-owned; NULL
 // only with `cap` 0). `written` (nullable) receives the number of doubles copied, `info`
@@ -700,6 +736,7 @@ mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *
 // `MJB_REASON_NOT_IN_FRAME` (the field is not in the config's `"frame"` selection),
 // `MJB_REASON_DIMENSION` (`cap` is smaller than the field). Any thread, concurrently.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_frame_read(struct mjb_endpoint *ep,
                            int32_t field,
                            double *buf,
@@ -715,6 +752,7 @@ mjb_outcome mjb_frame_read(struct mjb_endpoint *ep,
 // `/requests/<k>/field` or `/cap`), nothing copied. `info`: nullable. Locking and threads as
 // for `mjb_frame_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_frame_read_many(struct mjb_endpoint *ep,
                                 struct mjb_frame_request *requests,
                                 size_t n,
@@ -730,6 +768,7 @@ mjb_outcome mjb_frame_read_many(struct mjb_endpoint *ep,
 // `eq_active` before MuJoCo 3.0 (`UNSUPPORTED`). Publishes a frame. `report`: nullable.
 // Takes the native lock (admission bounded by `timeout_ms`).
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_input_write(struct mjb_endpoint *ep,
                             int32_t field,
                             int32_t id,
@@ -746,6 +785,7 @@ mjb_outcome mjb_input_write(struct mjb_endpoint *ep,
 // inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
 // `report`: nullable. Takes the native lock once.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_write_step(struct mjb_endpoint *ep,
                            const struct mjb_input *inputs,
                            size_t ninputs,
@@ -759,7 +799,7 @@ mjb_outcome mjb_write_step(struct mjb_endpoint *ep,
 // Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's loader message),
 // `MJB_REASON_UNSUPPORTED` (MuJoCo before 2.3.1 has no plugin API). Plugins are process-wide
 // and stay registered. Thread-safe; takes no endpoint lock.
-mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
+MJB_API mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
 
 // Load every plugin library (`*.so`) of a directory (guarded `mj_loadAllPluginLibraries`).
 // `dir`: NUL-terminated, borrowed; must not be NULL. `libraries` and `plugins` (nullable)
@@ -767,7 +807,7 @@ mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
 // library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's message);
 // libraries loaded before it stay registered. `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1.
 // Thread-safe; takes no endpoint lock.
-mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plugins);
+MJB_API mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plugins);
 
 // Send MuJoCo's warnings raised inside the bridge's calls and the bridge's notable events
 // (fence, rollback, engine reset, refused documents) to `callback(user_data, level, message)`
@@ -782,7 +822,7 @@ mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plug
 // be called again, so its `user_data` may be freed. Calling it from inside the callback is
 // refused. Warnings MuJoCo raises outside the bridge's calls keep going to the host's own
 // handler (`mju_user_warning` or the log handler).
-mjb_outcome mjb_set_log_callback(mjb_log_fn callback, void *user_data, int32_t min_level);
+MJB_API mjb_outcome mjb_set_log_callback(mjb_log_fn callback, void *user_data, int32_t min_level);
 
 #ifdef __cplusplus
 }  // extern "C"
