@@ -142,6 +142,7 @@ fn main() {
         "MJB_MUJOCO_WHEEL",
         "PKG_CONFIG_PATH",
         "MJB_INSTALL",
+        "MJB_INSTALL_LIBDIR",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -234,6 +235,11 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libmjbridge.so.{major}");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--enable-new-dtags");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
+        // The installed `mjbridge` command (PREFIX/bin) finds MuJoCo in the tree's library
+        // folder (MJB_INSTALL_LIBDIR, below the prefix; install.sh passes its --libdir).
+        let libdir = env::var("MJB_INSTALL_LIBDIR").unwrap_or_else(|_| "lib".into());
+        println!("cargo:rustc-link-arg-bins=-Wl,--enable-new-dtags");
+        println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN/../{libdir}");
     } else {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
     }
