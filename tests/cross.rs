@@ -892,3 +892,61 @@ fn linux_trees_need_no_glibc_newer_than_the_stated_floor() {
         }
     }
 }
+
+/// `scripts/release.sh` makes one archive per target with a SHA-256 file that checks, holding
+/// one self-contained tree that states its target (and never the Wine stand-in).
+#[test]
+fn release_archive_per_target_with_its_sha256() {
+    for triple in [WINDOWS, AARCH64] {
+        let Some(p) = platform(triple) else { continue };
+        let out = p.progs.join("release");
+        let o = Command::new("bash")
+            .arg(root().join("scripts/release.sh"))
+            .args(["--target", triple, "--out"])
+            .arg(&out)
+            .arg("--target-dir")
+            .arg(root().join("target/cross-install"))
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let name = format!("mjbridge-{}-{triple}", env!("CARGO_PKG_VERSION"));
+        let archive = if p.windows() {
+            format!("{name}.zip")
+        } else {
+            format!("{name}.tar.gz")
+        };
+        let check = Command::new("sha256sum")
+            .args(["-c", &format!("{archive}.sha256")])
+            .current_dir(&out)
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+        let list = if p.windows() {
+            Command::new("unzip")
+                .arg("-l")
+                .arg(out.join(&archive))
+                .output()
+        } else {
+            Command::new("tar")
+                .arg("-tzf")
+                .arg(out.join(&archive))
+                .output()
+        }
+        .unwrap();
+        let list = String::from_utf8_lossy(&list.stdout);
+        assert!(
+            list.contains(&format!("{name}/share/mjbridge/TARGET")),
+            "{list}"
+        );
+        assert!(
+            list.contains(&format!("{name}/include/mjbridge.h")),
+            "{list}"
+        );
+        assert!(!list.contains("bcryptprimitives"), "{list}");
+    }
+}
