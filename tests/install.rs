@@ -648,7 +648,7 @@ fn install_works_from_a_checkout_folder_named_mjbridge() {
     }
     // The installed command runs from the tree (RUNPATH $ORIGIN/../lib finds MuJoCo only when
     // bundled; the wheel build bundles by default).
-    let version = run(&mut Command::new(prefix.join("bin/mjbridge")).arg("--version"));
+    let version = run(Command::new(prefix.join("bin/mjbridge")).arg("--version"));
     assert!(version.contains(env!("CARGO_PKG_VERSION")), "{version}");
 }
 

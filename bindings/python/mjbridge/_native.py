@@ -204,26 +204,42 @@ SIGNATURES = {
 }
 
 SONAME = "libmjbridge.so.0"
+# Windows: the DLL of an installed tree (bin/mjbridge.dll); its mujoco.dll sits beside it, where
+# Windows looks for the dependencies of a DLL loaded by full path.
+DLL = "mjbridge.dll"
 
 
-def _in_dir(folder):
-    for name in (SONAME, "libmjbridge.so"):
+def library_names(platform=None):
+    """The library's file names on ``platform`` (default ``sys.platform``), preferred first."""
+    if (platform or sys.platform) == "win32":
+        return (DLL,)
+    return (SONAME, "libmjbridge.so")
+
+
+def _in_dir(folder, platform=None):
+    for name in library_names(platform):
         path = os.path.join(folder, name)
         if os.path.exists(path):
             return path
     return None
 
 
-def candidates():
-    """Where the library is looked for, in order: (how, path or loader name)."""
+def _tree_dir(prefix, platform=None):
+    """Where an install tree keeps the library: bin/ on Windows, lib/ elsewhere."""
+    return os.path.join(prefix, "bin" if (platform or sys.platform) == "win32" else "lib")
+
+
+def candidates(platform=None):
+    """Where the library is looked for, in order: (how, path or loader name). ``platform``
+    (default ``sys.platform``) picks the file names and the tree layout."""
     out = []
     env = os.environ.get("MJBRIDGE_LIB")
     if env:
-        out.append(("MJBRIDGE_LIB", _in_dir(env) if os.path.isdir(env) else env))
+        out.append(("MJBRIDGE_LIB", _in_dir(env, platform) if os.path.isdir(env) else env))
     prefix = os.environ.get("MJBRIDGE_PREFIX")
     if prefix:
-        out.append(("MJBRIDGE_PREFIX", _in_dir(os.path.join(prefix, "lib"))))
-    found = _in_dir(os.path.join(sys.prefix, "lib"))
+        out.append(("MJBRIDGE_PREFIX", _in_dir(_tree_dir(prefix, platform), platform)))
+    found = _in_dir(_tree_dir(sys.prefix, platform), platform)
     if found:
         out.append(("sys.prefix", found))
     if shutil.which("pkg-config"):
@@ -236,9 +252,11 @@ def candidates():
             ).stdout.strip()
         except OSError:
             libdir = ""
-        if libdir and _in_dir(libdir):
-            out.append(("pkg-config", _in_dir(libdir)))
-    out.append(("system loader", SONAME))
+        if (platform or sys.platform) == "win32" and libdir:
+            libdir = os.path.join(os.path.dirname(libdir), "bin")
+        if libdir and _in_dir(libdir, platform):
+            out.append(("pkg-config", _in_dir(libdir, platform)))
+    out.append(("system loader", library_names(platform)[0]))
     return out
 
 
@@ -248,7 +266,7 @@ def load(path=None):
     tried = []
     for how, where in [("argument", path)] if path else candidates():
         if where is None:
-            tried.append("%s: no libmjbridge.so there" % how)
+            tried.append("%s: no %s there" % (how, " or ".join(library_names())))
             continue
         try:
             lib = ctypes.CDLL(where)
