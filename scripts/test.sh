@@ -41,6 +41,28 @@ else
   echo "!!!!!!!! MuJoCo 2.2.2 not installed (apt install libmujoco-dev): 2.2.2 suite SKIPPED !!!!!!!!"
 fi
 
+# The Rust suite on Linux aarch64, under qemu user emulation (.cargo/config.toml's runner): every
+# integration test that drives the library through its exports. Not here: the tests that build
+# and run host programs with the machine's own compilers (c_hosts, install, bindings, packages,
+# numbers, checkpoint's Python reader, header); tests/cross.rs runs the same hosts built with
+# the aarch64 cross compilers against the installed aarch64 tree.
+step "cargo test: Linux aarch64 under qemu (MuJoCo 4.0.0 aarch64 wheel, fault injection on)"
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64-static >/dev/null &&
+  [ -d "$(rustc --print sysroot)/lib/rustlib/aarch64-unknown-linux-gnu" ]; then
+  aarch64_start=$(date +%s)
+  MJB_MUJOCO_CACHE="$cache" MJB_EXPECT_ENGINE=4.0.0 MJB_FOREIGN_MUJOCO_LIB=none \
+    cargo test --target aarch64-unknown-linux-gnu --features fault-injection \
+    --test faults --test foundation --test frames --test fuzz_replay --test host_surface \
+    --test inputs --test memory --test step_path --test validate_only --test properties \
+    --test concurrency --test plugins --test conformance
+  echo "aarch64 suite under qemu: $(( $(date +%s) - aarch64_start )) s"
+elif [ "${MJB_REQUIRE_ALL_TOOLCHAINS:-}" = 1 ]; then
+  echo "aarch64 cross toolchain (gcc-aarch64-linux-gnu, qemu-user-static, rustup target add aarch64-unknown-linux-gnu) is missing and MJB_REQUIRE_ALL_TOOLCHAINS=1" >&2
+  exit 1
+else
+  echo "!!!!!!!! aarch64 cross toolchain missing: aarch64 suite SKIPPED !!!!!!!!"
+fi
+
 step "the default build exports no test-only symbol"
 cargo build --release --lib --quiet
 if nm -D --defined-only target/release/libmjbridge.so | grep -q ' mjb_test_'; then
