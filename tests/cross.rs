@@ -540,6 +540,75 @@ fn linux_x86_64_checkpoint_restores(triple: &'static str) {
     }
 }
 
+/// The header alone compiles as C99 (`-pedantic`, no mujoco.h) and as C++17 together with the
+/// target's mujoco.h (the C++ host adopts its own pair, MuJoCo linked through the tree: on
+/// Windows its `mujoco.lib` import library) with the cross compilers, and both run.
+fn header_standalone(triple: &'static str) {
+    let Some(p) = platform(triple) else { return };
+    let exe = p.build(
+        "header_c99",
+        false,
+        &[root().join("tests/c/header_c99.c")],
+        &["-pedantic"],
+    );
+    assert!(p.run(&exe, &[]).contains("header_c99: all checks passed"));
+    let cache = std::env::var_os("MJB_MUJOCO_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/mujoco-cache"));
+    let folder = if p.windows() {
+        "4.0.0-x86_64-windows"
+    } else {
+        "4.0.0-aarch64-linux"
+    };
+    let include = cache.join(folder).join("mujoco/include");
+    let mujoco = if p.windows() {
+        p.prefix.join("lib/mujoco.lib")
+    } else {
+        p.prefix.join("lib/libmujoco.so.4.0.0")
+    };
+    let include_flag = format!("-I{}", include.display());
+    // MuJoCo after the bridge: MuJoCo 4.0 exports a `mjb_step` of its own (its batch API), and
+    // the first library that defines a name is the one a program binds (README, Platforms).
+    let mujoco = mujoco.to_string_lossy().into_owned();
+    let exe = p.build(
+        "header_cpp17",
+        true,
+        &[root().join("tests/cpp/header_cpp17.cpp")],
+        &[&include_flag, &mujoco],
+    );
+    let out = p.run(&exe, &[&p.model("pendulum.xml")]);
+    assert!(out.contains("header_cpp17: all checks passed"), "{out}");
+}
+
+/// What an MSVC consumer sees (the header preprocessed with `_MSC_VER` defined): every export
+/// `__declspec(dllimport)`, none with `MJBRIDGE_STATIC`; nothing for gcc/mingw.
+#[test]
+fn header_marks_exports_dllimport_for_msvc_consumers_only() {
+    let Some(cc) = tool("CC", "cc") else { return };
+    let header = root().join("include/mjbridge.h");
+    let pre = |defs: &[&str]| {
+        let o = Command::new(&cc)
+            .args(["-E", "-P", "-x", "c"])
+            .args(defs)
+            .arg(&header)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).replace('\n', " ")
+    };
+    let msvc = pre(&["-D_MSC_VER=1930"]);
+    let exports = msvc.matches("mjb_outcome mjb_step(").count();
+    assert_eq!(exports, 1, "{msvc}");
+    assert!(
+        msvc.contains("__declspec(dllimport) mjb_outcome mjb_step("),
+        "MSVC consumers import the DLL's exports"
+    );
+    assert!(msvc.contains("__declspec(dllimport) const char *mjb_version("));
+    for text in [pre(&["-D_MSC_VER=1930", "-DMJBRIDGE_STATIC"]), pre(&[])] {
+        assert!(!text.contains("__declspec"), "{text}");
+    }
+}
+
 /// DLL names a PE file imports.
 fn objdump_imports(exe: &Path) -> Vec<String> {
     let o = Command::new("x86_64-w64-mingw32-objdump")
@@ -558,6 +627,11 @@ fn objdump_imports(exe: &Path) -> Vec<String> {
 #[test]
 fn windows_demo_host_continues_bit_identically_under_wine() {
     demo_host(WINDOWS);
+}
+
+#[test]
+fn windows_header_is_standalone_c99_and_cpp17_with_the_mingw_compilers() {
+    header_standalone(WINDOWS);
 }
 
 #[test]
@@ -767,6 +841,11 @@ fn cross_test_binary(triple: &str, test: &str) -> PathBuf {
 #[test]
 fn aarch64_demo_host_continues_bit_identically_under_qemu() {
     demo_host(AARCH64);
+}
+
+#[test]
+fn aarch64_header_is_standalone_c99_and_cpp17_with_the_cross_compilers() {
+    header_standalone(AARCH64);
 }
 
 #[test]
