@@ -609,6 +609,50 @@ fn header_marks_exports_dllimport_for_msvc_consumers_only() {
     }
 }
 
+/// A real engine error deep inside `mj_step` (the arena overflows once the boxes touch), not an
+/// injected one: rolled back and proven, not fenced, on this platform's build.
+fn engine_error_in_mj_step(triple: &'static str) {
+    let Some(p) = platform(triple) else { return };
+    let exe = p.build(
+        "engine_error_host",
+        false,
+        &[root().join("tests/c/engine_error_host.c")],
+        &[],
+    );
+    let out = p.run(&exe, &[&p.model("arena_overflow.xml")]);
+    assert!(
+        out.contains("engine_error_host: all checks passed"),
+        "{out}"
+    );
+}
+
+/// The same host on the build machine's own build: the reference for the two above.
+#[test]
+fn linux_x86_64_engine_error_in_mj_step_is_rolled_back() {
+    let Some(cc) = tool("CC", "cc") else { return };
+    let exe = toolchain::build(
+        toolchain::Build {
+            compiler: &cc,
+            std: "c99",
+            sources: vec![root().join("tests/c/engine_error_host.c")],
+            with_mujoco: false,
+            extra: vec![],
+        },
+        "engine_error_host",
+    );
+    let out = toolchain::run(
+        &exe,
+        &[&root()
+            .join("tests/models/arena_overflow.xml")
+            .to_string_lossy()],
+        &[],
+    );
+    assert!(
+        out.contains("engine_error_host: all checks passed"),
+        "{out}"
+    );
+}
+
 /// DLL names a PE file imports.
 fn objdump_imports(exe: &Path) -> Vec<String> {
     let o = Command::new("x86_64-w64-mingw32-objdump")
@@ -804,6 +848,11 @@ fn windows_fault_injection_suite_passes_under_wine() {
     assert!(out.contains("test result: ok. 8 passed"), "{out}");
 }
 
+#[test]
+fn windows_real_engine_error_inside_mj_step_is_rolled_back_under_wine() {
+    engine_error_in_mj_step(WINDOWS);
+}
+
 /// Build one integration test binary of this crate for `triple` with fault injection; its path.
 fn cross_test_binary(triple: &str, test: &str) -> PathBuf {
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
@@ -881,6 +930,11 @@ fn aarch64_model_needing_mujoco_plugins_opens_and_steps() {
 #[test]
 fn aarch64_restores_a_linux_x86_64_checkpoint_bit_for_bit() {
     linux_x86_64_checkpoint_restores(AARCH64);
+}
+
+#[test]
+fn aarch64_real_engine_error_inside_mj_step_is_rolled_back_under_qemu() {
+    engine_error_in_mj_step(AARCH64);
 }
 
 /// The aarch64 tree keeps the x86_64 promises: SONAME, `$ORIGIN` only, the target stated.
