@@ -51,6 +51,9 @@ struct mjData_;
 #define MJB_VERSION_MINOR 2
 #define MJB_VERSION_PATCH 0
 
+// At most this many inputs in one [`Endpoint::write_step`] (and `mjb_write_step`).
+#define MAX_INPUTS 64
+
 // `timeout_ms` value that waits for the native lock without a deadline.
 #define MJB_WAIT_FOREVER (uint32_t)UINT32_MAX
 
@@ -312,9 +315,6 @@ typedef int32_t mjb_log_level;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// What the next value is, by its first byte.
-typedef struct Kind Kind;
-
 // An endpoint handle as C sees it. Opaque: its value is not an address.
 typedef struct mjb_endpoint mjb_endpoint;
 
@@ -430,8 +430,6 @@ typedef struct mjb_input {
 // The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
 // NUL-terminated UTF-8 message valid during the call only.
 typedef void (*mjb_log_fn)(void *user_data, int32_t level, const char *message);
-
-
 
 
 
@@ -618,54 +616,6 @@ MJB_API mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 MJB_API mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
-// The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
-// NULL, freed or foreign strings give NULL.
-MJB_API const char *mjb_string_data(const struct mjb_string *s);
-
-// The length in bytes of a library-owned string, without its NUL. NULL, freed or foreign
-// strings give 0.
-MJB_API size_t mjb_string_len(const struct mjb_string *s);
-
-// Free a library-owned string. NULL is a no-op (`MJB_OK`); a string freed before, or not made
-// by this library, returns `MJB_INVALID_ARGUMENT`.
-MJB_API mjb_outcome mjb_string_free(struct mjb_string *s);
-
-// Describe this thread's most recent call (every function returning an `mjb_outcome` but this
-// one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901
-// JSON pointer or null): its refusal, or the reason an `MJB_OK` came with (a step halted at a
-// stop, an engine reset), or `{}` after a plain success.
-//
-// `needed` (nullable) receives the size including the NUL. When `buf` is not NULL and `cap`
-// is at least that, the text is copied and `MJB_OK` returned; otherwise nothing is copied and
-// `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) is returned. With no error recorded the text is
-// `{}`. Does not change the recorded error. Takes no lock.
-MJB_API mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
-
-// The name of an outcome value (`"MJB_OK"`, ...), or `"MJB_OUTCOME_UNKNOWN_VALUE"`. Static
-// string: do not free.
-MJB_API const char *mjb_outcome_name(int32_t outcome);
-
-// The name of a reason value (`"MJB_REASON_BUSY"`, ...), or `"MJB_REASON_UNKNOWN_VALUE"`.
-// Static string: do not free.
-MJB_API const char *mjb_reason_name(int32_t reason);
-
-// The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
-MJB_API const char *mjb_version(void);
-
-// Which MuJoCo the bridge was built against and which it runs with, as a JSON object:
-// `{"bridge", "engine_header_version", "engine_runtime_version", "engine", "engine_source",
-// "engine_library", "integration_profile"}`. `out_string`: must not be NULL; the caller frees
-// the result with `mjb_string_free`.
-MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
-
-#if defined(MJB_FAULT_INJECTION)
-// Test builds only (cargo feature `fault-injection`): arm a one-shot native fault on the
-// endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
-// unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
-// step. Takes the native lock (waits).
-MJB_API mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
-#endif
-
 // The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
 // on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
 // replaced with the model). Any thread.
@@ -823,6 +773,54 @@ MJB_API mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size
 // refused. Warnings MuJoCo raises outside the bridge's calls keep going to the host's own
 // handler (`mju_user_warning` or the log handler).
 MJB_API mjb_outcome mjb_set_log_callback(mjb_log_fn callback, void *user_data, int32_t min_level);
+
+// The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
+// NULL, freed or foreign strings give NULL.
+MJB_API const char *mjb_string_data(const struct mjb_string *s);
+
+// The length in bytes of a library-owned string, without its NUL. NULL, freed or foreign
+// strings give 0.
+MJB_API size_t mjb_string_len(const struct mjb_string *s);
+
+// Free a library-owned string. NULL is a no-op (`MJB_OK`); a string freed before, or not made
+// by this library, returns `MJB_INVALID_ARGUMENT`.
+MJB_API mjb_outcome mjb_string_free(struct mjb_string *s);
+
+// Describe this thread's most recent call (every function returning an `mjb_outcome` but this
+// one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901
+// JSON pointer or null): its refusal, or the reason an `MJB_OK` came with (a step halted at a
+// stop, an engine reset), or `{}` after a plain success.
+//
+// `needed` (nullable) receives the size including the NUL. When `buf` is not NULL and `cap`
+// is at least that, the text is copied and `MJB_OK` returned; otherwise nothing is copied and
+// `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) is returned. With no error recorded the text is
+// `{}`. Does not change the recorded error. Takes no lock.
+MJB_API mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
+
+// The name of an outcome value (`"MJB_OK"`, ...), or `"MJB_OUTCOME_UNKNOWN_VALUE"`. Static
+// string: do not free.
+MJB_API const char *mjb_outcome_name(int32_t outcome);
+
+// The name of a reason value (`"MJB_REASON_BUSY"`, ...), or `"MJB_REASON_UNKNOWN_VALUE"`.
+// Static string: do not free.
+MJB_API const char *mjb_reason_name(int32_t reason);
+
+// The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
+MJB_API const char *mjb_version(void);
+
+// Which MuJoCo the bridge was built against and which it runs with, as a JSON object:
+// `{"bridge", "engine_header_version", "engine_runtime_version", "engine", "engine_source",
+// "engine_library", "integration_profile"}`. `out_string`: must not be NULL; the caller frees
+// the result with `mjb_string_free`.
+MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
+
+#if defined(MJB_FAULT_INJECTION)
+// Test builds only (cargo feature `fault-injection`): arm a one-shot native fault on the
+// endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
+// unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
+// step. Takes the native lock (waits).
+MJB_API mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
+#endif
 
 #ifdef __cplusplus
 }  // extern "C"

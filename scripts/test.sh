@@ -64,6 +64,9 @@ else
   echo "!!!!!!!! aarch64 cross toolchain missing: aarch64 suite SKIPPED !!!!!!!!"
 fi
 
+step "ThreadSanitizer: the multi-threaded tests, standard library and C shim instrumented"
+bash scripts/tsan.sh
+
 step "the default build exports no test-only symbol"
 cargo build --release --lib --quiet
 if nm -D --defined-only target/release/libmjbridge.so | grep -q ' mjb_test_'; then

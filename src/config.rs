@@ -1,9 +1,12 @@
 //! Endpoint configuration documents (`mjb_endpoint_open`, `mjb_endpoint_adopt`,
-//! `mjb_endpoint_replace_model`): strict JSON, read in one streaming pass like every input.
+//! `mjb_endpoint_replace_model`) and their parts: the model source, a fidelity declaration and
+//! the frame selection. Strict JSON, read in one streaming pass like every input.
 
-use crate::checkpoint::json::{pointer_push, Value};
-use crate::checkpoint::read::{Kind, Reader};
-use crate::checkpoint::{missing, read_string, read_u64, unknown_field, Profile, Slot};
+use crate::checkpoint::Profile;
+use crate::doc::schema::{self, missing, read_string, Slot};
+use crate::doc::{pointer_push, Kind, Reader, Text, Value};
+use crate::frame::{Publish, Selection};
+use crate::native::fields::Field;
 use crate::native::ModelSource;
 use crate::outcome::{Reason, Refusal};
 
@@ -17,32 +20,28 @@ pub struct Config {
     pub profile: Option<Profile>,
     pub fidelity: Option<Value>,
     /// What frames carry and when they are published (`"frame"`).
-    pub frame: crate::frame::Selection,
+    pub frame: Selection,
 }
 
-fn wrong_type(r: &Reader, want: &str) -> Refusal {
-    Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, format!("expected {want}")).at(r.pointer())
-}
+/// A member the schema reads as a whole: the outer error is a parse error (it ends the read),
+/// the inner one this member's refusal (reported in the schema's order).
+type Member<T> = Result<Result<T, Refusal>, Refusal>;
 
 /// `{"xml_path": "..."}` or `{"xml": "..."}`, read where the reader stands.
-fn read_model(r: &mut Reader) -> Result<Result<ModelSource, Refusal>, Refusal> {
-    if r.kind()? != Kind::Object {
-        let bad = wrong_type(r, "an object");
-        r.skip()?;
+fn read_model(r: &mut Reader) -> Member<ModelSource> {
+    if let Some(bad) = schema::expect(r, Kind::Object, "an object")? {
         return Ok(Err(bad));
     }
     let ptr = r.pointer();
-    let mut unknown = None;
     let (mut path, mut xml) = (Slot::Absent, Slot::Absent);
-    r.object(|r, key| {
-        match key {
-            "xml_path" => path = read_string(r)?,
-            "xml" => xml = read_string(r)?,
-            _ => unknown_field(r, key, &mut unknown)?,
+    let mut m = schema::object(r, &["xml_path", "xml"], |r, i| {
+        match i {
+            0 => path = read_string(r)?,
+            _ => xml = read_string(r)?,
         }
         Ok(())
     })?;
-    if let Some(u) = unknown {
+    if let Err(u) = m.refuse_unknown() {
         return Ok(Err(u));
     }
     // Exactly one source: with neither, the pointer names the missing member (as every
@@ -63,115 +62,220 @@ fn read_model(r: &mut Reader) -> Result<Result<ModelSource, Refusal>, Refusal> {
     })
 }
 
+const FIDELITY_KEYS: &[&str] = &["claim", "scope", "evidence"];
+
 /// A fidelity declaration: what is claimed, for what scope, on what evidence. Kept as a small
 /// `Value` (in document order) for the world document.
-fn read_fidelity(r: &mut Reader) -> Result<Result<Option<Value>, Refusal>, Refusal> {
-    match r.kind()? {
-        Kind::Null => {
-            r.null()?;
-            return Ok(Ok(None));
-        }
-        Kind::Object => {}
-        _ => {
-            let bad = wrong_type(r, "an object");
-            r.skip()?;
-            return Ok(Err(bad));
-        }
+fn read_fidelity(r: &mut Reader) -> Member<Option<Value>> {
+    if r.kind()? == Kind::Null {
+        r.null()?;
+        return Ok(Ok(None));
+    }
+    if let Some(bad) = schema::expect(r, Kind::Object, "an object")? {
+        return Ok(Err(bad));
     }
     let ptr = r.pointer();
-    let mut unknown = None;
-    let mut members: Vec<(String, Slot<Value>)> = Vec::new();
-    r.object(|r, key| {
-        match key {
-            "claim" | "scope" => {
-                let v = match read_string(r)? {
-                    Slot::Got(s) => Slot::Got(Value::Str(s)),
-                    Slot::Bad(b) => Slot::Bad(b),
-                    Slot::Absent => Slot::Absent,
-                };
-                members.push((key.to_owned(), v));
-            }
-            "evidence" => {
-                let v = match r.kind()? {
-                    Kind::String => Slot::Got(Value::Str(r.string()?)),
-                    Kind::Array => {
-                        let mut items = Vec::new();
-                        let mut bad = None;
-                        r.array(|r, _| {
-                            match read_string(r)? {
-                                Slot::Got(s) => items.push(Value::Str(s)),
-                                Slot::Bad(b) => {
-                                    bad.get_or_insert(b);
-                                }
-                                Slot::Absent => {}
-                            }
-                            Ok(())
-                        })?;
-                        match bad {
-                            Some(b) => Slot::Bad(b),
-                            None => Slot::Got(Value::Arr(items)),
-                        }
-                    }
-                    _ => {
-                        let bad = wrong_type(r, "a string or an array of strings");
-                        r.skip()?;
-                        Slot::Bad(bad)
-                    }
-                };
-                members.push((key.to_owned(), v));
-            }
-            _ => unknown_field(r, key, &mut unknown)?,
-        }
+    let mut slots: [Slot<Value>; 3] = std::array::from_fn(|_| Slot::Absent);
+    let mut m = schema::object(r, FIDELITY_KEYS, |r, i| {
+        slots[i] = match i {
+            0 | 1 => read_string(r)?.map(Value::Str),
+            _ => read_evidence(r)?,
+        };
         Ok(())
     })?;
-    if let Some(u) = unknown {
+    if let Err(u) = m.refuse_unknown() {
         return Ok(Err(u));
     }
-    for k in ["claim", "scope", "evidence"] {
-        if !members.iter().any(|(m, _)| m == k) {
-            return Ok(Err(missing(&ptr, k)));
-        }
+    if let Err(missing) = m.require(&ptr, FIDELITY_KEYS, |_| true) {
+        return Ok(Err(missing));
     }
-    let mut out = Vec::with_capacity(3);
     // Types in the order claim, scope, evidence.
-    for k in ["claim", "scope", "evidence"] {
-        let i = members.iter().position(|(m, _)| m == k).expect("present");
-        let (_, slot) = members.remove(i);
+    let mut out = Vec::with_capacity(3);
+    for (k, slot) in FIDELITY_KEYS.iter().zip(slots) {
         match slot.get() {
-            Ok(v) => out.push((k.to_owned(), v)),
+            Ok(v) => out.push(((*k).to_owned(), v)),
             Err(b) => return Ok(Err(b)),
         }
     }
     Ok(Ok(Some(Value::Obj(out))))
 }
 
+/// `evidence`: a string or an array of strings.
+fn read_evidence(r: &mut Reader) -> Result<Slot<Value>, Refusal> {
+    Ok(match r.kind()? {
+        Kind::String => Slot::Got(Value::Str(r.string()?)),
+        Kind::Array => {
+            let mut items = Vec::new();
+            let mut bad = None;
+            r.array(|r, _| {
+                match read_string(r)? {
+                    Slot::Got(s) => items.push(Value::Str(s)),
+                    Slot::Bad(b) => {
+                        bad.get_or_insert(b);
+                    }
+                    Slot::Absent => {}
+                }
+                Ok(())
+            })?;
+            match bad {
+                Some(b) => Slot::Bad(b),
+                None => Slot::Got(Value::Arr(items)),
+            }
+        }
+        _ => {
+            let bad = schema::wrong_type(r, "a string or an array of strings");
+            r.skip()?;
+            Slot::Bad(bad)
+        }
+    })
+}
+
+/// The config's `"frame"` where the reader stands: an array of field names, or
+/// `{"fields": [...], "publish": "every_step" | "end_of_call"}`, or null (the default).
+fn read_selection(r: &mut Reader) -> Member<Selection> {
+    match r.kind()? {
+        Kind::Null => {
+            r.null()?;
+            Ok(Ok(Selection::default()))
+        }
+        Kind::Array => Ok(read_fields(r)?.map(|fields| Selection {
+            fields,
+            publish: Publish::EveryStep,
+        })),
+        Kind::Object => {
+            let mut fields = None;
+            let mut publish = Ok(Publish::EveryStep);
+            let mut m = schema::object(r, &["fields", "publish"], |r, i| {
+                match i {
+                    0 => {
+                        fields = Some(
+                            match schema::expect(r, Kind::Array, "an array of field names")? {
+                                None => read_fields(r)?,
+                                Some(bad) => Err(bad),
+                            },
+                        )
+                    }
+                    _ => {
+                        publish = match read_string(r)? {
+                            Slot::Got(s) if s == "every_step" => Ok(Publish::EveryStep),
+                            Slot::Got(s) if s == "end_of_call" => Ok(Publish::EndOfCall),
+                            Slot::Got(s) => Err(Refusal::rejected(
+                                Reason::MJB_REASON_OUT_OF_RANGE,
+                                format!("publish {s:?} is not \"every_step\" or \"end_of_call\""),
+                            )
+                            .at(r.pointer())),
+                            Slot::Bad(b) => Err(b),
+                            Slot::Absent => Ok(Publish::EveryStep),
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            if let Err(u) = m.refuse_unknown() {
+                return Ok(Err(u));
+            }
+            let publish = match publish {
+                Ok(p) => p,
+                Err(b) => return Ok(Err(b)),
+            };
+            Ok(match fields {
+                None => Ok(Selection {
+                    publish,
+                    ..Selection::default()
+                }),
+                Some(f) => f.map(|fields| Selection { fields, publish }),
+            })
+        }
+        _ => {
+            let bad = schema::wrong_type(r, "an array of field names or {\"fields\", \"publish\"}");
+            r.skip()?;
+            Ok(Err(bad))
+        }
+    }
+}
+
+/// An array of frame field names, each known, available on this engine and listed once.
+fn read_fields(r: &mut Reader) -> Member<Vec<Field>> {
+    let mut fields = Vec::new();
+    let mut bad = None;
+    r.array(|r, _| {
+        let name = match read_string(r)? {
+            Slot::Got(s) => s,
+            Slot::Bad(b) => {
+                bad.get_or_insert(b);
+                return Ok(());
+            }
+            Slot::Absent => return Ok(()),
+        };
+        if bad.is_some() {
+            return Ok(());
+        }
+        let refusal = match Field::from_name(&name) {
+            None => {
+                let known: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
+                Some(Refusal::rejected(
+                    Reason::MJB_REASON_UNKNOWN_FIELD,
+                    format!("no frame field {name:?} (known: {})", known.join(", ")),
+                ))
+            }
+            Some(f) if !f.available() => Some(Refusal::rejected(
+                Reason::MJB_REASON_UNSUPPORTED,
+                format!(
+                    "{name} is not in mjData on this engine ({})",
+                    crate::native::engine().version_string
+                ),
+            )),
+            Some(f) if fields.contains(&f) => Some(Refusal::rejected(
+                Reason::MJB_REASON_DUPLICATE_FIELD,
+                format!("frame field {name:?} is listed twice"),
+            )),
+            Some(f) => {
+                fields.push(f);
+                None
+            }
+        };
+        if let Some(refusal) = refusal {
+            bad = Some(refusal.at(r.pointer()));
+        }
+        Ok(())
+    })?;
+    if let Some(b) = bad {
+        return Ok(Err(b));
+    }
+    fields.sort_by_key(|f| f.index());
+    Ok(Ok(fields))
+}
+
+const CONFIG_KEYS: &[&str] = &["model", "name", "seed", "profile", "fidelity", "frame"];
+
 /// Parse a strict endpoint configuration. `with_model` says whether `model` is required
 /// (open) or not allowed (adopt: the host brings the model).
-pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
-    let mut r = Reader::new(bytes)?;
-    let mut unknown = None;
+pub fn parse_config(text: Text, with_model: bool) -> Result<Config, Refusal> {
+    let mut r = Reader::new(text)?;
+    let keys = if with_model {
+        CONFIG_KEYS
+    } else {
+        &CONFIG_KEYS[1..]
+    };
     let mut model = None;
     let mut name = Slot::Absent;
     let mut seed = Slot::Absent;
     let mut profile = Slot::Absent;
     let mut fidelity = None;
     let mut frame = None;
-    r.object(|r, key| {
-        match key {
-            "model" if with_model => model = Some(read_model(r)?),
+    let mut m = schema::object(&mut r, keys, |r, i| {
+        match keys[i] {
+            "model" => model = Some(read_model(r)?),
             "name" => name = read_string(r)?,
-            "seed" => seed = read_u64(r)?,
+            "seed" => seed = schema::read_u64(r)?,
             "profile" => profile = read_string(r)?,
             "fidelity" => fidelity = Some(read_fidelity(r)?),
-            "frame" => frame = Some(crate::frame::read_selection(r)?),
-            _ => unknown_field(r, key, &mut unknown)?,
+            _ => frame = Some(read_selection(r)?),
         }
         Ok(())
     })?;
     r.finish()?;
-    if let Some(u) = unknown {
-        return Err(u);
-    }
+    m.refuse_unknown()?;
     if with_model && model.is_none() {
         return Err(missing("", "model"));
     }
@@ -202,21 +306,15 @@ pub fn parse_config(bytes: &[u8], with_model: bool) -> Result<Config, Refusal> {
 }
 
 /// `{"model": {...}}` for `mjb_endpoint_replace_model`.
-pub fn parse_replacement(bytes: &[u8]) -> Result<ModelSource, Refusal> {
-    let mut r = Reader::new(bytes)?;
-    let mut unknown = None;
+pub fn parse_replacement(text: Text) -> Result<ModelSource, Refusal> {
+    let mut r = Reader::new(text)?;
     let mut model = None;
-    r.object(|r, key| {
-        match key {
-            "model" => model = Some(read_model(r)?),
-            _ => unknown_field(r, key, &mut unknown)?,
-        }
+    let mut m = schema::object(&mut r, &["model"], |r, _| {
+        model = Some(read_model(r)?);
         Ok(())
     })?;
     r.finish()?;
-    if let Some(u) = unknown {
-        return Err(u);
-    }
+    m.refuse_unknown()?;
     match model {
         Some(m) => m,
         None => Err(missing("", "model")),

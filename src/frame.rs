@@ -24,8 +24,6 @@
 //! Model replacement swaps the whole [`View`] (model facts and frame slots) through an
 //! `arc-swap` pointer, so a reader sees either the old model's frames or the new one's.
 
-use crate::checkpoint::read::{Kind, Reader};
-use crate::checkpoint::{read_string, unknown_field, Slot as Read};
 use crate::native::fields::{Catalog, Class, Field, FIELD_COUNT};
 use crate::native::{Dims, Mujoco, NativeError};
 use crate::outcome::{Reason, Refusal};
@@ -66,20 +64,21 @@ pub enum mjb_frame_cause {
 
 pub use mjb_frame_cause as Cause;
 
+abi_enum!(mjb_frame_cause {
+    MJB_FRAME_OPEN,
+    MJB_FRAME_STEP,
+    MJB_FRAME_RESTORE,
+    MJB_FRAME_INPUT,
+    MJB_FRAME_REPLACE,
+    MJB_FRAME_ROLLBACK,
+});
+
 impl Cause {
     fn from_u64(v: u64) -> Cause {
-        use mjb_frame_cause::*;
-        [
-            MJB_FRAME_OPEN,
-            MJB_FRAME_STEP,
-            MJB_FRAME_RESTORE,
-            MJB_FRAME_INPUT,
-            MJB_FRAME_REPLACE,
-            MJB_FRAME_ROLLBACK,
-        ]
-        .into_iter()
-        .find(|c| *c as u64 == v)
-        .unwrap_or(MJB_FRAME_OPEN)
+        i32::try_from(v)
+            .ok()
+            .and_then(Cause::from_i32)
+            .unwrap_or(Cause::MJB_FRAME_OPEN)
     }
 
     /// Causes after which the owned data's derived arrays do not describe its state (the state
@@ -91,7 +90,7 @@ impl Cause {
 
 /// When frames are published during a multi-step call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Publish {
+pub(crate) enum Publish {
     /// After every engine step (the default).
     EveryStep,
     /// Once, when the step call returns.
@@ -100,7 +99,7 @@ pub enum Publish {
 
 /// The fields a host selected at open (`"frame"` in the endpoint config).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Selection {
+pub(crate) struct Selection {
     pub fields: Vec<Field>,
     pub publish: Publish,
 }
@@ -134,129 +133,6 @@ impl Selection {
     fn has_poses(&self) -> bool {
         self.fields.iter().any(|f| f.class() == Class::Pose)
     }
-}
-
-/// Read the config's `"frame"` where the reader stands: an array of field names, or
-/// `{"fields": [...], "publish": "every_step" | "end_of_call"}`, or null (the default). The
-/// outer error is a parse error (ends the read); the inner one a refusal of this field.
-pub fn read_selection(r: &mut Reader) -> Result<Result<Selection, Refusal>, Refusal> {
-    let wrong = |r: &Reader, want: &str| {
-        Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, format!("expected {want}")).at(r.pointer())
-    };
-    match r.kind()? {
-        Kind::Null => {
-            r.null()?;
-            Ok(Ok(Selection::default()))
-        }
-        Kind::Array => Ok(read_fields(r)?.map(|fields| Selection {
-            fields,
-            publish: Publish::EveryStep,
-        })),
-        Kind::Object => {
-            let mut unknown = None;
-            let mut fields = None;
-            let mut publish = Ok(Publish::EveryStep);
-            r.object(|r, key| {
-                match key {
-                    "fields" => {
-                        fields = Some(if r.kind()? == Kind::Array {
-                            read_fields(r)?
-                        } else {
-                            let bad = wrong(r, "an array of field names");
-                            r.skip()?;
-                            Err(bad)
-                        })
-                    }
-                    "publish" => {
-                        publish = match read_string(r)? {
-                            Read::Got(s) if s == "every_step" => Ok(Publish::EveryStep),
-                            Read::Got(s) if s == "end_of_call" => Ok(Publish::EndOfCall),
-                            Read::Got(s) => Err(Refusal::rejected(
-                                Reason::MJB_REASON_OUT_OF_RANGE,
-                                format!("publish {s:?} is not \"every_step\" or \"end_of_call\""),
-                            )
-                            .at(r.pointer())),
-                            Read::Bad(b) => Err(b),
-                            Read::Absent => Ok(Publish::EveryStep),
-                        }
-                    }
-                    _ => unknown_field(r, key, &mut unknown)?,
-                }
-                Ok(())
-            })?;
-            if let Some(u) = unknown {
-                return Ok(Err(u));
-            }
-            let publish = match publish {
-                Ok(p) => p,
-                Err(b) => return Ok(Err(b)),
-            };
-            Ok(match fields {
-                None => Ok(Selection {
-                    publish,
-                    ..Selection::default()
-                }),
-                Some(f) => f.map(|fields| Selection { fields, publish }),
-            })
-        }
-        _ => {
-            let bad = wrong(r, "an array of field names or {\"fields\", \"publish\"}");
-            r.skip()?;
-            Ok(Err(bad))
-        }
-    }
-}
-
-/// An array of frame field names, each known, available on this engine and listed once.
-fn read_fields(r: &mut Reader) -> Result<Result<Vec<Field>, Refusal>, Refusal> {
-    let mut fields = Vec::new();
-    let mut bad = None;
-    r.array(|r, _| {
-        let name = match read_string(r)? {
-            Read::Got(s) => s,
-            Read::Bad(b) => {
-                bad.get_or_insert(b);
-                return Ok(());
-            }
-            Read::Absent => return Ok(()),
-        };
-        if bad.is_some() {
-            return Ok(());
-        }
-        let refusal = match Field::from_name(&name) {
-            None => {
-                let known: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
-                Some(Refusal::rejected(
-                    Reason::MJB_REASON_UNKNOWN_FIELD,
-                    format!("no frame field {name:?} (known: {})", known.join(", ")),
-                ))
-            }
-            Some(f) if !f.available() => Some(Refusal::rejected(
-                Reason::MJB_REASON_UNSUPPORTED,
-                format!(
-                    "{name} is not in mjData on this engine ({})",
-                    crate::native::engine().version_string
-                ),
-            )),
-            Some(f) if fields.contains(&f) => Some(Refusal::rejected(
-                Reason::MJB_REASON_DUPLICATE_FIELD,
-                format!("frame field {name:?} is listed twice"),
-            )),
-            Some(f) => {
-                fields.push(f);
-                None
-            }
-        };
-        if let Some(refusal) = refusal {
-            bad = Some(refusal.at(r.pointer()));
-        }
-        Ok(())
-    })?;
-    if let Some(b) = bad {
-        return Ok(Err(b));
-    }
-    fields.sort_by_key(|f| f.index());
-    Ok(Ok(fields))
 }
 
 struct Slot {
@@ -422,6 +298,16 @@ impl View {
     pub fn field_len(&self, f: Field) -> Option<usize> {
         self.frames.at[f.index()].map(|i| self.frames.layout[i].2)
     }
+
+    /// How many doubles a frame carries for `f`, refused when `f` is not selected.
+    pub fn frame_len(&self, f: Field) -> Result<usize, Refusal> {
+        self.field_len(f).ok_or_else(|| {
+            Refusal::rejected(
+                Reason::MJB_REASON_NOT_IN_FRAME,
+                format!("{} is not in the endpoint's frame selection", f.name()),
+            )
+        })
+    }
 }
 
 // The payload copies: relaxed 8-byte atomic accesses (plain moves on x86-64 and AArch64),
@@ -478,13 +364,13 @@ impl Frames {
     }
 
     /// Make a writer's view the one readers see (model replacement).
-    pub fn install(&self, w: &Writer) {
+    pub(crate) fn install(&self, w: &Writer) {
         self.view.store(w.view.clone());
     }
 }
 
 /// The writer's end, kept beside the owned pair under the native lock.
-pub struct Writer {
+pub(crate) struct Writer {
     view: Arc<View>,
     selection: Selection,
     /// Frames published so far by this endpoint (across model replacements).
@@ -530,10 +416,6 @@ impl Writer {
         Frames {
             view: ArcSwap::new(self.view.clone()),
         }
-    }
-
-    pub fn view(&self) -> &Arc<View> {
-        &self.view
     }
 
     pub fn publishes_every_step(&self) -> bool {

@@ -30,6 +30,13 @@ pub enum mjb_log_level {
 
 pub use mjb_log_level as Level;
 
+abi_enum!(mjb_log_level {
+    MJB_LOG_DEBUG,
+    MJB_LOG_INFO,
+    MJB_LOG_WARNING,
+    MJB_LOG_ERROR,
+});
+
 #[allow(non_upper_case_globals)]
 impl Level {
     pub const Info: Level = Level::MJB_LOG_INFO;
@@ -139,7 +146,7 @@ pub fn set_callback(f: mjb_log_fn, user: *mut c_void, min_level: i32) -> Result<
             "mjb_set_log_callback cannot be called from inside the log callback",
         ));
     }
-    if !(0..=3).contains(&min_level) {
+    if Level::from_i32(min_level).is_none() {
         return Err(Refusal::new(
             Outcome::MJB_INVALID_ARGUMENT,
             Reason::MJB_REASON_OUT_OF_RANGE,

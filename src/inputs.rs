@@ -4,13 +4,10 @@
 //! mutation. They are all part of `mjSTATE_INTEGRATION`, so checkpoints carry them, and the
 //! world document serves and accepts the same fields.
 
-use crate::checkpoint::json::{pointer_index, pointer_push};
-use crate::checkpoint::read::{Kind, Reader};
-use crate::checkpoint::{self, read_numbers, unknown_field, Slot};
+use crate::doc::{pointer_index, pointer_push};
 use crate::native::fields::{Class, Field};
 use crate::native::{Dims, Mujoco};
 use crate::outcome::{Reason, Refusal};
-use crate::world;
 
 /// A checked input: `values` go to the whole field (`id` None) or to one object's slice.
 #[derive(Clone, Copy, Debug)]
@@ -196,119 +193,4 @@ pub fn served(mj: &Mujoco) -> Vec<(&'static str, Vec<f64>)> {
             (f.name(), v)
         })
         .collect()
-}
-
-/// Inputs parsed from a partial world document, owning their values.
-pub struct Owned {
-    pub items: Vec<(Field, Vec<f64>)>,
-}
-
-impl Owned {
-    pub fn inputs(&self) -> Vec<Input<'_>> {
-        self.items
-            .iter()
-            .map(|(f, v)| Input {
-                field: *f,
-                id: None,
-                values: v,
-            })
-            .collect()
-    }
-}
-
-/// Parse and check `{"world": {<writable fields>}}` (whole arrays) against the dimensions, in
-/// one streaming pass: parse errors first, then `state_hash` (read-only), unknown top-level
-/// fields, a missing `world`, read-only or unknown world fields, then each input's values.
-pub fn parse_world_write(bytes: &[u8], dims: &Dims) -> Result<Owned, Refusal> {
-    let mut r = Reader::new(bytes)?;
-    let mut state_hash = false;
-    let mut unknown = None;
-    let mut world: Option<Result<(), Refusal>> = None;
-    let mut read_only = None;
-    let mut world_unknown = None;
-    let mut got: Vec<(Field, Slot<usize>, Vec<f64>)> = Vec::new();
-    r.object(|r, key| match key {
-        "state_hash" => {
-            state_hash = true;
-            r.skip()
-        }
-        "world" => {
-            if r.kind()? != Kind::Object {
-                world = Some(Err(Refusal::rejected(
-                    Reason::MJB_REASON_WRONG_TYPE,
-                    "expected an object",
-                )
-                .at("/world")));
-                return r.skip();
-            }
-            world = Some(Ok(()));
-            r.object(|r, key| {
-                if world::READ_ONLY_FIELDS.contains(&key) {
-                    if read_only.is_none() {
-                        read_only = Some(
-                            Refusal::rejected(
-                                Reason::MJB_REASON_READ_ONLY_FIELD,
-                                format!("world.{key} is read-only"),
-                            )
-                            .at(r.pointer()),
-                        );
-                    }
-                    return r.skip();
-                }
-                match FIELDS.iter().find(|f| f.name() == key) {
-                    Some(&f) => {
-                        // Read at most one more than the model has: enough to refuse a wrong
-                        // length, never more memory than the model's own arrays.
-                        let mut buf = Vec::new();
-                        let n = read_numbers(r, &mut buf, f.len(dims) + 1)?;
-                        got.push((f, n, buf));
-                        Ok(())
-                    }
-                    None => unknown_field(r, key, &mut world_unknown),
-                }
-            })
-        }
-        _ => unknown_field(r, key, &mut unknown),
-    })?;
-    r.finish()?;
-    if state_hash {
-        return Err(Refusal::rejected(
-            Reason::MJB_REASON_READ_ONLY_FIELD,
-            "state_hash is computed by the bridge",
-        )
-        .at("/state_hash"));
-    }
-    if let Some(u) = unknown {
-        return Err(u);
-    }
-    match world {
-        None => return Err(checkpoint::missing("", "world")),
-        Some(w) => w?,
-    }
-    if let Some(r) = read_only.or(world_unknown) {
-        return Err(r);
-    }
-    let mut items = Vec::with_capacity(got.len());
-    // Judged in the order the inputs are served, so that a refusal names the same field
-    // whatever order the host wrote them in.
-    got.sort_by_key(|(f, _, _)| FIELDS.iter().position(|g| g == f));
-    for (f, n, values) in got {
-        let p = pointer_push("/world", f.name());
-        let count = n.get()?;
-        if count != values.len() {
-            return Err(Refusal::rejected(
-                Reason::MJB_REASON_DIMENSION,
-                format!(
-                    "{} has {count} values; the model has {}",
-                    f.name(),
-                    f.len(dims)
-                ),
-            )
-            .at(p));
-        }
-        // Finite by construction: the reader refuses non-finite numbers.
-        check(f as i32, -1, &values, dims, &p, true)?;
-        items.push((f, values));
-    }
-    Ok(Owned { items })
 }

@@ -2,36 +2,81 @@
 //!
 //! The contract in ten lines:
 //! - An endpoint owns one MuJoCo model/data pair, its tick, a native lock, a stop latch and a
-//!   fence ([`endpoint`], [`safety`]).
+//!   fence ([`endpoint`]).
 //! - Every input document is strict JSON validated in pure Rust before any native state is
-//!   touched ([`checkpoint`]); refusals carry a stable reason and a JSON pointer.
+//!   touched ([`doc`], [`checkpoint`], [`world`]); refusals carry a reason and a JSON pointer.
 //! - `mujoco_integration_v1` checkpoints hold the complete `mjSTATE_INTEGRATION` vector; a
 //!   restore is verified by bitwise readback and never calls `mj_forward`.
 //! - Outcomes are explicit: rejected (nothing changed), rolled back (proven), unknown (fenced).
-//! - `mjb_stop` latches from any thread without the native lock ([`safety`]).
+//! - `mjb_stop` latches from any thread without the native lock.
 //! - The world document and its JCS state hash cover the checkpoint ([`world`]).
 //! - MuJoCo is reached only through a small C shim with setjmp-guarded calls ([`native`]).
 //! - The C ABI lives in [`ffi`]: one panic boundary, checked handles, library-owned strings.
 //! - Hosts see the simulation through [`frame`]s (published under the lock, read without it,
-//!   never torn) and drive it through typed [`inputs`]; [`host`] loads plugins and logs.
+//!   never torn) and drive it through typed inputs.
+//!
+//! The module map (`ARCHITECTURE.md` has the graph and the walk of one restore):
+//!
+//! | module | owns | public for |
+//! | --- | --- | --- |
+//! | [`ffi`] | the C ABI: the only `catch_unwind`, handles, pointer checks, exports | hosts (C, and Rust through it) |
+//! | [`endpoint`] | the pair, its lock and tick; admission, native phases, rollback, reads | the `mjbridge` command, tests |
+//! | [`doc`] | the strict reader, the writer and printers, the RFC 8785 canonicalizer | the command's files |
+//! | [`checkpoint`] | the two checkpoint profiles: validation and printing | `Profile`, limits |
+//! | [`world`] | the world document, its hash, restore from it, world writes | field lists, `recompute_hash` |
+//! | [`conformance`] | corrupted checkpoints and the refusal each must get | the package gate, tests |
+//! | [`frame`] | frames: seqlock slots, publication, lock-free reads | frame requests |
+//! | [`native`] | the seam to MuJoCo: engine facts, dims, layout, the owned pair | engine facts, tests |
+//! | [`outcome`] | outcomes, reasons, refusals | everyone |
+//! | `config`, `inputs`, `safety`, `host`, `panics`, `log` | config schema, typed inputs, the lock-free safety state, plugins and log callback, panics off stderr, bridge events | the crate only |
+
+/// `ALL`, `from_i32` and `name` for a `#[repr(i32)]` enum of the ABI. The enum itself is
+/// written out in full (cbindgen reads it for the header; it does not expand macros); its
+/// values run from 0 without gaps, which a test checks.
+macro_rules! abi_enum {
+    ($ty:ident { $($v:ident => $name:expr),* $(,)? }) => {
+        impl $ty {
+            /// Every value, in value order.
+            pub const ALL: &'static [$ty] = &[$($ty::$v),*];
+
+            pub fn from_i32(v: i32) -> Option<$ty> {
+                usize::try_from(v)
+                    .ok()
+                    .and_then(|i| Self::ALL.get(i).copied())
+                    .filter(|x| *x as i32 == v)
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$v => $name),*
+                }
+            }
+        }
+    };
+    ($ty:ident { $($v:ident),* $(,)? }) => {
+        abi_enum!($ty { $($v => stringify!($v)),* });
+    };
+}
 
 pub mod checkpoint;
-pub mod config;
+pub(crate) mod config;
+pub mod conformance;
+pub mod doc;
 pub mod endpoint;
 pub mod ffi;
 pub mod frame;
-pub mod host;
-pub mod inputs;
-pub mod log;
+pub(crate) mod host;
+pub(crate) mod inputs;
+pub(crate) mod log;
 pub mod native;
 pub mod outcome;
-pub mod panics;
-pub mod safety;
+pub(crate) mod panics;
+pub(crate) mod safety;
 pub mod world;
 
 /// Which MuJoCo the bridge was built against and runs with, as JSON.
 pub fn build_info() -> String {
-    use checkpoint::json::{obj, Value};
+    use doc::{obj, Value};
     let e = native::engine();
     obj([
         ("bridge", env!("CARGO_PKG_VERSION").into()),
@@ -46,4 +91,30 @@ pub fn build_info() -> String {
         ("integration_profile", Value::Bool(e.supports_integration())),
     ])
     .to_json()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every ABI enum's values run from 0 without gaps (what `abi_enum!`'s `from_i32` relies
+    /// on), and every name is distinct.
+    #[test]
+    fn abi_enums_are_dense_and_named_once() {
+        fn check<T: Copy>(all: &[T], value: impl Fn(T) -> i32, name: impl Fn(T) -> &'static str) {
+            let mut names = std::collections::BTreeSet::new();
+            for (i, &v) in all.iter().enumerate() {
+                assert_eq!(value(v), i as i32);
+                assert!(names.insert(name(v)), "{} twice", name(v));
+            }
+        }
+        use crate::outcome::{Outcome, Reason};
+        use crate::{frame::Cause, host::Level, native::fields::Field, native::fields::Kind};
+        check(Outcome::ALL, |v| v as i32, Outcome::name);
+        check(Reason::ALL, |v| v as i32, Reason::name);
+        check(Field::ALL, |v| v as i32, Field::name);
+        check(Kind::ALL, |v| v as i32, Kind::name);
+        check(Cause::ALL, |v| v as i32, Cause::name);
+        check(Level::ALL, |v| v as i32, Level::name);
+        assert_eq!(Field::from_i32(Field::ALL.len() as i32), None);
+        assert_eq!(Reason::from_i32(-1), None);
+    }
 }

@@ -111,48 +111,24 @@ pub enum mjb_reason {
     MJB_REASON_NOT_IN_FRAME = 44,
 }
 
+abi_enum!(mjb_outcome {
+    MJB_OK,
+    MJB_REJECTED,
+    MJB_ROLLED_BACK,
+    MJB_UNKNOWN,
+    MJB_FENCED,
+    MJB_INVALID_ARGUMENT,
+    MJB_PANIC,
+});
+
 impl mjb_outcome {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::MJB_OK => "MJB_OK",
-            Self::MJB_REJECTED => "MJB_REJECTED",
-            Self::MJB_ROLLED_BACK => "MJB_ROLLED_BACK",
-            Self::MJB_UNKNOWN => "MJB_UNKNOWN",
-            Self::MJB_FENCED => "MJB_FENCED",
-            Self::MJB_INVALID_ARGUMENT => "MJB_INVALID_ARGUMENT",
-            Self::MJB_PANIC => "MJB_PANIC",
-        }
-    }
-
-    pub fn all() -> [mjb_outcome; 7] {
-        [
-            Self::MJB_OK,
-            Self::MJB_REJECTED,
-            Self::MJB_ROLLED_BACK,
-            Self::MJB_UNKNOWN,
-            Self::MJB_FENCED,
-            Self::MJB_INVALID_ARGUMENT,
-            Self::MJB_PANIC,
-        ]
-    }
-
-    pub fn from_i32(v: i32) -> Option<Self> {
-        Self::all().into_iter().find(|o| *o as i32 == v)
+    /// Every outcome, in value order.
+    pub fn all() -> impl Iterator<Item = mjb_outcome> {
+        Self::ALL.iter().copied()
     }
 }
 
-macro_rules! reasons {
-    ($($name:ident),* $(,)?) => {
-        impl mjb_reason {
-            pub const ALL: &'static [mjb_reason] = &[$(mjb_reason::$name),*];
-            pub fn name(self) -> &'static str {
-                match self { $(mjb_reason::$name => stringify!($name)),* }
-            }
-        }
-    };
-}
-
-reasons!(
+abi_enum!(mjb_reason {
     MJB_REASON_NONE,
     MJB_REASON_MALFORMED_JSON,
     MJB_REASON_TOO_LARGE,
@@ -198,13 +174,7 @@ reasons!(
     MJB_REASON_UNSUPPORTED,
     MJB_REASON_PLUGIN_LOAD,
     MJB_REASON_NOT_IN_FRAME,
-);
-
-impl mjb_reason {
-    pub fn from_i32(v: i32) -> Option<Self> {
-        Self::ALL.iter().copied().find(|r| *r as i32 == v)
-    }
-}
+});
 
 pub use mjb_outcome as Outcome;
 pub use mjb_reason as Reason;

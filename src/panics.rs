@@ -1,5 +1,5 @@
-//! Panics inside the bridge: caught, turned into `MJB_PANIC` refusals, and kept off the host's
-//! stderr.
+//! Panics inside the bridge: caught once, at the C boundary, turned into `MJB_PANIC`
+//! refusals, and kept off the host's stderr.
 //!
 //! The default panic hook prints a message and backtrace to stderr, which for a host (a Unity
 //! editor, a ROS node) is noise from a library that then answers `MJB_PANIC` anyway. The
@@ -66,4 +66,26 @@ pub fn refusal(payload: Box<dyn std::any::Any + Send>) -> Refusal {
         Reason::MJB_REASON_PANIC,
         format!("a panic was caught inside the bridge: {text}"),
     )
+}
+
+/// Where a mutation's native phase panicked: the report the C boundary writes for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Site {
+    pub tick_before: u64,
+    pub tick_after: u64,
+    pub sequence: u64,
+}
+
+thread_local! {
+    static SITE: Cell<Option<Site>> = const { Cell::new(None) };
+}
+
+/// Called while unwinding out of a native phase (the endpoint is fenced already).
+pub fn unwound_at(site: Site) {
+    SITE.with(|s| s.set(Some(site)));
+}
+
+/// The site of the panic being caught, if it happened inside a native phase.
+pub fn take_site() -> Option<Site> {
+    SITE.with(Cell::take)
 }

@@ -1,18 +1,24 @@
-//! The world document and its state hash.
+//! The world document: its schema (which fields are served, which a world write may carry),
+//! writing it with its state hash, restoring from it, and world writes.
 //!
 //! `state_hash` is SHA-256 over the RFC 8785 (JCS) canonical form of the `world` object, so any
 //! JCS implementation can recompute it. It covers `native_checkpoint`: nothing is cached or
 //! left out. The document is printed once; the hash streams the canonical bytes through
-//! SHA-256, reusing the printed numbers (see [`crate::checkpoint::write`]).
+//! SHA-256, reusing the printed numbers (`crate::doc::jcs::described`).
 
-use crate::checkpoint::json::Value;
-use crate::checkpoint::read::{Kind, Reader};
-use crate::checkpoint::write::{self, Canon, Piece, Writer};
-use crate::checkpoint::{self, Buffers, Checkpoint, Facts, Profile};
-use crate::native::Public;
+use crate::checkpoint::{self, Buffers, Checkpoint, Embedded, Facts, Profile};
+use crate::doc::jcs;
+use crate::doc::jcs::Canon;
+use crate::doc::schema::{self, missing, read_numbers, read_string, Slot};
+use crate::doc::write::{Piece, Writer};
+use crate::doc::{pointer_push, Kind, Reader, Text, Value};
+use crate::inputs::{self, Input};
+use crate::native::fields::Field;
+use crate::native::{Dims, Public};
 use crate::outcome::{Reason, Refusal};
+use sha2::{Digest, Sha256};
 
-/// The fields a world write may carry (the inputs of [`crate::inputs`]), and the ones it must
+/// The fields a world write may carry (the inputs of `crate::inputs`), and the ones it must
 /// refuse as read-only.
 pub const WRITABLE_FIELDS: &[&str] = &[
     "ctrl",
@@ -44,7 +50,7 @@ pub fn continuation(profile: Profile) -> &'static str {
     }
 }
 
-pub struct WorldParts<'a> {
+pub(crate) struct WorldParts<'a> {
     pub name: &'a str,
     pub facts: &'a Facts<'a>,
     pub tick: u64,
@@ -60,14 +66,12 @@ pub struct WorldParts<'a> {
 /// Read a world document `{"world": {...}, "state_hash": "..."}` and recompute its hash:
 /// returns `(stored, recomputed)` (either may be absent when the field is).
 pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), Refusal> {
-    let mut r = crate::checkpoint::read::Reader::new(bytes)?;
+    let mut r = Reader::new(Text::new(bytes)?)?;
     let (mut stored, mut recomputed) = (None, None);
     r.object(|r, key| {
         match key {
-            "world" => recomputed = Some(canonical_hash(r.raw()?)?),
-            "state_hash" if r.kind()? == crate::checkpoint::read::Kind::String => {
-                stored = Some(r.string()?)
-            }
+            "world" => recomputed = Some(jcs::hash_value(r.raw()?)?),
+            "state_hash" if r.kind()? == Kind::String => stored = Some(r.string()?),
             _ => r.skip()?,
         }
         Ok(())
@@ -78,7 +82,7 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
 
 /// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`,
 /// written into `out` (cleared first; pass a reused buffer).
-pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
+pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
     let p = parts.public;
     let mut w = Writer::reusing(out);
     w.text.push_str("{\"world\":");
@@ -129,7 +133,7 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
     });
     result?;
     let world = w.end_object();
-    let hash = write::state_hash(&w.text, &world);
+    let hash = jcs::hash_described(&w.text, &world);
     debug_assert!(world_start > 0);
     w.text.push_str(",\"state_hash\":\"");
     w.text.push_str(&hash);
@@ -142,74 +146,67 @@ pub fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal>
 /// `native_checkpoint` is then validated exactly as a checkpoint (refusals inside it point
 /// below `/world/native_checkpoint`).
 ///
-/// Memory stays within the documents' bound: objects may appear only where a world document
-/// has them, with their own keys (checked before hashing), and the hash streams the canonical
-/// form through SHA-256, revisiting each object's members in key order from their spans in
-/// the input.
-pub fn validate_restore(
-    bytes: &[u8],
+/// A world document is read in two passes over its bytes:
+/// 1. syntax, the document's members, the world's shape (objects only where a world document
+///    has them, each with its own keys) and the embedded checkpoint read into `bufs` (judged
+///    later), while the members of each object are recorded;
+/// 2. the state hash: the JCS form of `world` from the recorded members, each leaf's bytes
+///    read once.
+///
+/// Refusals keep their order: a syntax error anywhere; the document's own members; the
+/// world's shape; the state hash; then the checkpoint's steps. Memory stays within the
+/// documents' bound: only the schema's known members are recorded, once each.
+pub(crate) fn validate_restore(
+    text: Text,
     f: &Facts,
     bufs: &mut Buffers,
 ) -> Result<Checkpoint, Refusal> {
-    if !first_key_is_world(bytes)? {
-        match checkpoint::validate(bytes, f, bufs) {
+    if !first_key_is_world(text)? {
+        match checkpoint::validate(text, f, bufs) {
             Ok(c) => return Ok(c),
             // A world document whose members come in another order: only a refused
             // checkpoint pays for looking.
-            Err(r) if !has_world_member(bytes) => return Err(r),
+            Err(r) if !has_world_member(text) => return Err(r),
             Err(_) => {}
         }
     }
-    // 1. The document: `world` (an object) and `state_hash` (a string), nothing else.
-    let mut r = Reader::new(bytes)?;
-    let mut unknown = None;
-    let mut world: Option<Result<&str, Refusal>> = None;
-    let mut stored: Option<Result<String, Refusal>> = None;
-    r.object(|r, key| {
-        match key {
-            "world" => {
-                world = Some(if r.kind()? == Kind::Object {
-                    Ok(r.raw()?)
-                } else {
-                    let bad =
-                        Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected an object")
-                            .at(r.pointer());
-                    r.skip()?;
-                    Err(bad)
+    // Pass 1.
+    let mut r = Reader::new(text)?;
+    r.check_shape();
+    r.record();
+    let mut world: Option<Result<(usize, Option<Embedded>), Refusal>> = None;
+    let mut stored = Slot::Absent;
+    let mut top = schema::object(&mut r, &["world", "state_hash"], |r, i| {
+        match i {
+            0 => {
+                world = Some(match schema::expect(r, Kind::Object, "an object")? {
+                    Some(bad) => Err(bad),
+                    None => {
+                        let at = r.pos();
+                        Ok((at, read_world(r, f, bufs)?))
+                    }
                 })
             }
-            "state_hash" => {
-                stored = Some(if r.kind()? == Kind::String {
-                    Ok(r.string()?)
-                } else {
-                    let bad = Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected a string")
-                        .at(r.pointer());
-                    r.skip()?;
-                    Err(bad)
-                })
-            }
-            _ => checkpoint::unknown_field(r, key, &mut unknown)?,
+            _ => stored = read_string(r)?,
         }
         Ok(())
     })?;
     r.finish()?;
-    if let Some(u) = unknown {
-        return Err(u);
+    top.refuse_unknown()?;
+    let (at, embedded) = world.ok_or_else(|| missing("", "world"))??;
+    if stored.is_absent() {
+        return Err(missing("", "state_hash"));
     }
-    let world = world.ok_or_else(|| checkpoint::missing("", "world"))??;
-    let stored = stored.ok_or_else(|| checkpoint::missing("", "state_hash"))??;
-    // 2. The world's shape: objects only where a world document has them, with their own
-    //    keys (so that hashing keeps a handful of members per object, whatever the input).
-    let under_world = |mut e: Refusal| {
-        e.pointer = Some(format!("/world{}", e.pointer.as_deref().unwrap_or("")));
-        e
-    };
-    let mut r = Reader::new(world.as_bytes()).map_err(under_world)?;
-    if let Some(bad) = check_shape(&mut r, Shape::World, f).map_err(under_world)? {
-        return Err(under_world(bad));
+    let stored = stored.get()?;
+    if let Some(bad) = r.shape_violation() {
+        return Err(bad);
     }
-    // 3. The hash, recomputed over the JCS form of `world` as received.
-    let recomputed = canonical_hash(world).map_err(under_world)?;
+    // Pass 2.
+    let rec = r.take_recorder().expect("recording");
+    let root = rec.at(at).expect("the world object was recorded");
+    let mut h = Sha256::new();
+    jcs::tree(&rec.tree, text.as_str(), root, &mut h)?;
+    let recomputed = jcs::digest_text(&h.finalize());
     if stored != recomputed {
         return Err(Refusal::rejected(
             Reason::MJB_REASON_STATE_HASH,
@@ -219,163 +216,62 @@ pub fn validate_restore(
         )
         .at("/state_hash"));
     }
-    // 4. The checkpoint inside, read exactly as a checkpoint.
-    let mut r = Reader::new(world.as_bytes()).map_err(under_world)?;
-    let mut found = None;
-    r.object(|r, key| match key {
+    match embedded {
+        Some(e) => e.judge(f, bufs),
+        None => Err(missing("/world", "native_checkpoint")),
+    }
+}
+
+/// Every member a world may carry: what it serves and what a world write may carry.
+fn world_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        READ_ONLY_FIELDS
+            .iter()
+            .chain(WRITABLE_FIELDS)
+            .copied()
+            .collect()
+    })
+}
+
+/// The world object at the reader's position (pass 1): its shape, and its checkpoint read.
+fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Option<Embedded>, Refusal> {
+    let keys = world_keys();
+    let mut embedded = None;
+    schema::object(r, keys, |r, i| match keys[i] {
         "native_checkpoint" => {
-            found = Some(checkpoint::read_embedded(r, f, bufs)?);
+            embedded = Some(Embedded::read(r, f, bufs)?);
             Ok(())
         }
-        _ => r.skip(),
-    })
-    .map_err(under_world)?;
-    match found {
-        Some(c) => c.map_err(under_world),
-        None => Err(checkpoint::missing("/world", "native_checkpoint")),
-    }
-}
-
-/// Where a value sits in a world document, for [`check_shape`].
-#[derive(Clone, Copy)]
-enum Shape {
-    World,
-    Determinism,
-    Declared,
-    Checkpoint,
-    Descriptor,
-    /// Numbers, strings, booleans, null, and arrays of those: no object.
-    Leaf,
-}
-
-/// Check that objects appear only where a world document has them, each with its own keys.
-/// The outer error is a parse error; the inner one the first refusal.
-fn check_shape(r: &mut Reader, at: Shape, f: &Facts) -> Result<Option<Refusal>, Refusal> {
-    let keys: &[&str] = match at {
-        Shape::World => &[],
-        Shape::Determinism => &["derived", "declared"],
-        Shape::Declared => &["claim", "scope", "evidence"],
-        Shape::Checkpoint => f.profile.fields(),
-        Shape::Descriptor => checkpoint::DESCRIPTOR_FIELDS,
-        Shape::Leaf => &[],
-    };
-    match r.kind()? {
-        Kind::Object if !matches!(at, Shape::Leaf) => {
-            let mut bad = None;
-            r.object(|r, key| {
-                let known = match at {
-                    Shape::World => {
-                        READ_ONLY_FIELDS.contains(&key) || WRITABLE_FIELDS.contains(&key)
-                    }
-                    _ => keys.contains(&key),
-                };
-                if !known {
-                    return checkpoint::unknown_field(r, key, &mut bad);
-                }
-                let inner = match (at, key) {
-                    (Shape::World, "determinism") => Shape::Determinism,
-                    (Shape::World, "native_checkpoint") => Shape::Checkpoint,
-                    (Shape::Determinism, "declared") => Shape::Declared,
-                    (Shape::Checkpoint, "descriptor") => Shape::Descriptor,
-                    _ => Shape::Leaf,
-                };
-                if let Some(b) = check_shape(r, inner, f)? {
-                    bad.get_or_insert(b);
-                }
-                Ok(())
-            })?;
-            Ok(bad)
-        }
-        Kind::Object => {
-            let bad = Refusal::rejected(
-                Reason::MJB_REASON_WRONG_TYPE,
-                "a world document has no object here",
-            )
-            .at(r.pointer());
-            r.skip()?;
-            Ok(Some(bad))
-        }
-        Kind::Array => {
-            let mut bad = None;
-            r.array(|r, _| {
-                if r.at_number() {
-                    return r.number().map(drop);
-                }
-                if let Some(b) = check_shape(r, Shape::Leaf, f)? {
-                    bad.get_or_insert(b);
-                }
-                Ok(())
-            })?;
-            Ok(bad)
-        }
-        _ => r.skip().map(|()| None),
-    }
-}
-
-/// `sha256:<hex>` of the JCS canonical form of one validated JSON value, streamed.
-fn canonical_hash(value: &str) -> Result<String, Refusal> {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    let mut buf = String::new();
-    feed_canonical(&mut h, value, &mut buf)?;
-    Ok(write::digest_text(&h.finalize()))
-}
-
-fn feed_canonical(h: &mut sha2::Sha256, value: &str, buf: &mut String) -> Result<(), Refusal> {
-    use sha2::Digest;
-    let mut r = Reader::for_value(value);
-    match r.kind()? {
-        Kind::Object => {
-            let mut members: Vec<(String, &str)> = Vec::new();
-            r.object(|r, key| {
-                members.push((key.to_owned(), r.raw()?));
-                Ok(())
-            })?;
-            members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-            h.update(b"{");
-            for (i, (k, v)) in members.iter().enumerate() {
-                if i > 0 {
-                    h.update(b",");
-                }
-                buf.clear();
-                crate::checkpoint::json::write_str(k, buf);
-                buf.push(':');
-                h.update(buf.as_bytes());
-                feed_canonical(h, v, buf)?;
+        "determinism" => read_member_object(r, &["derived", "declared"], |r, i| {
+            if i == 1 {
+                read_member_object(r, &["claim", "scope", "evidence"], |r, _| r.skip_leaf())
+            } else {
+                r.skip_leaf()
             }
-            h.update(b"}");
-        }
-        Kind::Array => {
-            h.update(b"[");
-            r.array(|r, i| {
-                if i > 0 {
-                    h.update(b",");
-                }
-                if r.at_number() {
-                    buf.clear();
-                    crate::checkpoint::json::write_f64(r.number()?.value, buf, true);
-                    h.update(buf.as_bytes());
-                    Ok(())
-                } else {
-                    let v = r.raw()?;
-                    feed_canonical(h, v, buf)
-                }
-            })?;
-            h.update(b"]");
-        }
-        _ => {
-            buf.clear();
-            r.canonical(buf)?;
-            h.update(buf.as_bytes());
-        }
+        }),
+        _ => r.skip_leaf(),
+    })?;
+    Ok(embedded)
+}
+
+/// A member that a world document holds as an object with these keys (anything else there is
+/// a leaf: an object inside it is a shape violation).
+fn read_member_object(
+    r: &mut Reader,
+    keys: &[&'static str],
+    member: impl FnMut(&mut Reader, usize) -> Result<(), Refusal>,
+) -> Result<(), Refusal> {
+    if r.kind()? != Kind::Object {
+        return r.skip_leaf();
     }
-    Ok(())
+    schema::object(r, keys, member).map(drop)
 }
 
 /// A world document's members are `world` and `state_hash`; a checkpoint's never are. Only the
 /// first key is looked at, so telling the two apart costs no pass over a checkpoint.
-fn first_key_is_world(bytes: &[u8]) -> Result<bool, Refusal> {
-    let mut r = Reader::new(bytes)?;
+fn first_key_is_world(text: Text) -> Result<bool, Refusal> {
+    let mut r = Reader::new(text)?;
     let mut first = None;
     let stop = Refusal::rejected(Reason::MJB_REASON_NONE, "first key seen");
     let _ = r.object(|_, key| {
@@ -387,8 +283,8 @@ fn first_key_is_world(bytes: &[u8]) -> Result<bool, Refusal> {
 
 /// Whether the top level has a `world` member (a full pass; false when the document does not
 /// even parse).
-fn has_world_member(bytes: &[u8]) -> bool {
-    let Ok(mut r) = Reader::new(bytes) else {
+fn has_world_member(text: Text) -> bool {
+    let Ok(mut r) = Reader::new(text) else {
         return false;
     };
     let mut world = false;
@@ -397,4 +293,114 @@ fn has_world_member(bytes: &[u8]) -> bool {
         r.skip()
     });
     read.is_ok() && world
+}
+
+// ---- world writes ---------------------------------------------------------------------------------
+
+/// Inputs parsed from a partial world document, owning their values.
+pub(crate) struct Write {
+    pub items: Vec<(Field, Vec<f64>)>,
+}
+
+impl Write {
+    pub(crate) fn inputs(&self) -> Vec<Input<'_>> {
+        self.items
+            .iter()
+            .map(|(f, v)| Input {
+                field: *f,
+                id: None,
+                values: v,
+            })
+            .collect()
+    }
+}
+
+/// Parse and check `{"world": {<writable fields>}}` (whole arrays) against the dimensions, in
+/// one streaming pass: parse errors first, then `state_hash` (read-only), unknown top-level
+/// fields, a missing `world`, read-only or unknown world fields, then each input's values.
+pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
+    let mut r = Reader::new(text)?;
+    let mut state_hash = false;
+    let mut world: Option<Result<(), Refusal>> = None;
+    let mut read_only = None;
+    let mut world_unknown = None;
+    let mut got: Vec<(Field, Slot<schema::Numbers>, Vec<f64>)> = Vec::new();
+    let world_fields = world_keys();
+    let mut top = schema::object(&mut r, &["state_hash", "world"], |r, i| {
+        if i == 0 {
+            state_hash = true;
+            return r.skip();
+        }
+        if let Some(bad) = schema::expect(r, Kind::Object, "an object")? {
+            world = Some(Err(bad));
+            return Ok(());
+        }
+        world = Some(Ok(()));
+        let mut m = schema::object(r, world_fields, |r, i| {
+            let key = world_fields[i];
+            if READ_ONLY_FIELDS.contains(&key) {
+                if read_only.is_none() {
+                    read_only = Some(
+                        Refusal::rejected(
+                            Reason::MJB_REASON_READ_ONLY_FIELD,
+                            format!("world.{key} is read-only"),
+                        )
+                        .at(r.pointer()),
+                    );
+                }
+                return r.skip();
+            }
+            let f = inputs::FIELDS
+                .into_iter()
+                .find(|f| f.name() == key)
+                .expect("writable fields are the inputs");
+            // Read at most one more than the model has: enough to refuse a wrong length,
+            // never more memory than the model's own arrays.
+            let mut buf = Vec::new();
+            let n = read_numbers(r, &mut buf, f.len(dims) + 1)?;
+            got.push((f, n, buf));
+            Ok(())
+        })?;
+        world_unknown = m.unknown.take();
+        Ok(())
+    })?;
+    r.finish()?;
+    if state_hash {
+        return Err(Refusal::rejected(
+            Reason::MJB_REASON_READ_ONLY_FIELD,
+            "state_hash is computed by the bridge",
+        )
+        .at("/state_hash"));
+    }
+    top.refuse_unknown()?;
+    match world {
+        None => return Err(missing("", "world")),
+        Some(w) => w?,
+    }
+    if let Some(r) = read_only.or(world_unknown) {
+        return Err(r);
+    }
+    let mut items = Vec::with_capacity(got.len());
+    // Judged in the order the inputs are served, so that a refusal names the same field
+    // whatever order the host wrote them in.
+    got.sort_by_key(|(f, _, _)| inputs::FIELDS.iter().position(|g| g == f));
+    for (f, n, values) in got {
+        let p = pointer_push("/world", f.name());
+        let count = n.get()?.strict()?;
+        if count != values.len() {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_DIMENSION,
+                format!(
+                    "{} has {count} values; the model has {}",
+                    f.name(),
+                    f.len(dims)
+                ),
+            )
+            .at(p));
+        }
+        // Finite by construction: the reader refuses non-finite numbers.
+        inputs::check(f as i32, -1, &values, dims, &p, true)?;
+        items.push((f, values));
+    }
+    Ok(Write { items })
 }

@@ -2,10 +2,6 @@
 //! feature: each test asserts the exact outcome, the fence, and the state.
 
 mod common;
-use common::*;
-use mjbridge::ffi::*;
-use mjbridge::native::Fault;
-use mjbridge::outcome::{Outcome, Reason};
 
 #[cfg(not(feature = "fault-injection"))]
 #[test]
@@ -21,7 +17,10 @@ fn fault_injection_feature_is_required_for_these_tests() {
 
 #[cfg(feature = "fault-injection")]
 mod with_faults {
-    use super::*;
+    use super::common::*;
+    use mjbridge::ffi::*;
+    use mjbridge::native::Fault;
+    use mjbridge::outcome::{Outcome, Reason};
 
     fn arm(ep: &Ep, f: Fault) {
         assert_eq!(mjb_test_inject_fault(ep.0, f as i32), Outcome::MJB_OK);

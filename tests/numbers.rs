@@ -5,7 +5,7 @@
 #[path = "common/toolchain.rs"]
 mod toolchain;
 
-use mjbridge::checkpoint::json::write_f64;
+use mjbridge::doc::print::write_f64;
 use std::io::Write;
 use std::process::{Command, Stdio};
 

@@ -1,337 +1,151 @@
-//! Writing documents: every served document is printed once, straight into its output string,
-//! and its RFC 8785 (JCS) canonical form is described alongside (which bytes of the served
-//! text it reuses, in which key order), so a state hash streams through SHA-256 without
-//! printing any number a second time.
-//!
-//! The served text and the canonical text differ only in key order (JCS sorts keys by UTF-16
-//! code units), in `-0` (served as `-0`, canonical `0`) and in integers above 2^53
-//! (canonicalized through their double); strings are escaped identically.
+//! Printing checkpoint documents, once, straight into the output (a checkpoint read, or the
+//! `native_checkpoint` of a world document, which then copies the arrays it printed already).
 
-use super::json::{needs_escape, write_f64, write_str, Value};
-use sha2::{Digest, Sha256};
-use std::ops::Range;
+use super::{Facts, Profile, MAX_VALUES};
+use crate::doc::jcs::Canon;
+use crate::doc::write::{Piece, Writer};
+use crate::native::Public;
+use crate::outcome::{Reason, Refusal};
 
-/// How the canonical form of one value is obtained.
-#[derive(Clone, Debug)]
-pub enum Canon {
-    /// The served bytes at this range are canonical as they are, except that a `-0` number
-    /// token in them (when `negative_zero`) is canonically `0`.
-    Served {
-        range: Range<usize>,
-        negative_zero: bool,
-    },
-    /// Canonical text that differs from the served text (or was never served).
-    Text(String),
-    /// An object: its members in served order.
-    Object(Vec<(&'static str, Canon)>),
+fn write_descriptor(w: &mut Writer, f: &Facts) -> Canon {
+    w.begin_object();
+    for (k, v) in f.dims.named() {
+        w.i64_field(k, v);
+    }
+    w.f64_field("timestep", f.dims.timestep);
+    w.u64_field("configuration", f.configuration);
+    w.end_object()
 }
 
-/// Numbers printed once in a document (the inside of an array), to be copied elsewhere in it.
-#[derive(Clone, Debug, Default)]
-pub struct Piece {
-    pub range: Range<usize>,
-    pub negative_zero: bool,
+fn too_many(n: usize) -> Refusal {
+    Refusal::rejected(
+        Reason::MJB_REASON_TOO_MANY_VALUES,
+        format!("this model's integration state has {n} values; a checkpoint holds at most {MAX_VALUES}"),
+    )
 }
 
-impl Piece {
-    /// The inside of an array written at `canon` (its brackets dropped).
-    pub fn inside(canon: &Canon) -> Piece {
-        match canon {
-            Canon::Served {
-                range,
-                negative_zero,
-            } => Piece {
-                range: range.start + 1..range.end - 1,
-                negative_zero: *negative_zero,
-            },
-            _ => unreachable!("arrays of numbers are served as printed"),
-        }
+/// Arrays a world document printed before its checkpoint (the public fields and the inputs,
+/// named as their state segments), to be copied into the checkpoint instead of printed again.
+#[derive(Default)]
+pub(crate) struct Printed(Vec<(&'static str, Piece)>);
+
+impl Printed {
+    pub(crate) fn add(&mut self, segment: &'static str, piece: Piece) {
+        self.0.push((segment, piece));
+    }
+
+    fn get(&self, segment: &str) -> Option<&Piece> {
+        self.0.iter().find(|(n, _)| *n == segment).map(|(_, p)| p)
     }
 }
 
-/// A document being written: the served text and, per object, its canonical description.
-pub struct Writer {
-    pub text: String,
-    /// Members of the objects currently open, innermost last.
-    stack: Vec<(Vec<(&'static str, Canon)>, bool)>,
-}
-
-impl Writer {
-    pub fn with_capacity(bytes: usize) -> Self {
-        Writer {
-            text: String::with_capacity(bytes),
-            stack: Vec::new(),
-        }
+/// Write the integration checkpoint for a state vector read under the native lock; returns
+/// its canonical description (for a state hash over a document that embeds it). Every
+/// number is printed once: `values` segment by segment (copying what `printed` already
+/// holds), then `qpos`, `qvel`, `ctrl` as copies of their segments.
+pub(crate) fn write_integration(
+    w: &mut Writer,
+    f: &Facts,
+    values: &[f64],
+    tick: u64,
+    printed: &Printed,
+) -> Result<Canon, Refusal> {
+    let layout = f.layout.expect("integration profile has a layout");
+    if values.len() > MAX_VALUES {
+        return Err(too_many(values.len()));
     }
-
-    /// Reuse a buffer (cleared) for the served text.
-    pub fn reusing(mut text: String) -> Self {
-        text.clear();
-        Writer {
-            text,
-            stack: Vec::new(),
-        }
-    }
-
-    pub fn begin_object(&mut self) {
-        self.text.push('{');
-        self.stack.push((Vec::with_capacity(16), false));
-    }
-
-    /// Close the innermost object; returns its canonical description.
-    pub fn end_object(&mut self) -> Canon {
-        self.text.push('}');
-        let (members, _) = self.stack.pop().expect("an object is open");
-        Canon::Object(members)
-    }
-
-    fn key(&mut self, key: &str) {
-        let top = self.stack.last_mut().expect("an object is open");
-        if top.1 {
-            self.text.push(',');
-        }
-        top.1 = true;
-        write_str(key, &mut self.text);
-        self.text.push(':');
-    }
-
-    fn member(&mut self, key: &'static str, canon: Canon) {
-        self.stack
-            .last_mut()
-            .expect("an object is open")
-            .0
-            .push((key, canon));
-    }
-
-    /// A member whose value is written by `f`; its canonical form is whatever `f` returns.
-    pub fn field(&mut self, key: &'static str, f: impl FnOnce(&mut Writer) -> Canon) {
-        self.key(key);
-        let canon = f(self);
-        self.member(key, canon);
-    }
-
-    pub fn str_field(&mut self, key: &'static str, value: &str) {
-        self.field(key, |w| {
-            let start = w.text.len();
-            write_str(value, &mut w.text);
-            Canon::Served {
-                range: start..w.text.len(),
-                negative_zero: false,
+    w.begin_object();
+    w.str_field("profile", Profile::Integration.name());
+    w.str_field("engine", &f.engine.version_string);
+    w.i64_field("engine_version", i64::from(f.engine.runtime_version));
+    w.field("descriptor", |w| write_descriptor(w, f));
+    w.u64_field("signature", u64::from(layout.sig));
+    w.u64_field("size", layout.size as u64);
+    // Where qpos, qvel and ctrl sit in `values`, to copy them below.
+    let (mut qpos, mut qvel, mut ctrl) = (Piece::default(), Piece::default(), Piece::default());
+    w.field("values", |w| {
+        let start = w.text.len();
+        w.text.push('[');
+        let mut negative_zero = false;
+        let mut first = true;
+        for seg in &layout.segments {
+            if seg.len == 0 {
+                continue;
             }
-        });
-    }
-
-    pub fn u64_field(&mut self, key: &'static str, value: u64) {
-        self.field(key, |w| w.integer(i128::from(value)));
-    }
-
-    pub fn i64_field(&mut self, key: &'static str, value: i64) {
-        self.field(key, |w| w.integer(i128::from(value)));
-    }
-
-    pub fn f64_field(&mut self, key: &'static str, value: f64) {
-        self.field(key, |w| w.number(value));
-    }
-
-    pub fn f64s_field(&mut self, key: &'static str, values: &[f64]) {
-        self.field(key, |w| w.numbers(values));
-    }
-
-    /// A small value from the `Value` model (a declaration, `null`).
-    pub fn value_field(&mut self, key: &'static str, value: &Value) {
-        self.field(key, |w| {
-            w.text.push_str(&value.to_json());
-            Canon::Text(value.to_canonical())
-        });
-    }
-
-    /// An integer: canonical as served unless it is beyond 2^53 (JCS goes through doubles).
-    pub fn integer(&mut self, v: i128) -> Canon {
-        let start = self.text.len();
-        let mut b = itoa::Buffer::new();
-        self.text.push_str(b.format(v));
-        if v.unsigned_abs() > 1u128 << 53 {
-            let mut c = String::new();
-            write_f64(v as f64, &mut c, true);
-            Canon::Text(c)
-        } else {
-            Canon::Served {
-                range: start..self.text.len(),
-                negative_zero: false,
+            let piece = match printed.get(&seg.name) {
+                Some(p) => {
+                    w.copy_bare(p, first);
+                    let end = w.text.len();
+                    Piece {
+                        range: end - p.range.len()..end,
+                        negative_zero: p.negative_zero,
+                    }
+                }
+                None => {
+                    let from = w.text.len() + usize::from(!first);
+                    let nz = w.bare_numbers(&values[seg.offset..seg.offset + seg.len], first);
+                    Piece {
+                        range: from..w.text.len(),
+                        negative_zero: nz,
+                    }
+                }
+            };
+            negative_zero |= piece.negative_zero;
+            match seg.name.as_str() {
+                "qpos" => qpos = piece,
+                "qvel" => qvel = piece,
+                "ctrl" => ctrl = piece,
+                _ => {}
             }
+            first = false;
         }
-    }
-
-    pub fn number(&mut self, x: f64) -> Canon {
-        let start = self.text.len();
-        write_f64(x, &mut self.text, false);
+        w.text.push(']');
         Canon::Served {
-            range: start..self.text.len(),
-            negative_zero: x == 0.0 && x.is_sign_negative(),
-        }
-    }
-
-    /// An array of doubles, printed once.
-    pub fn numbers(&mut self, xs: &[f64]) -> Canon {
-        let start = self.text.len();
-        // The caller sized the buffer (from the last document or an estimate); reserving
-        // the worst case here would grow it for nothing.
-        self.text.push('[');
-        let negative_zero = self.bare_numbers(xs, true);
-        self.text.push(']');
-        Canon::Served {
-            range: start..self.text.len(),
+            range: start..w.text.len(),
             negative_zero,
         }
+    });
+    w.u64_field("tick", tick);
+    w.u64_field("seed", f.seed);
+    w.f64_field("time", values[layout.range("time")][0]);
+    for (name, piece) in [("qpos", &qpos), ("qvel", &qvel), ("ctrl", &ctrl)] {
+        w.field(name, |w| w.copied_array(piece));
     }
-
-    /// Print numbers (no brackets), each after a comma unless it is the first of the array;
-    /// returns whether one was `-0`.
-    pub fn bare_numbers(&mut self, xs: &[f64], first: bool) -> bool {
-        let mut negative_zero = false;
-        let mut buf = ryu_js::Buffer::new();
-        for (i, &x) in xs.iter().enumerate() {
-            if i > 0 || !first {
-                self.text.push(',');
-            }
-            if x == 0.0 {
-                if x.is_sign_negative() {
-                    negative_zero = true;
-                    self.text.push_str("-0");
-                } else {
-                    self.text.push('0');
-                }
-            } else {
-                self.text.push_str(buf.format_finite(x));
-            }
-        }
-        negative_zero
-    }
-
-    /// Copy text printed earlier in this document (the inside of an array: numbers and
-    /// commas), after a comma unless `first`.
-    pub fn copy_bare(&mut self, text: &Piece, first: bool) {
-        if text.range.is_empty() {
-            return;
-        }
-        if !first {
-            self.text.push(',');
-        }
-        self.text.extend_from_within(text.range.clone());
-    }
-
-    /// An array whose inside was printed earlier in this document.
-    pub fn copied_array(&mut self, text: &Piece) -> Canon {
-        let start = self.text.len();
-        self.text.push('[');
-        self.copy_bare(text, true);
-        self.text.push(']');
-        Canon::Served {
-            range: start..self.text.len(),
-            negative_zero: text.negative_zero,
-        }
-    }
-
-    /// Finish: the served text.
-    pub fn into_text(self) -> String {
-        debug_assert!(self.stack.is_empty());
-        self.text
-    }
+    Ok(w.end_object())
 }
 
-/// `sha256:<hex>` of the canonical form of `canon`, whose served bytes are in `served`.
-pub fn state_hash(served: &str, canon: &Canon) -> String {
-    let mut h = Sha256::new();
-    feed(&mut h, served, canon);
-    digest_text(&h.finalize())
-}
-
-/// `sha256:<hex>` of a SHA-256 digest: the form every hash the bridge serves takes.
-pub fn digest_text(digest: &[u8]) -> String {
-    let mut s = String::with_capacity(7 + 2 * digest.len());
-    s.push_str("sha256:");
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for &b in digest {
-        s.push(HEX[usize::from(b >> 4)] as char);
-        s.push(HEX[usize::from(b & 15)] as char);
-    }
-    s
-}
-
-/// Stream the canonical bytes of `canon` into the hasher.
-pub fn feed(h: &mut Sha256, served: &str, canon: &Canon) {
-    match canon {
-        Canon::Served {
-            range,
-            negative_zero: false,
-        } => h.update(&served.as_bytes()[range.clone()]),
-        Canon::Served {
-            range,
-            negative_zero: true,
-        } => feed_without_negative_zero(h, &served.as_bytes()[range.clone()]),
-        Canon::Text(t) => h.update(t.as_bytes()),
-        Canon::Object(members) => {
-            let mut order: Vec<&(&'static str, Canon)> = members.iter().collect();
-            // JCS orders keys by UTF-16 code units; for ASCII keys (every key the bridge
-            // writes) that is byte order.
-            order.sort_unstable_by(|a, b| {
-                if a.0.is_ascii() && b.0.is_ascii() {
-                    ascii_cmp(a.0.as_bytes(), b.0.as_bytes())
-                } else {
-                    a.0.encode_utf16().cmp(b.0.encode_utf16())
-                }
-            });
-            h.update(b"{");
-            for (i, (k, v)) in order.into_iter().enumerate() {
-                if i > 0 {
-                    h.update(b",");
-                }
-                if needs_escape(k) {
-                    let mut key = String::with_capacity(k.len() + 8);
-                    write_str(k, &mut key);
-                    h.update(key.as_bytes());
-                } else {
-                    h.update(b"\"");
-                    h.update(k.as_bytes());
-                    h.update(b"\"");
-                }
-                h.update(b":");
-                feed(h, served, v);
-            }
-            h.update(b"}");
+/// Write the basic checkpoint for public fields read under the native lock (copying the
+/// arrays a world document printed already).
+pub(crate) fn write_basic(
+    w: &mut Writer,
+    f: &Facts,
+    p: &Public,
+    tick: u64,
+    printed: &Printed,
+) -> Canon {
+    w.begin_object();
+    w.str_field("profile", Profile::Basic.name());
+    w.str_field("engine", &f.engine.version_string);
+    w.i64_field("engine_version", i64::from(f.engine.runtime_version));
+    w.field("descriptor", |w| write_descriptor(w, f));
+    w.u64_field("tick", tick);
+    w.u64_field("seed", f.seed);
+    w.f64_field("time", p.time);
+    for (name, xs) in [
+        ("qpos", &p.qpos),
+        ("qvel", &p.qvel),
+        ("ctrl", &p.ctrl),
+        ("act", &p.act),
+    ] {
+        match printed.get(name) {
+            Some(piece) => w.field(name, |w| w.copied_array(piece)),
+            None => w.f64s_field(name, xs),
         }
     }
+    w.end_object()
 }
 
-/// Byte order of two short keys, without a `memcmp` call per comparison.
-fn ascii_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return x.cmp(y);
-        }
-    }
-    a.len().cmp(&b.len())
-}
-
-/// Served number text with every `-0` token written as `0` (the only difference JCS makes
-/// for numbers the bridge printed). A `-0` token is `-0` followed by a delimiter or the end;
-/// `-0.5` and `-0e1` are other numbers.
-fn feed_without_negative_zero(h: &mut Sha256, bytes: &[u8]) {
-    let mut from = 0;
-    let mut i = 0;
-    while i + 1 < bytes.len() {
-        let at_token_start = i == 0 || matches!(bytes[i - 1], b'[' | b',' | b':');
-        if at_token_start
-            && bytes[i] == b'-'
-            && bytes[i + 1] == b'0'
-            && matches!(bytes.get(i + 2), None | Some(b',' | b']' | b'}'))
-        {
-            h.update(&bytes[from..i]);
-            from = i + 1; // drop the '-'
-            i += 2;
-        } else {
-            i += 1;
-        }
-    }
-    h.update(&bytes[from..]);
+/// Bytes a checkpoint of `values` numbers is likely to take (to size output buffers once).
+pub(crate) fn estimated_bytes(numbers: usize) -> usize {
+    512 + numbers * 25
 }

@@ -1,24 +1,25 @@
-//! The one panic boundary, handle resolution, pointer checks and the thread's last error.
+//! The boundary: the only `catch_unwind`, handle resolution, and every pointer, slice and
+//! out-param check. Export files translate C arguments through the helpers here and call
+//! safe Rust; below `src/ffi/` the code sees typed values only.
 //!
-//! Every export runs its body through [`call`]; bodies that act on an endpoint go through
-//! [`on_endpoint`], which also fences that endpoint if the body panics. Below this module the
-//! code sees typed Rust values only.
+//! Panics: [`call`] (and [`guard`], for the few exports that return no `mjb_outcome`) catch
+//! unwinding once. A panic inside an endpoint call fences that endpoint: [`on_endpoint`]
+//! holds a guard that fences on unwinding, and a mutation's native phase records where it was
+//! (its ticks and sequence, [`crate::panics::Site`]) so that [`mutation`] reports it.
 
-use crate::endpoint::Endpoint;
-use crate::outcome::{Outcome, Reason, Refusal};
+use super::types::{mjb_endpoint, mjb_report};
+use crate::endpoint::{Answer, Endpoint};
+use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::ffi::CStr;
 use std::os::raw::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-/// An endpoint handle as C sees it. Opaque: its value is not an address.
-#[allow(non_camel_case_types)]
-pub struct mjb_endpoint {
-    _private: u8,
-}
+// ---- handles ----------------------------------------------------------------------------------
 
 // Handles are numbers, never addresses: a closed handle can be told from a live one without
 // touching freed memory, and a new endpoint never reuses an old value.
@@ -98,6 +99,29 @@ pub fn unregister(ep: *mut mjb_endpoint) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Fences its endpoint when dropped by unwinding (a panic inside a call on it).
+struct FenceOnUnwind<'a>(&'a Endpoint);
+
+impl Drop for FenceOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.safety.fence(Reason::MJB_REASON_PANIC);
+        }
+    }
+}
+
+/// Run `f` on a live endpoint; a panic inside fences it.
+pub fn on_endpoint<T>(
+    ep: *mut mjb_endpoint,
+    f: impl FnOnce(&Endpoint) -> Result<T, Refusal>,
+) -> Result<T, Refusal> {
+    let e = resolve(ep)?;
+    let _fence = FenceOnUnwind(&e);
+    f(&e)
+}
+
+// ---- pointers, slices, out-params --------------------------------------------------------------
+
 pub fn null_refusal(what: &str) -> Refusal {
     Refusal::new(
         Outcome::MJB_INVALID_ARGUMENT,
@@ -106,43 +130,116 @@ pub fn null_refusal(what: &str) -> Refusal {
     )
 }
 
-/// Borrow `(ptr, len)` as bytes; NULL is allowed only with `len == 0`.
+pub fn out_of_range(what: String) -> Refusal {
+    Refusal::new(
+        Outcome::MJB_INVALID_ARGUMENT,
+        Reason::MJB_REASON_OUT_OF_RANGE,
+        what,
+    )
+}
+
+/// Borrow `(ptr, n)` elements of `T`; NULL only with `n == 0`.
+///
+/// # Safety
+/// `ptr` must be valid for reads of `n` elements for the duration of the call.
+pub unsafe fn slice<'a, T>(ptr: *const T, n: usize, what: &str) -> Result<&'a [T], Refusal> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(null_refusal(what));
+    }
+    if n > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(out_of_range(format!(
+            "{what}: {n} elements is larger than any array"
+        )));
+    }
+    Ok(std::slice::from_raw_parts(ptr, n))
+}
+
+/// Borrow `(ptr, n)` elements of `T` for writing; NULL only with `n == 0`.
+///
+/// # Safety
+/// `ptr` must be valid for reads and writes of `n` elements for the duration of the call.
+pub unsafe fn slice_mut<'a, T>(ptr: *mut T, n: usize, what: &str) -> Result<&'a mut [T], Refusal> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if ptr.is_null() {
+        return Err(null_refusal(what));
+    }
+    if n > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(out_of_range(format!(
+            "{what}: {n} elements is larger than any array"
+        )));
+    }
+    Ok(std::slice::from_raw_parts_mut(ptr, n))
+}
+
+/// Borrow `(ptr, len)` as a document: NULL only with `len == 0`; bad UTF-8 is an invalid
+/// argument (the document's size is checked where it is read).
 ///
 /// # Safety
 /// `ptr` must be valid for `len` bytes for the duration of the call.
-pub unsafe fn bytes<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a [u8], Refusal> {
-    if ptr.is_null() {
-        return if len == 0 {
-            Ok(&[])
-        } else {
-            Err(null_refusal(what))
-        };
+pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a str, Refusal> {
+    if ptr.is_null() && len != 0 {
+        return Err(null_refusal(what));
     }
     if len > isize::MAX as usize {
-        return Err(Refusal::new(
-            Outcome::MJB_INVALID_ARGUMENT,
-            Reason::MJB_REASON_OUT_OF_RANGE,
-            format!("{what}: length {len} is larger than any buffer"),
-        ));
+        return Err(out_of_range(format!(
+            "{what}: length {len} is larger than any buffer"
+        )));
     }
-    Ok(std::slice::from_raw_parts(ptr.cast::<u8>(), len))
-}
-
-/// Borrow a JSON document, refusing bad UTF-8 as an invalid argument.
-///
-/// # Safety
-/// As for [`bytes`].
-pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a [u8], Refusal> {
-    let b = bytes(ptr, len, what)?;
-    match std::str::from_utf8(b) {
-        Ok(_) => Ok(b),
-        Err(e) => Err(Refusal::new(
+    let b: &[u8] = if len == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr.cast::<u8>(), len)
+    };
+    std::str::from_utf8(b).map_err(|e| {
+        Refusal::new(
             Outcome::MJB_INVALID_ARGUMENT,
             Reason::MJB_REASON_INVALID_UTF8,
             format!("{what} is not UTF-8: {e}"),
-        )),
-    }
+        )
+    })
 }
+
+/// A required NUL-terminated string (borrowed for the call).
+///
+/// # Safety
+/// `ptr` is NULL or a valid NUL-terminated string.
+pub unsafe fn c_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a CStr, Refusal> {
+    if ptr.is_null() {
+        return Err(null_refusal(what));
+    }
+    Ok(CStr::from_ptr(ptr))
+}
+
+/// A required out-param: NULL is refused; otherwise it is reset to `empty` on entry.
+///
+/// # Safety
+/// `p` is NULL or valid for writes.
+pub unsafe fn out_param<'a, T>(p: *mut T, empty: T, what: &str) -> Result<&'a mut T, Refusal> {
+    if p.is_null() {
+        return Err(null_refusal(what));
+    }
+    p.write(empty);
+    Ok(&mut *p)
+}
+
+/// A nullable out-param, zeroed on entry.
+///
+/// # Safety
+/// `p` is NULL or valid for writes.
+pub unsafe fn zeroed<'a, T: Default>(p: *mut T) -> Option<&'a mut T> {
+    if p.is_null() {
+        return None;
+    }
+    p.write(T::default());
+    Some(&mut *p)
+}
+
+// ---- the thread's last error ----------------------------------------------------------------
 
 thread_local! {
     static LAST_ERROR: RefCell<Option<Refusal>> = const { RefCell::new(None) };
@@ -156,17 +253,26 @@ pub fn last_error() -> Option<Refusal> {
     LAST_ERROR.with(|e| e.borrow().clone())
 }
 
+// ---- calls ---------------------------------------------------------------------------------------
+
+/// The one place unwinding is caught: a panic becomes an `MJB_PANIC` refusal.
+fn catch<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
+    let _inside = crate::panics::enter();
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(crate::panics::refusal(p)))
+}
+
+/// Run an export that returns no outcome (a pointer, a length): a panic gives `fallback`.
+pub fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    catch(|| Ok(f())).unwrap_or(fallback)
+}
+
 /// Run an export's body: a panic becomes `MJB_PANIC`, a refusal is recorded for
 /// `mjb_last_error` and its outcome returned. The thread's last error describes this call
 /// only: it is cleared on entry, so a success leaves `{}`. Log events the call queued are
 /// delivered to the host's callback on the way out, outside every lock.
 pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> Outcome {
     LAST_ERROR.with(|e| e.borrow_mut().take());
-    let r = {
-        let _inside = crate::panics::enter();
-        catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(crate::panics::refusal(p)))
-    };
-    let o = match r {
+    let o = match catch(f) {
         Ok(o) => o,
         Err(refusal) => {
             crate::host::event_for(&refusal);
@@ -178,23 +284,97 @@ pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> Outcome {
     if crate::host::pending() {
         // The callback may call the bridge; this call's last error must survive that.
         let kept = last_error();
-        let _ = catch_unwind(crate::host::flush);
+        let _ = catch(|| {
+            crate::host::flush();
+            Ok(())
+        });
         LAST_ERROR.with(|e| *e.borrow_mut() = kept);
     }
     o
 }
 
-/// Run `f` on a live endpoint; a panic inside fences it.
-pub fn on_endpoint<T>(
+/// Finish a mutation: write the report, record the detail, return the outcome.
+fn answer(a: Answer, report: Option<&mut mjb_report>) -> Result<Outcome, Refusal> {
+    if let Some(rep) = report {
+        *rep = a.report.into();
+    }
+    if let Some(d) = a.detail {
+        if d.outcome != Outcome::MJB_OK {
+            return Err(d);
+        }
+        crate::host::event_for(&d);
+        set_last_error(d);
+    }
+    Ok(a.report.outcome)
+}
+
+/// Run a mutation export: the report (nullable) is zeroed on entry and written on every
+/// outcome, also for a refusal before the endpoint was reached and for a caught panic (with
+/// the ticks and sequence of the native phase it interrupted).
+///
+/// # Safety
+/// `report` is NULL or valid for writes.
+pub unsafe fn mutation(
     ep: *mut mjb_endpoint,
-    f: impl FnOnce(&Endpoint) -> Result<T, Refusal>,
-) -> Result<T, Refusal> {
-    let e = resolve(ep)?;
-    match catch_unwind(AssertUnwindSafe(|| f(&e))) {
-        Ok(r) => r,
-        Err(p) => {
-            e.safety.fence(Reason::MJB_REASON_PANIC);
-            Err(crate::panics::refusal(p))
+    report: *mut mjb_report,
+    f: impl FnOnce(&Endpoint) -> Answer,
+) -> mjb_outcome {
+    let outcome = call(|| {
+        zeroed(report);
+        match on_endpoint(ep, |e| Ok(f(e))) {
+            Ok(a) => answer(a, report.as_mut()),
+            Err(r) => {
+                if let Some(rep) = report.as_mut() {
+                    rep.outcome = r.outcome as i32;
+                    rep.reason = r.reason as i32;
+                }
+                Err(r)
+            }
+        }
+    });
+    if outcome == Outcome::MJB_PANIC {
+        let site = crate::panics::take_site();
+        if let Some(rep) = report.as_mut() {
+            rep.outcome = Outcome::MJB_PANIC as i32;
+            rep.reason = Reason::MJB_REASON_PANIC as i32;
+            if let Some(s) = site {
+                rep.tick_before = s.tick_before;
+                rep.tick_after = s.tick_after;
+                rep.sequence = s.sequence;
+            }
         }
     }
+    outcome
+}
+
+/// Refuse a mutation before the endpoint is looked at (a bad pointer or slice), still
+/// filling the report.
+///
+/// # Safety
+/// `report` is NULL or valid for writes.
+pub unsafe fn refuse_early(report: *mut mjb_report, r: Refusal) -> mjb_outcome {
+    call(|| {
+        if let Some(rep) = zeroed(report) {
+            rep.outcome = r.outcome as i32;
+            rep.reason = r.reason as i32;
+        }
+        Err(r)
+    })
+}
+
+/// Run a document-producing export into a library-owned string.
+///
+/// # Safety
+/// `out` is NULL or valid for writes.
+pub unsafe fn read_into(
+    ep: *mut mjb_endpoint,
+    out_string: *mut *mut super::mjb_string,
+    f: impl FnOnce(&Endpoint) -> Result<String, Refusal>,
+) -> mjb_outcome {
+    call(|| {
+        let out = out_param(out_string, std::ptr::null_mut(), "out_string")?;
+        let text = on_endpoint(ep, f)?;
+        *out = super::string::new_string(text);
+        Ok(Outcome::MJB_OK)
+    })
 }

@@ -1,158 +1,30 @@
-//! The C ABI of the host surface: model facts and names, frames, typed inputs, plugins and
-//! the log callback. Same conventions as every export (see the header preamble).
+//! Exports of the host surface: model facts and names, frames, typed inputs, the combined
+//! write-then-step, plugins and the log callback. Same conventions as every export (see the
+//! header preamble); arguments are translated at the boundary, the answers come from the
+//! endpoint, its frames and its catalog of names.
 
-use super::boundary::{call, null_refusal, on_endpoint};
-use super::{mjb_endpoint, mjb_report, mutation, refuse_early, zero};
-use crate::endpoint::Endpoint;
-use crate::frame::{FrameInfo, Requests};
-use crate::inputs::{check as check_input, Input};
-pub use crate::native::fields::{mjb_field, mjb_object_kind};
+use super::boundary::{
+    c_str, call, mutation, null_refusal, on_endpoint, out_of_range, out_param, refuse_early, slice,
+    slice_mut, zeroed,
+};
+use super::types::{
+    mjb_endpoint, mjb_frame_info, mjb_frame_request, mjb_input, mjb_joint_adr, mjb_model_dims,
+    mjb_report,
+};
+use crate::endpoint::{HostInput, MAX_INPUTS};
+use crate::frame::{Requests, View};
 use crate::native::fields::{Field, Kind};
 use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::os::raw::c_char;
+use std::sync::Arc;
 
 pub use crate::frame::mjb_frame_cause;
 pub use crate::host::{mjb_log_fn, mjb_log_level};
+pub use crate::native::fields::{mjb_field, mjb_object_kind};
 
-/// Model dimensions and the configuration counter, as `mjb_dims` reports them.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[allow(non_camel_case_types)]
-pub struct mjb_model_dims {
-    pub nq: i64,
-    pub nv: i64,
-    pub na: i64,
-    pub nu: i64,
-    pub nbody: i64,
-    pub njnt: i64,
-    pub ngeom: i64,
-    pub nsite: i64,
-    pub nsensor: i64,
-    pub nsensordata: i64,
-    pub nmocap: i64,
-    pub neq: i64,
-    pub nuserdata: i64,
-    pub timestep: f64,
-    /// The endpoint's model configuration (bumped by `mjb_endpoint_replace_model`).
-    pub configuration: u64,
-}
-
-/// Where a joint's values sit in `qpos` and in `qvel` (and every nv-sized field).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(non_camel_case_types)]
-pub struct mjb_joint_adr {
-    pub qpos_adr: u64,
-    pub qpos_len: u64,
-    pub dof_adr: u64,
-    pub dof_len: u64,
-}
-
-/// What a frame read returns beside the values.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[allow(non_camel_case_types)]
-pub struct mjb_frame_info {
-    /// The endpoint's tick when the frame was published.
-    pub tick: u64,
-    /// `mjData.time` of the frame.
-    pub time: f64,
-    /// The model configuration the frame belongs to.
-    pub configuration: u64,
-    /// Publication number: 1 for the endpoint's first frame, +1 per frame, never reset.
-    pub frame: u64,
-    /// Why it was published (`mjb_frame_cause`).
-    pub cause: i32,
-    /// The published fields: bit `1 << f` for each `mjb_field` f of the selection.
-    pub fields: u64,
-    /// Fields not recomputed for this frame's state (bit `1 << f`): after a restore (or open,
-    /// replacement, rollback) what only a step computes (qacc, sensordata, actuator_force)
-    /// is stale until the next step; poses are recomputed by kinematics on a scratch copy.
-    pub stale: u64,
-    /// Times this read started over because the writer lapped it (diagnostics).
-    pub retries: u64,
-}
-
-impl From<FrameInfo> for mjb_frame_info {
-    fn from(i: FrameInfo) -> Self {
-        mjb_frame_info {
-            tick: i.tick,
-            time: i.time,
-            configuration: i.configuration,
-            frame: i.frame,
-            cause: i.cause,
-            fields: i.fields,
-            stale: i.stale,
-            retries: i.retries,
-        }
-    }
-}
-
-/// One field of a multi-field frame read: the caller's buffer of `cap` doubles; `written`
-/// receives the number copied.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-#[allow(non_camel_case_types)]
-pub struct mjb_frame_request {
-    /// An `mjb_field`.
-    pub field: i32,
-    pub buf: *mut f64,
-    pub cap: usize,
-    pub written: usize,
-}
-
-/// One typed input of `mjb_write_step`: `n` doubles for `field` (an input field), for the
-/// whole field (`id` = -1) or one object (`id` ≥ 0: actuator for ctrl, degree of freedom for
-/// qfrc_applied, body for xfrc_applied, mocap index for mocap_pos/quat, equality for eq_active).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-#[allow(non_camel_case_types)]
-pub struct mjb_input {
-    pub field: i32,
-    pub id: i32,
-    pub values: *const f64,
-    pub n: usize,
-}
-
-fn out_of_range(what: String) -> Refusal {
-    Refusal::new(
-        Outcome::MJB_INVALID_ARGUMENT,
-        Reason::MJB_REASON_OUT_OF_RANGE,
-        what,
-    )
-}
-
-/// `(ptr, n)` doubles as a slice; NULL only with `n == 0`.
-unsafe fn doubles<'a>(p: *const f64, n: usize, what: &str) -> Result<&'a [f64], Refusal> {
-    if n == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(null_refusal(what));
-    }
-    if n > isize::MAX as usize / std::mem::size_of::<f64>() {
-        return Err(out_of_range(format!(
-            "{what}: {n} doubles is larger than any array"
-        )));
-    }
-    Ok(std::slice::from_raw_parts(p, n))
-}
-
-unsafe fn doubles_mut<'a>(p: *mut f64, n: usize, what: &str) -> Result<&'a mut [f64], Refusal> {
-    if n == 0 {
-        return Ok(&mut []);
-    }
-    if p.is_null() {
-        return Err(null_refusal(what));
-    }
-    if n > isize::MAX as usize / std::mem::size_of::<f64>() {
-        return Err(out_of_range(format!(
-            "{what}: {n} doubles is larger than any array"
-        )));
-    }
-    Ok(std::slice::from_raw_parts_mut(p, n))
-}
+/// At most this many requests in one `mjb_frame_read_many`.
+const MAX_REQUESTS: usize = 64;
 
 fn to_kind(v: i32) -> Result<Kind, Refusal> {
     Kind::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_object_kind")))
@@ -162,6 +34,36 @@ fn to_field(v: i32) -> Result<Field, Refusal> {
     Field::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_field")))
 }
 
+/// The model facts and frames of a live endpoint (no lock).
+fn view(ep: *mut mjb_endpoint) -> Result<arc_swap::Guard<Arc<View>>, Refusal> {
+    on_endpoint(ep, |e| Ok(e.frames().view()))
+}
+
+/// Copy `text` and a NUL into `buf` when `cap` holds it; `needed` (nullable) receives the size.
+///
+/// # Safety
+/// `buf` is NULL or valid for `cap` bytes.
+unsafe fn copy_c_string(
+    text: &str,
+    buf: *mut c_char,
+    cap: usize,
+    needed: Option<&mut usize>,
+) -> Result<(), Refusal> {
+    let size = text.len() + 1;
+    if let Some(n) = needed {
+        *n = size;
+    }
+    if buf.is_null() || cap < size {
+        return Err(Refusal::rejected(
+            Reason::MJB_REASON_TOO_LARGE,
+            format!("the name needs {size} bytes; the buffer holds {cap}"),
+        ));
+    }
+    std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), text.len());
+    buf.add(text.len()).write(0);
+    Ok(())
+}
+
 /// The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
 /// on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
 /// replaced with the model). Any thread.
@@ -169,29 +71,9 @@ fn to_field(v: i32) -> Result<Field, Refusal> {
 #[no_mangle]
 pub unsafe extern "C" fn mjb_dims(ep: *mut mjb_endpoint, out: *mut mjb_model_dims) -> mjb_outcome {
     call(|| {
-        if out.is_null() {
-            return Err(null_refusal("out"));
-        }
-        zero(out);
-        let v = on_endpoint(ep, |e| Ok(e.frames().view()))?;
-        let d = &v.dims;
-        out.write(mjb_model_dims {
-            nq: d.nq,
-            nv: d.nv,
-            na: d.na,
-            nu: d.nu,
-            nbody: d.nbody,
-            njnt: d.njnt,
-            ngeom: d.ngeom,
-            nsite: d.nsite,
-            nsensor: d.nsensor,
-            nsensordata: d.nsensordata,
-            nmocap: d.nmocap,
-            neq: d.neq,
-            nuserdata: d.nuserdata,
-            timestep: d.timestep,
-            configuration: v.configuration,
-        });
+        let out = out_param(out, Default::default(), "out")?;
+        let v = view(ep)?;
+        *out = mjb_model_dims::of(&v.dims, v.configuration);
         Ok(Outcome::MJB_OK)
     })
 }
@@ -210,26 +92,11 @@ pub unsafe extern "C" fn mjb_name_to_id(
     id: *mut i32,
 ) -> mjb_outcome {
     call(|| {
-        if id.is_null() {
-            return Err(null_refusal("id"));
-        }
-        id.write(-1);
-        if name.is_null() {
-            return Err(null_refusal("name"));
-        }
+        let id = out_param(id, -1, "id")?;
+        let name = c_str(name, "name")?;
         let k = to_kind(kind)?;
-        let text = CStr::from_ptr(name).to_string_lossy();
-        let v = on_endpoint(ep, |e| Ok(e.frames().view()))?;
-        match v.catalog.id(k, &text) {
-            Some(i) => {
-                id.write(i as i32);
-                Ok(Outcome::MJB_OK)
-            }
-            None => Err(Refusal::rejected(
-                Reason::MJB_REASON_UNKNOWN_NAME,
-                format!("no {} is named {text:?}", k.name()),
-            )),
-        }
+        *id = view(ep)?.catalog.lookup(k, &name.to_string_lossy())? as i32;
+        Ok(Outcome::MJB_OK)
     })
 }
 
@@ -248,35 +115,11 @@ pub unsafe extern "C" fn mjb_id_to_name(
     needed: *mut usize,
 ) -> mjb_outcome {
     call(|| {
-        zero(needed);
+        let needed = zeroed(needed);
         let k = to_kind(kind)?;
-        let v = on_endpoint(ep, |e| Ok(e.frames().view()))?;
-        let name = usize::try_from(id)
-            .ok()
-            .and_then(|i| v.catalog.name(k, i))
-            .ok_or_else(|| {
-                Refusal::rejected(
-                    Reason::MJB_REASON_OUT_OF_RANGE,
-                    format!(
-                        "{} id {id} is out of range (the model has {})",
-                        k.name(),
-                        v.catalog.count(k)
-                    ),
-                )
-            })?
-            .unwrap_or("");
-        let size = name.len() + 1;
-        if !needed.is_null() {
-            needed.write(size);
-        }
-        if buf.is_null() || cap < size {
-            return Err(Refusal::rejected(
-                Reason::MJB_REASON_TOO_LARGE,
-                format!("the name needs {size} bytes; the buffer holds {cap}"),
-            ));
-        }
-        std::ptr::copy_nonoverlapping(name.as_ptr(), buf.cast::<u8>(), name.len());
-        buf.add(name.len()).write(0);
+        let v = view(ep)?;
+        let name = v.catalog.name_of(k, id)?;
+        copy_c_string(name, buf, cap, needed)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -296,24 +139,9 @@ pub unsafe extern "C" fn mjb_sensor_slice(
         if adr.is_null() || dim.is_null() {
             return Err(null_refusal("adr/dim"));
         }
-        zero(adr);
-        zero(dim);
-        let v = on_endpoint(ep, |e| Ok(e.frames().view()))?;
-        let s = &v.catalog.sensor_slices;
-        let (a, d) = usize::try_from(sensor)
-            .ok()
-            .and_then(|i| s.get(i).copied())
-            .ok_or_else(|| {
-                Refusal::rejected(
-                    Reason::MJB_REASON_OUT_OF_RANGE,
-                    format!(
-                        "sensor {sensor} is out of range (the model has {})",
-                        s.len()
-                    ),
-                )
-            })?;
-        adr.write(a);
-        dim.write(d);
+        let adr = out_param(adr, 0, "adr")?;
+        let dim = out_param(dim, 0, "dim")?;
+        (*adr, *dim) = view(ep)?.catalog.sensor(sensor)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -329,27 +157,14 @@ pub unsafe extern "C" fn mjb_joint_slice(
     out: *mut mjb_joint_adr,
 ) -> mjb_outcome {
     call(|| {
-        if out.is_null() {
-            return Err(null_refusal("out"));
-        }
-        zero(out);
-        let v = on_endpoint(ep, |e| Ok(e.frames().view()))?;
-        let s = &v.catalog.joint_slices;
-        let [qa, nq, da, nv] = usize::try_from(joint)
-            .ok()
-            .and_then(|i| s.get(i).copied())
-            .ok_or_else(|| {
-                Refusal::rejected(
-                    Reason::MJB_REASON_OUT_OF_RANGE,
-                    format!("joint {joint} is out of range (the model has {})", s.len()),
-                )
-            })?;
-        out.write(mjb_joint_adr {
+        let out = out_param(out, Default::default(), "out")?;
+        let [qa, nq, da, nv] = view(ep)?.catalog.joint(joint)?;
+        *out = mjb_joint_adr {
             qpos_adr: qa as u64,
             qpos_len: nq as u64,
             dof_adr: da as u64,
             dof_len: nv as u64,
-        });
+        };
         Ok(Outcome::MJB_OK)
     })
 }
@@ -379,19 +194,9 @@ pub unsafe extern "C" fn mjb_frame_field_len(
     len: *mut usize,
 ) -> mjb_outcome {
     call(|| {
-        if len.is_null() {
-            return Err(null_refusal("len"));
-        }
-        zero(len);
+        let len = out_param(len, 0, "len")?;
         let f = to_field(field)?;
-        let v = on_endpoint(ep, |e| Ok(e.frames().view()))?;
-        let n = v.field_len(f).ok_or_else(|| {
-            Refusal::rejected(
-                Reason::MJB_REASON_NOT_IN_FRAME,
-                format!("{} is not in the endpoint's frame selection", f.name()),
-            )
-        })?;
-        len.write(n);
+        *len = view(ep)?.frame_len(f)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -434,16 +239,13 @@ impl Requests for Many<'_> {
         if r.cap == 0 || r.buf.is_null() {
             return &mut [];
         }
-        // SAFETY: checked at the boundary: buf holds cap doubles for the call.
+        // SAFETY: checked at the boundary (`slice_mut` on every request): buf holds cap
+        // doubles for the call.
         unsafe { std::slice::from_raw_parts_mut(r.buf, r.cap) }
     }
     fn set_written(&mut self, k: usize, n: usize) {
         self.reqs[k].written = n;
     }
-}
-
-fn read_frame(e: &Endpoint, r: &mut (impl Requests + ?Sized)) -> Result<FrameInfo, Refusal> {
-    e.frames().view().read(r)
 }
 
 /// Copy one field of the latest complete frame into `buf` (`cap` doubles, caller-owned; NULL
@@ -466,21 +268,21 @@ pub unsafe extern "C" fn mjb_frame_read(
     info: *mut mjb_frame_info,
 ) -> mjb_outcome {
     call(|| {
-        zero(written);
-        zero(info);
+        let written = zeroed(written);
+        let info = zeroed(info);
         let f = to_field(field)?;
-        let out = doubles_mut(buf, cap, "buf")?;
+        let out = slice_mut(buf, cap, "buf")?;
         let mut one = One {
             field: f,
             out,
             written: 0,
         };
-        let i = on_endpoint(ep, |e| read_frame(e, &mut one))?;
-        if !written.is_null() {
-            written.write(one.written);
+        let i = view(ep)?.read(&mut one)?;
+        if let Some(w) = written {
+            *w = one.written;
         }
-        if !info.is_null() {
-            info.write(i.into());
+        if let Some(p) = info {
+            *p = i.into();
         }
         Ok(Outcome::MJB_OK)
     })
@@ -502,29 +304,26 @@ pub unsafe extern "C" fn mjb_frame_read_many(
     info: *mut mjb_frame_info,
 ) -> mjb_outcome {
     call(|| {
-        zero(info);
-        let reqs: &mut [mjb_frame_request] = if n == 0 {
-            &mut []
-        } else if requests.is_null() {
-            return Err(null_refusal("requests"));
-        } else if n > 64 {
-            return Err(out_of_range(format!("{n} requests; at most 64")));
-        } else {
-            std::slice::from_raw_parts_mut(requests, n)
-        };
-        let mut fields = [Field::MJB_FIELD_QPOS; 64];
+        let info = zeroed(info);
+        if n > MAX_REQUESTS && !requests.is_null() {
+            return Err(out_of_range(format!(
+                "{n} requests; at most {MAX_REQUESTS}"
+            )));
+        }
+        let reqs = slice_mut(requests, n, "requests")?;
+        let mut fields = [Field::MJB_FIELD_QPOS; MAX_REQUESTS];
         for (k, r) in reqs.iter_mut().enumerate() {
             r.written = 0;
             fields[k] = to_field(r.field)?;
-            doubles_mut(r.buf, r.cap, "requests[].buf")?;
+            slice_mut(r.buf, r.cap, "requests[].buf")?;
         }
         let mut many = Many {
             reqs,
             fields: &fields[..n],
         };
-        let i = on_endpoint(ep, |e| read_frame(e, &mut many))?;
-        if !info.is_null() {
-            info.write(i.into());
+        let i = view(ep)?.read(&mut many)?;
+        if let Some(p) = info {
+            *p = i.into();
         }
         Ok(Outcome::MJB_OK)
     })
@@ -550,20 +349,12 @@ pub unsafe extern "C" fn mjb_input_write(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    let values = match doubles(values, n, "values") {
-        Ok(v) => v,
-        Err(r) => return refuse_early(report, r),
-    };
-    mutation(ep, report, |e| {
-        let shape = e.shape();
-        match check_input(field, i64::from(id), values, &shape.dims, "", false) {
-            Ok(i) => e.write_inputs(&[i], &shape, timeout_ms),
-            Err(r) => {
-                let t = e.safety.view_tick();
-                crate::endpoint::Answer::refused_at(r, t)
-            }
-        }
-    })
+    match slice(values, n, "values") {
+        Ok(v) => mutation(ep, report, |e| {
+            e.input_write(field, id.into(), v, timeout_ms)
+        }),
+        Err(r) => refuse_early(report, r),
+    }
 }
 
 /// The hot loop in one admission: write `ninputs` typed inputs (each as for `mjb_input_write`;
@@ -583,48 +374,34 @@ pub unsafe extern "C" fn mjb_write_step(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    let raw: &[mjb_input] = if ninputs == 0 {
-        &[]
-    } else if inputs.is_null() {
-        return refuse_early(report, null_refusal("inputs"));
-    } else if ninputs > 64 {
-        return refuse_early(
-            report,
-            out_of_range(format!("{ninputs} inputs; at most 64")),
-        );
-    } else {
-        std::slice::from_raw_parts(inputs, ninputs)
+    if ninputs > MAX_INPUTS && !inputs.is_null() {
+        let r = out_of_range(format!("{ninputs} inputs; at most {MAX_INPUTS}"));
+        return refuse_early(report, r);
+    }
+    let raw = match slice(inputs, ninputs, "inputs") {
+        Ok(raw) => raw,
+        Err(r) => return refuse_early(report, r),
     };
-    let mut slices: [&[f64]; 64] = [&[]; 64];
+    let unused = HostInput {
+        field: 0,
+        id: 0,
+        values: &[],
+    };
+    let mut host = [unused; MAX_INPUTS];
     for (k, r) in raw.iter().enumerate() {
-        match doubles(r.values, r.n, "inputs[].values") {
-            Ok(v) => slices[k] = v,
+        match slice(r.values, r.n, "inputs[].values") {
+            Ok(values) => {
+                host[k] = HostInput {
+                    field: r.field,
+                    id: r.id.into(),
+                    values,
+                }
+            }
             Err(r) => return refuse_early(report, r),
         }
     }
     mutation(ep, report, |e| {
-        if raw.is_empty() {
-            return e.step(nstep, timeout_ms);
-        }
-        let shape = e.shape();
-        let unused = Input {
-            field: Field::MJB_FIELD_CTRL,
-            id: None,
-            values: &[],
-        };
-        let mut checked = [unused; 64];
-        for (k, r) in raw.iter().enumerate() {
-            // The pointer is only built for a refusal: this is the hot loop.
-            let ptr = |k| format!("/inputs/{k}");
-            match check_input(r.field, i64::from(r.id), slices[k], &shape.dims, "", false) {
-                Ok(i) => checked[k] = i,
-                Err(mut r) => {
-                    r.pointer = Some(format!("{}{}", ptr(k), r.pointer.unwrap_or_default()));
-                    return crate::endpoint::Answer::refused_at(r, e.safety.view_tick());
-                }
-            }
-        }
-        e.write_step(&checked[..raw.len()], Some(&shape), nstep, timeout_ms)
+        e.write_step(&host[..raw.len()], nstep, timeout_ms)
     })
 }
 
@@ -637,13 +414,10 @@ pub unsafe extern "C" fn mjb_write_step(
 #[no_mangle]
 pub unsafe extern "C" fn mjb_plugin_load(path: *const c_char, plugins: *mut usize) -> mjb_outcome {
     call(|| {
-        zero(plugins);
-        if path.is_null() {
-            return Err(null_refusal("path"));
-        }
-        let n = crate::host::load_plugin(CStr::from_ptr(path).to_bytes())?;
-        if !plugins.is_null() {
-            plugins.write(n);
+        let plugins = zeroed(plugins);
+        let n = crate::host::load_plugin(c_str(path, "path")?.to_bytes())?;
+        if let Some(p) = plugins {
+            *p = n;
         }
         Ok(Outcome::MJB_OK)
     })
@@ -662,17 +436,14 @@ pub unsafe extern "C" fn mjb_plugin_load_dir(
     plugins: *mut usize,
 ) -> mjb_outcome {
     call(|| {
-        zero(libraries);
-        zero(plugins);
-        if dir.is_null() {
-            return Err(null_refusal("dir"));
+        let libraries = zeroed(libraries);
+        let plugins = zeroed(plugins);
+        let (l, n) = crate::host::load_plugin_dir(c_str(dir, "dir")?.to_bytes())?;
+        if let Some(p) = libraries {
+            *p = l;
         }
-        let (l, n) = crate::host::load_plugin_dir(CStr::from_ptr(dir).to_bytes())?;
-        if !libraries.is_null() {
-            libraries.write(l);
-        }
-        if !plugins.is_null() {
-            plugins.write(n);
+        if let Some(p) = plugins {
+            *p = n;
         }
         Ok(Outcome::MJB_OK)
     })

@@ -7,6 +7,7 @@
 
 use super::shim::*;
 use super::{msg_buf, status, Dims, MjData, MjModel, Mujoco, NativeError};
+use crate::outcome::{Reason, Refusal};
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -65,6 +66,31 @@ pub use mjb_field as Field;
 /// Number of [`Field`] values.
 pub const FIELD_COUNT: usize = 20;
 
+abi_enum!(mjb_field {
+    MJB_FIELD_QPOS => "qpos",
+    MJB_FIELD_QVEL => "qvel",
+    MJB_FIELD_ACT => "act",
+    MJB_FIELD_CTRL => "ctrl",
+    MJB_FIELD_QACC => "qacc",
+    MJB_FIELD_SENSORDATA => "sensordata",
+    MJB_FIELD_XPOS => "xpos",
+    MJB_FIELD_XQUAT => "xquat",
+    MJB_FIELD_XMAT => "xmat",
+    MJB_FIELD_SITE_XPOS => "site_xpos",
+    MJB_FIELD_SITE_XMAT => "site_xmat",
+    MJB_FIELD_GEOM_XPOS => "geom_xpos",
+    MJB_FIELD_GEOM_XMAT => "geom_xmat",
+    MJB_FIELD_MOCAP_POS => "mocap_pos",
+    MJB_FIELD_MOCAP_QUAT => "mocap_quat",
+    MJB_FIELD_QFRC_APPLIED => "qfrc_applied",
+    MJB_FIELD_XFRC_APPLIED => "xfrc_applied",
+    MJB_FIELD_EQ_ACTIVE => "eq_active",
+    MJB_FIELD_ACTUATOR_FORCE => "actuator_force",
+    MJB_FIELD_USERDATA => "userdata",
+});
+
+const _: () = assert!(Field::ALL.len() == FIELD_COUNT);
+
 /// How a field's values come about, which decides what a frame does with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -79,67 +105,8 @@ pub enum Class {
 }
 
 impl Field {
-    pub const ALL: [Field; FIELD_COUNT] = {
-        use mjb_field::*;
-        [
-            MJB_FIELD_QPOS,
-            MJB_FIELD_QVEL,
-            MJB_FIELD_ACT,
-            MJB_FIELD_CTRL,
-            MJB_FIELD_QACC,
-            MJB_FIELD_SENSORDATA,
-            MJB_FIELD_XPOS,
-            MJB_FIELD_XQUAT,
-            MJB_FIELD_XMAT,
-            MJB_FIELD_SITE_XPOS,
-            MJB_FIELD_SITE_XMAT,
-            MJB_FIELD_GEOM_XPOS,
-            MJB_FIELD_GEOM_XMAT,
-            MJB_FIELD_MOCAP_POS,
-            MJB_FIELD_MOCAP_QUAT,
-            MJB_FIELD_QFRC_APPLIED,
-            MJB_FIELD_XFRC_APPLIED,
-            MJB_FIELD_EQ_ACTIVE,
-            MJB_FIELD_ACTUATOR_FORCE,
-            MJB_FIELD_USERDATA,
-        ]
-    };
-
-    /// The field's name in documents and configs (the mjData member's name).
-    pub fn name(self) -> &'static str {
-        use mjb_field::*;
-        match self {
-            MJB_FIELD_QPOS => "qpos",
-            MJB_FIELD_QVEL => "qvel",
-            MJB_FIELD_ACT => "act",
-            MJB_FIELD_CTRL => "ctrl",
-            MJB_FIELD_QACC => "qacc",
-            MJB_FIELD_SENSORDATA => "sensordata",
-            MJB_FIELD_XPOS => "xpos",
-            MJB_FIELD_XQUAT => "xquat",
-            MJB_FIELD_XMAT => "xmat",
-            MJB_FIELD_SITE_XPOS => "site_xpos",
-            MJB_FIELD_SITE_XMAT => "site_xmat",
-            MJB_FIELD_GEOM_XPOS => "geom_xpos",
-            MJB_FIELD_GEOM_XMAT => "geom_xmat",
-            MJB_FIELD_MOCAP_POS => "mocap_pos",
-            MJB_FIELD_MOCAP_QUAT => "mocap_quat",
-            MJB_FIELD_QFRC_APPLIED => "qfrc_applied",
-            MJB_FIELD_XFRC_APPLIED => "xfrc_applied",
-            MJB_FIELD_EQ_ACTIVE => "eq_active",
-            MJB_FIELD_ACTUATOR_FORCE => "actuator_force",
-            MJB_FIELD_USERDATA => "userdata",
-        }
-    }
-
     pub fn from_name(name: &str) -> Option<Field> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    pub fn from_i32(v: i32) -> Option<Field> {
-        usize::try_from(v)
-            .ok()
-            .and_then(|i| Self::ALL.get(i).copied())
+        Self::ALL.iter().copied().find(|f| f.name() == name)
     }
 
     pub fn index(self) -> usize {
@@ -234,7 +201,7 @@ impl FieldTable {
             count as usize, FIELD_COUNT,
             "shim and Rust field tables differ"
         );
-        for f in Field::ALL {
+        for &f in Field::ALL {
             mjb_shim_field(m, d, f as c_int, &mut name, &mut ptr, &mut len);
             let n = CStr::from_ptr(name).to_str().unwrap_or("");
             assert_eq!(n, f.name(), "shim field {} is out of order", f as i32);
@@ -426,37 +393,16 @@ pub enum mjb_object_kind {
 
 pub use mjb_object_kind as Kind;
 
-impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::MJB_OBJ_BODY,
-        Kind::MJB_OBJ_JOINT,
-        Kind::MJB_OBJ_GEOM,
-        Kind::MJB_OBJ_SITE,
-        Kind::MJB_OBJ_ACTUATOR,
-        Kind::MJB_OBJ_SENSOR,
-        Kind::MJB_OBJ_EQUALITY,
-        Kind::MJB_OBJ_MOCAP,
-    ];
-
-    pub fn from_i32(v: i32) -> Option<Kind> {
-        usize::try_from(v)
-            .ok()
-            .and_then(|i| Self::ALL.get(i).copied())
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::MJB_OBJ_BODY => "body",
-            Kind::MJB_OBJ_JOINT => "joint",
-            Kind::MJB_OBJ_GEOM => "geom",
-            Kind::MJB_OBJ_SITE => "site",
-            Kind::MJB_OBJ_ACTUATOR => "actuator",
-            Kind::MJB_OBJ_SENSOR => "sensor",
-            Kind::MJB_OBJ_EQUALITY => "equality",
-            Kind::MJB_OBJ_MOCAP => "mocap body",
-        }
-    }
-}
+abi_enum!(mjb_object_kind {
+    MJB_OBJ_BODY => "body",
+    MJB_OBJ_JOINT => "joint",
+    MJB_OBJ_GEOM => "geom",
+    MJB_OBJ_SITE => "site",
+    MJB_OBJ_ACTUATOR => "actuator",
+    MJB_OBJ_SENSOR => "sensor",
+    MJB_OBJ_EQUALITY => "equality",
+    MJB_OBJ_MOCAP => "mocap body",
+});
 
 #[allow(non_upper_case_globals)]
 impl Kind {
@@ -523,4 +469,63 @@ impl Catalog {
     pub fn name(&self, kind: Kind, id: usize) -> Option<Option<&str>> {
         self.names.get(kind as usize)?.get(id).map(|n| n.as_deref())
     }
+
+    // The host surface's questions, with their refusals.
+
+    /// The id of the object of `kind` named `name` (the first, as `mj_name2id`).
+    pub fn lookup(&self, kind: Kind, name: &str) -> Result<usize, Refusal> {
+        self.id(kind, name).ok_or_else(|| {
+            Refusal::rejected(
+                Reason::MJB_REASON_UNKNOWN_NAME,
+                format!("no {} is named {name:?}", kind.name()),
+            )
+        })
+    }
+
+    /// The name of object `id` of `kind` (empty when unnamed).
+    pub fn name_of(&self, kind: Kind, id: i32) -> Result<&str, Refusal> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.name(kind, i))
+            .map(|n| n.unwrap_or(""))
+            .ok_or_else(|| {
+                out_of_range(format!(
+                    "{} id {id} is out of range (the model has {})",
+                    kind.name(),
+                    self.count(kind)
+                ))
+            })
+    }
+
+    /// Where sensor `id`'s values sit in `sensordata`: (address, dimension).
+    pub fn sensor(&self, id: i32) -> Result<(usize, usize), Refusal> {
+        let s = &self.sensor_slices;
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| s.get(i).copied())
+            .ok_or_else(|| {
+                out_of_range(format!(
+                    "sensor {id} is out of range (the model has {})",
+                    s.len()
+                ))
+            })
+    }
+
+    /// Where joint `id`'s values sit: [qpos address, qpos width, dof address, dof width].
+    pub fn joint(&self, id: i32) -> Result<[usize; 4], Refusal> {
+        let s = &self.joint_slices;
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| s.get(i).copied())
+            .ok_or_else(|| {
+                out_of_range(format!(
+                    "joint {id} is out of range (the model has {})",
+                    s.len()
+                ))
+            })
+    }
+}
+
+fn out_of_range(message: String) -> Refusal {
+    Refusal::rejected(Reason::MJB_REASON_OUT_OF_RANGE, message)
 }

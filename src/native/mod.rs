@@ -7,6 +7,8 @@
 /// cbindgen:ignore
 mod shim;
 
+#[cfg(feature = "fault-injection")]
+mod fault;
 pub mod fields;
 
 use shim::*;
@@ -15,6 +17,8 @@ use std::os::raw::{c_char, c_int};
 use std::ptr::NonNull;
 use std::sync::OnceLock;
 
+#[cfg(feature = "fault-injection")]
+pub use fault::Fault;
 pub use shim::{MjData, MjModel, ShimWarnings as Warnings};
 
 /// What went wrong inside a native call.
@@ -164,7 +168,9 @@ pub fn engine() -> &'static EngineInfo {
     })
 }
 
-/// The model dimensions a checkpoint's descriptor names.
+/// The model dimensions a checkpoint's descriptor names, and the host surface's counts. The
+/// shim fills it directly: the layout is `mjb_shim_dims` in `csrc/shim.h`.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dims {
     pub nq: i64,
@@ -269,49 +275,6 @@ pub enum ModelSource {
     Xml(String),
 }
 
-/// Faults the `fault-injection` feature can arm on a real MuJoCo pair. Each is one-shot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(i32)]
-pub enum Fault {
-    /// The next state write applies, then MuJoCo raises an error.
-    SetterError = 1,
-    /// The next state write applies, then reports a status that is neither OK nor error.
-    SetterUnexpected = 2,
-    /// The next state write stores a value one ulp off the request (readback differs).
-    ReadbackMismatch = 3,
-    /// The next two state writes are off by one ulp: the restore and its rollback.
-    RollbackUnproven = 4,
-    /// The next engine step runs, then MuJoCo raises an error.
-    StepError = 5,
-    /// The next mutation panics inside the boundary.
-    Panic = 6,
-}
-
-impl Fault {
-    pub fn from_i32(v: i32) -> Option<Fault> {
-        use Fault::*;
-        [
-            SetterError,
-            SetterUnexpected,
-            ReadbackMismatch,
-            RollbackUnproven,
-            StepError,
-            Panic,
-        ]
-        .into_iter()
-        .find(|f| *f as i32 == v)
-    }
-}
-
-#[derive(Default, Debug)]
-struct Faults {
-    setter_error: bool,
-    setter_unexpected: bool,
-    corrupt_writes: u32,
-    step_error: bool,
-    panic: bool,
-}
-
 /// Copies of the public fields of mjData.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Public {
@@ -344,7 +307,9 @@ pub struct Mujoco {
     /// `mj_stateSize` per signature: the model never changes for this pair, so each size is
     /// asked of the engine once (get/set check buffer lengths on every call, on the step path).
     state_sizes: std::cell::RefCell<Vec<(u32, usize)>>,
-    faults: Faults,
+    /// Armed one-shot faults (`fault-injection` builds only).
+    #[cfg(feature = "fault-injection")]
+    faults: fault::Faults,
     /// Where the host-surface fields of the owned data are.
     table: fields::FieldTable,
     /// A second data for kinematics after a restore, allocated when first prepared.
@@ -415,32 +380,16 @@ impl Mujoco {
     }
 
     fn from_parts(m: NonNull<MjModel>, d: NonNull<MjData>) -> Mujoco {
-        let mut raw = ShimDims::default();
-        // SAFETY: valid model.
-        unsafe { mjb_shim_dims_of(m.as_ptr(), &mut raw) };
-        let dims = Dims {
-            nq: raw.nq,
-            nv: raw.nv,
-            na: raw.na,
-            nu: raw.nu,
-            nbody: raw.nbody,
-            neq: raw.neq,
-            nmocap: raw.nmocap,
-            nuserdata: raw.nuserdata,
-            npluginstate: raw.npluginstate,
-            timestep: raw.timestep,
-            njnt: raw.njnt,
-            ngeom: raw.ngeom,
-            nsite: raw.nsite,
-            nsensor: raw.nsensor,
-            nsensordata: raw.nsensordata,
-        };
+        let mut dims = Dims::default();
+        // SAFETY: valid model; `Dims` has the layout of the shim's `mjb_shim_dims`.
+        unsafe { mjb_shim_dims_of(m.as_ptr(), &mut dims) };
         Mujoco {
             m,
             d,
             dims,
             state_sizes: Default::default(),
-            faults: Faults::default(),
+            #[cfg(feature = "fault-injection")]
+            faults: Default::default(),
             // SAFETY: a live pair.
             table: unsafe { fields::FieldTable::of(m.as_ptr(), d.as_ptr()) },
             scratch: None,
@@ -571,14 +520,10 @@ impl Mujoco {
     pub fn set_state(&mut self, sig: u32, state: &[f64]) -> Result<(), NativeError> {
         let want = self.state_size(sig)?;
         assert_eq!(state.len(), want, "state buffer length");
-        let corrupted;
-        let state = if self.faults.corrupt_writes > 0 && !state.is_empty() {
-            self.faults.corrupt_writes -= 1;
-            corrupted = nudged(state);
-            &corrupted[..]
-        } else {
-            state
-        };
+        #[cfg(feature = "fault-injection")]
+        let corrupted = self.faults.corrupt_state(state);
+        #[cfg(feature = "fault-injection")]
+        let state = corrupted.as_deref().unwrap_or(state);
         let mut msg = msg_buf();
         // SAFETY: state holds exactly mj_stateSize(m, sig) doubles.
         let code = unsafe {
@@ -594,32 +539,23 @@ impl Mujoco {
         self.after_write()
     }
 
-    /// Fault hooks that follow a state write that did apply.
+    /// After a state write that did apply: an armed setter fault fires here.
     fn after_write(&mut self) -> Result<(), NativeError> {
-        if std::mem::take(&mut self.faults.setter_error) {
-            return raise("injected fault: setter raised after writing");
-        }
-        if std::mem::take(&mut self.faults.setter_unexpected) {
-            return Err(NativeError::Unexpected(
-                SHIM_FAILED,
-                "injected fault: setter reported an unexpected completion".into(),
-            ));
-        }
+        #[cfg(feature = "fault-injection")]
+        self.faults.after_write()?;
         Ok(())
     }
 
     /// One `mj_step`.
     pub fn step(&mut self) -> Result<(), NativeError> {
-        if std::mem::take(&mut self.faults.panic) {
-            panic!("injected fault: panic inside a native mutation");
-        }
+        #[cfg(feature = "fault-injection")]
+        self.faults.before_step();
         let mut msg = msg_buf();
         // SAFETY: valid pair owned by self.
         let code = unsafe { mjb_shim_step(self.m.as_ptr(), self.d.as_ptr(), msg.as_mut_ptr()) };
         status(code, &msg)?;
-        if std::mem::take(&mut self.faults.step_error) {
-            return raise("injected fault: step raised after running");
-        }
+        #[cfg(feature = "fault-injection")]
+        self.faults.after_step()?;
         Ok(())
     }
 
@@ -672,10 +608,10 @@ impl Mujoco {
 
     /// Write the public fields (the caller checked the lengths against the dimensions).
     pub fn write_public(&mut self, p: &Public) -> Result<(), NativeError> {
-        let corrupt = self.faults.corrupt_writes > 0;
-        if corrupt {
-            self.faults.corrupt_writes -= 1;
-        }
+        #[cfg(feature = "fault-injection")]
+        let time = self.faults.corrupt_time(p.time);
+        #[cfg(not(feature = "fault-injection"))]
+        let time = p.time;
         let f = self.fields();
         let d = self.dims;
         let put = |dst: *mut f64, src: &[f64], n: i64| {
@@ -686,7 +622,7 @@ impl Mujoco {
             }
         };
         // SAFETY: time is a field of live data.
-        unsafe { *f.time = if corrupt { next_up(p.time) } else { p.time } };
+        unsafe { *f.time = time };
         put(f.qpos, &p.qpos, d.nq);
         put(f.qvel, &p.qvel, d.nv);
         put(f.act, &p.act, d.na);
@@ -725,38 +661,6 @@ impl Mujoco {
         unsafe { mjb_shim_warnings_of(self.d.as_ptr(), &mut w) };
         w
     }
-
-    /// Arm a one-shot fault (only reachable through the `fault-injection` feature's export).
-    pub fn arm_fault(&mut self, f: Fault) {
-        match f {
-            Fault::SetterError => self.faults.setter_error = true,
-            Fault::SetterUnexpected => self.faults.setter_unexpected = true,
-            Fault::ReadbackMismatch => self.faults.corrupt_writes = 1,
-            Fault::RollbackUnproven => self.faults.corrupt_writes = 2,
-            Fault::StepError => self.faults.step_error = true,
-            Fault::Panic => self.faults.panic = true,
-        }
-    }
-}
-
-/// Raise a real `mju_error` inside a guard and return it as an error.
-pub fn raise(text: &str) -> Result<(), NativeError> {
-    let c = CString::new(text).expect("no NUL in fault text");
-    let mut msg = msg_buf();
-    // SAFETY: valid C string and message buffer.
-    let code = unsafe { mjb_shim_raise(c.as_ptr(), msg.as_mut_ptr()) };
-    status(code, &msg)
-}
-
-fn next_up(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() + 1)
-}
-
-/// The same state with its first value one ulp off.
-fn nudged(state: &[f64]) -> Vec<f64> {
-    let mut v = state.to_vec();
-    v[0] = next_up(v[0]);
-    v
 }
 
 /// Guarded `mj_loadPluginLibrary`: how many plugins the library registered.

@@ -29,26 +29,6 @@ pub struct ShimEngine {
 }
 
 #[repr(C)]
-#[derive(Default)]
-pub struct ShimDims {
-    pub nq: i64,
-    pub nv: i64,
-    pub na: i64,
-    pub nu: i64,
-    pub nbody: i64,
-    pub neq: i64,
-    pub nmocap: i64,
-    pub nuserdata: i64,
-    pub npluginstate: i64,
-    pub timestep: f64,
-    pub njnt: i64,
-    pub ngeom: i64,
-    pub nsite: i64,
-    pub nsensor: i64,
-    pub nsensordata: i64,
-}
-
-#[repr(C)]
 pub struct ShimFields {
     pub time: *mut f64,
     pub qpos: *mut f64,
@@ -118,9 +98,10 @@ extern "C" {
         sig: u32,
         msg: *mut c_char,
     ) -> c_int;
+    #[cfg(feature = "fault-injection")]
     pub fn mjb_shim_raise(text: *const c_char, msg: *mut c_char) -> c_int;
     pub fn mjb_shim_delete(m: *mut MjModel, d: *mut MjData);
-    pub fn mjb_shim_dims_of(m: *const MjModel, out: *mut ShimDims);
+    pub fn mjb_shim_dims_of(m: *const MjModel, out: *mut super::Dims);
     pub fn mjb_shim_fields_of(d: *mut MjData, out: *mut ShimFields);
     pub fn mjb_shim_warnings_of(d: *const MjData, out: *mut ShimWarnings);
     pub fn mjb_shim_clear_reset_warnings(d: *mut MjData);

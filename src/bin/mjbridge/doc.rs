@@ -1,69 +1,12 @@
 //! The tool's small JSON files (package.json, reference.json, gate.json, a checkpoint to
-//! inspect) read into a `Value` tree with the library's strict streaming reader, so they get the
-//! same strictness as every document the bridge reads: one object, no duplicate keys, finite
-//! numbers, bounded depth and size, and the JSON pointer of whatever is refused. The library
-//! keeps no tree (documents on the restore path are streamed into buffers); a command-line
-//! tool reading files of a few kilobytes can afford one.
+//! inspect) as `Value` trees ([`mjbridge::doc::value::parse`]: the library's strict reader, so
+//! they get the same strictness as every document the bridge reads), with typed access that
+//! names the JSON pointer of whatever is refused.
 
-use mjbridge::checkpoint::json::{pointer_push, Num, Value};
-use mjbridge::checkpoint::read::{Kind, Reader};
+use mjbridge::doc::{pointer_push, Num, Value};
 use mjbridge::outcome::{Reason, Refusal};
 
-fn read_value(r: &mut Reader) -> Result<Value, Refusal> {
-    Ok(match r.kind()? {
-        Kind::Object => {
-            let mut fields = Vec::new();
-            r.object(|r, key| {
-                fields.push((key.to_owned(), read_value(r)?));
-                Ok(())
-            })?;
-            Value::Obj(fields)
-        }
-        Kind::Array => {
-            let mut items = Vec::new();
-            r.array(|r, _| {
-                items.push(read_value(r)?);
-                Ok(())
-            })?;
-            Value::Arr(items)
-        }
-        Kind::String => Value::Str(r.string()?),
-        Kind::Number => {
-            let n = r.number()?;
-            Value::Num(if n.is_integer() {
-                Num::Int(n.integer(), n.value)
-            } else {
-                Num::Float(n.value)
-            })
-        }
-        Kind::Bool => Value::Bool(r.boolean()?),
-        Kind::Null => {
-            r.null()?;
-            Value::Null
-        }
-    })
-}
-
-/// Parse one strict JSON document whose top level is an object.
-pub fn parse(bytes: &[u8]) -> Result<Value, Refusal> {
-    let mut r = Reader::new(bytes)?;
-    let v = read_value(&mut r)?;
-    r.finish()?;
-    Ok(v)
-}
-
-/// The exact text of each top-level member's value, as it stands in the document (its byte
-/// span: nothing is re-serialized). The document must already have passed [`parse`].
-pub fn raw_members(bytes: &[u8]) -> Result<Vec<(String, String)>, Refusal> {
-    let mut r = Reader::new(bytes)?;
-    let mut out = Vec::new();
-    r.object(|r, key| {
-        out.push((key.to_owned(), r.raw()?.to_owned()));
-        Ok(())
-    })?;
-    r.finish()?;
-    Ok(out)
-}
+pub use mjbridge::doc::value::{parse, raw_members};
 
 fn wrong_type(ptr: &str, want: &str, got: &Value) -> Refusal {
     let kind = match got {
@@ -88,7 +31,6 @@ pub trait ValueExt {
     /// A JSON integer (no fraction or exponent, not a boolean) within `min..=max`.
     fn as_int(&self, ptr: &str, min: i128, max: i128) -> Result<i128, Refusal>;
     fn as_u64(&self, ptr: &str) -> Result<u64, Refusal>;
-    fn number(&self) -> Option<f64>;
 }
 
 impl ValueExt for Value {
@@ -137,13 +79,6 @@ impl ValueExt for Value {
 
     fn as_u64(&self, ptr: &str) -> Result<u64, Refusal> {
         self.as_int(ptr, 0, u64::MAX.into()).map(|v| v as u64)
-    }
-
-    fn number(&self) -> Option<f64> {
-        match self {
-            Value::Num(n) => Some(n.value()),
-            _ => None,
-        }
     }
 }
 

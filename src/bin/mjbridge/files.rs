@@ -21,7 +21,7 @@ use std::path::Path;
 
 /// `sha256:<hex>` of some bytes.
 pub fn sha256(bytes: &[u8]) -> String {
-    mjbridge::checkpoint::write::digest_text(&Sha256::digest(bytes))
+    mjbridge::doc::jcs::digest_text(&Sha256::digest(bytes))
 }
 
 /// Resolve `rel` against `base` (both relative to the package directory, `/`-separated) to a

@@ -10,14 +10,15 @@
 //! `gate.json` carries no time stamp: the same package, engine and driver give the same bytes,
 //! which is what `--check` compares.
 
-use crate::doc::{self, ValueExt};
+use crate::doc;
 use crate::files;
 use crate::manifest::MANIFEST;
 use crate::pretty;
 use crate::reference::{self, member, Loaded, Stored, REFERENCE, REFERENCE_MD};
 use crate::{progress, warn, Problem, Result};
-use mjbridge::checkpoint::json::{obj, Value};
 use mjbridge::checkpoint::Profile;
+use mjbridge::conformance;
+use mjbridge::doc::{jcs, obj, Value};
 use mjbridge::endpoint::{Answer, Endpoint, WAIT_FOREVER};
 use mjbridge::outcome::{Outcome, Reason};
 use std::path::Path;
@@ -119,7 +120,7 @@ fn answer_text(a: &Answer) -> String {
 fn drive(ep: &Endpoint, steps: u32, label: &str) -> std::result::Result<(), String> {
     let nu = ep.shape().dims.nu.max(0) as usize;
     for s in 0..steps {
-        let tick = ep.safety.view_tick();
+        let tick = ep.tick();
         let a = ep.set_ctrl(&ctrl_at(tick, nu), WAIT_FOREVER);
         if a.report.outcome != Outcome::MJB_OK {
             return Err(format!("writing ctrl at tick {tick}: {}", answer_text(&a)));
@@ -214,169 +215,6 @@ fn continuation(ep: &Endpoint, steps: u32) -> Vec<Check> {
     }
 }
 
-fn get_mut<'a>(v: &'a mut Value, key: &str) -> &'a mut Value {
-    match v {
-        Value::Obj(fields) => fields
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-            .expect("served checkpoint member"),
-        _ => panic!("not an object"),
-    }
-}
-
-fn int_of(v: &Value) -> i64 {
-    v.as_int("", i64::MIN.into(), i64::MAX.into())
-        .expect("served integer") as i64
-}
-
-/// One corrupted document and what its refusal must say.
-struct Case {
-    name: &'static str,
-    doc: String,
-    reason: Reason,
-    /// None where the pointer is not part of the promise (malformed JSON).
-    pointer: Option<String>,
-}
-
-fn corrupted_cases(ep: &Endpoint, cp_text: &str) -> Vec<Case> {
-    let cp = doc::parse(cp_text.as_bytes()).expect("served checkpoint parses");
-    let edit = |f: &dyn Fn(&mut Value)| {
-        let mut v = cp.clone();
-        f(&mut v);
-        v.to_json()
-    };
-    let integration = ep.profile() == Profile::Integration;
-    let mut cases = vec![
-        Case {
-            name: "truncated",
-            doc: cp_text[..cp_text.len() / 2].to_owned(),
-            reason: Reason::MJB_REASON_MALFORMED_JSON,
-            pointer: None,
-        },
-        Case {
-            name: "unknown_field",
-            doc: edit(&|v| {
-                if let Value::Obj(f) = v {
-                    f.push(("unexpected".into(), 1u64.into()));
-                }
-            }),
-            reason: Reason::MJB_REASON_UNKNOWN_FIELD,
-            pointer: Some("/unexpected".into()),
-        },
-        Case {
-            name: "other_profile",
-            doc: edit(&|v| {
-                let other = match ep.profile() {
-                    Profile::Integration => Profile::Basic,
-                    Profile::Basic => Profile::Integration,
-                };
-                *get_mut(v, "profile") = other.name().into();
-            }),
-            reason: Reason::MJB_REASON_PROFILE,
-            pointer: Some("/profile".into()),
-        },
-        Case {
-            name: "other_engine",
-            doc: edit(&|v| *get_mut(v, "engine") = "0.0.0-other".into()),
-            reason: Reason::MJB_REASON_ENGINE,
-            pointer: Some("/engine".into()),
-        },
-        Case {
-            name: "descriptor_nq",
-            doc: edit(&|v| {
-                let d = get_mut(v, "descriptor");
-                let nq = get_mut(d, "nq");
-                *nq = (int_of(nq) + 1).into();
-            }),
-            reason: Reason::MJB_REASON_DESCRIPTOR,
-            pointer: Some("/descriptor/nq".into()),
-        },
-        Case {
-            name: "other_configuration",
-            doc: edit(&|v| {
-                let d = get_mut(v, "descriptor");
-                let c = get_mut(d, "configuration");
-                *c = (int_of(c) + 1).into();
-            }),
-            reason: Reason::MJB_REASON_CONFIGURATION,
-            pointer: Some("/descriptor/configuration".into()),
-        },
-        Case {
-            name: "other_seed",
-            doc: edit(&|v| {
-                let s = get_mut(v, "seed");
-                *s = (s.as_u64("").expect("served seed").wrapping_add(1)).into();
-            }),
-            reason: Reason::MJB_REASON_SEED,
-            pointer: Some("/seed".into()),
-        },
-    ];
-    // A number beyond any double, written in place of the first native value.
-    let array = if integration { "values" } else { "qpos" };
-    let key = format!("\"{array}\":[");
-    if let Some(at) = cp_text.find(&key) {
-        let start = at + key.len();
-        let end = start + cp_text[start..].find([',', ']']).expect("array closes");
-        if end > start {
-            cases.push(Case {
-                name: "not_finite",
-                doc: format!("{}1e400{}", &cp_text[..start], &cp_text[end..]),
-                reason: Reason::MJB_REASON_NOT_FINITE,
-                pointer: Some(format!("/{array}/0")),
-            });
-        }
-    }
-    let nq = ep.shape().dims.nq;
-    if integration {
-        if nq > 0 {
-            cases.push(Case {
-                name: "qpos_not_its_segment",
-                doc: edit(&|v| {
-                    let q = get_mut(v, "qpos");
-                    if let Value::Arr(items) = q {
-                        let x = items[0].number().expect("number");
-                        items[0] = f64::from_bits(x.to_bits() ^ 1).into();
-                    }
-                }),
-                reason: Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
-                pointer: Some("/qpos/0".into()),
-            });
-        }
-        let eq = ep
-            .shape()
-            .layout
-            .as_ref()
-            .map(|l| l.range("eq_active"))
-            .unwrap_or(0..0);
-        if !eq.is_empty() {
-            let i = eq.start;
-            cases.push(Case {
-                name: "equality_activation_not_0_or_1",
-                doc: edit(&|v| {
-                    if let Value::Arr(items) = get_mut(v, "values") {
-                        items[i] = 0.5f64.into();
-                    }
-                }),
-                reason: Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
-                pointer: Some(format!("/values/{i}")),
-            });
-        }
-    } else {
-        cases.push(Case {
-            name: "qpos_too_long",
-            doc: edit(&|v| {
-                if let Value::Arr(items) = get_mut(v, "qpos") {
-                    items.push(0.0f64.into());
-                }
-            }),
-            reason: Reason::MJB_REASON_DIMENSION,
-            pointer: Some("/qpos".into()),
-        });
-    }
-    cases
-}
-
 /// Every corrupted document is refused with its reason and pointer, and nothing changes.
 fn corrupted_refused(ep: &Endpoint) -> Check {
     let cp = match checkpoint(ep) {
@@ -385,21 +223,18 @@ fn corrupted_refused(ep: &Endpoint) -> Check {
     };
     let mut check = Check::new("corrupted_documents_refused", Verdict::Pass, "");
     let mut failed = Vec::new();
-    let cases = corrupted_cases(ep, &cp);
+    let cases = conformance::corruptions(ep, &cp);
     let n = cases.len();
     for (i, case) in cases.into_iter().enumerate() {
         progress::tick("corrupted documents", || {
             format!("corrupted documents: {}/{n}", i + 1)
         });
-        let before = (world(ep), ep.safety.view());
-        let a = ep.restore(case.doc.as_bytes(), WAIT_FOREVER);
-        let after = (world(ep), ep.safety.view());
-        let pointer = a.detail.as_ref().and_then(|d| d.pointer.clone());
-        let unchanged = before.0.is_ok() && before == after;
-        let ok = a.report.outcome == Outcome::MJB_REJECTED
-            && a.report.reason == case.reason
-            && (case.pointer.is_none() || pointer == case.pointer)
-            && unchanged;
+        let conformance::Refused {
+            answer: a,
+            pointer,
+            unchanged,
+            ok,
+        } = case.refuse(ep);
         if !ok {
             failed.push(format!(
                 "{}: expected MJB_REJECTED ({}) at {}, state unchanged; got {}{}",
@@ -444,9 +279,9 @@ fn stop_latch(ep: &Endpoint) -> Check {
     let run = || -> std::result::Result<String, String> {
         let cp = checkpoint(ep)?;
         let before = world(ep)?;
-        let tick = ep.safety.view_tick();
-        let count = ep.safety.view().stop_count;
-        if !ep.safety.stop().stopped {
+        let tick = ep.tick();
+        let count = ep.safety_view().stop_count;
+        if !ep.stop().stopped {
             return Err("mjb_stop did not latch".into());
         }
         let a = ep.step(1, WAIT_FOREVER);
@@ -469,14 +304,14 @@ fn stop_latch(ep: &Endpoint) -> Check {
         if a.report.outcome != Outcome::MJB_OK {
             return Err(format!("a restore while stopped gave {}", answer_text(&a)));
         }
-        if !ep.safety.view().stopped {
+        if !ep.safety_view().stopped {
             return Err("the restore cleared the stop latch".into());
         }
         ep.confirm_paused()
             .map_err(|r| format!("confirming the pause: {r}"))?;
         ep.safety_reset()
             .map_err(|r| format!("resetting the latch: {r}"))?;
-        let v = ep.safety.view();
+        let v = ep.safety_view();
         if v.stopped || v.stop_count != count + 1 {
             return Err(format!(
                 "after the reset: stopped {}, stop count {} (expected false, {})",
@@ -523,7 +358,7 @@ fn covered(l: &Loaded, stored: &Stored) -> Result<Value> {
                 ("file", REFERENCE.into()),
                 (
                     "canonical_sha256",
-                    files::sha256(stored.value.to_canonical().as_bytes()).into(),
+                    files::sha256(jcs::of_value(&stored.value).as_bytes()).into(),
                 ),
             ]),
         ),
@@ -671,7 +506,7 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
         .all(|c| matches!(c.verdict, Verdict::Pass | Verdict::NotPromised));
 
     let covered = covered(&l, &stored)?;
-    let digest = files::sha256(covered.to_canonical().as_bytes());
+    let digest = files::sha256(jcs::of_value(&covered).as_bytes());
     let value = obj([
         ("format", FORMAT.into()),
         ("package", l.manifest.name.as_str().into()),

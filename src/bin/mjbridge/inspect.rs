@@ -4,7 +4,7 @@
 use crate::doc::{self, ValueExt};
 use crate::reference::{self, member};
 use crate::{progress, Problem, Result};
-use mjbridge::checkpoint::json::{obj, Value};
+use mjbridge::doc::{obj, Value};
 use std::path::Path;
 
 fn read_file(file: &Path) -> Result<Vec<u8>> {

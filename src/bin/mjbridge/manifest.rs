@@ -29,8 +29,8 @@
 use crate::doc::{self, Fields, ValueExt};
 use crate::files;
 use crate::{Problem, Result};
-use mjbridge::checkpoint::json::{obj, Value};
 use mjbridge::checkpoint::Profile;
+use mjbridge::doc::{obj, Value};
 use mjbridge::outcome::Refusal;
 use std::path::{Path, PathBuf};
 

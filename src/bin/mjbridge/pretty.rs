@@ -3,7 +3,7 @@
 //! round-trip numbers); arrays of numbers, and short objects and arrays of scalars, stay on
 //! one line.
 
-use mjbridge::checkpoint::json::Value;
+use mjbridge::doc::Value;
 
 const INDENT: &str = "  ";
 

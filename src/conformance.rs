@@ -1,0 +1,217 @@
+//! Conformance checks shared by the `mjbridge` command's package gate and the test suite: the
+//! corrupted variants of a served checkpoint, each with the refusal it must get, and the check
+//! that it is refused with nothing changed.
+
+use crate::checkpoint::Profile;
+use crate::doc::value::{self, Num, Value};
+use crate::endpoint::{Answer, Endpoint, WAIT_FOREVER};
+use crate::outcome::{Outcome, Reason};
+
+fn get_mut<'a>(v: &'a mut Value, key: &str) -> &'a mut Value {
+    match v {
+        Value::Obj(fields) => fields
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .expect("served checkpoint member"),
+        _ => panic!("not an object"),
+    }
+}
+
+fn int_of(v: &Value) -> i64 {
+    match v {
+        Value::Num(Num::Int(Some(i), _)) => *i as i64,
+        _ => panic!("served integer"),
+    }
+}
+
+/// One corrupted document and what its refusal must say.
+#[derive(Clone, Debug)]
+pub struct Corruption {
+    pub name: &'static str,
+    pub doc: String,
+    pub reason: Reason,
+    /// None where the pointer is not part of the promise (malformed JSON, where it only says
+    /// how far the parser got).
+    pub pointer: Option<String>,
+}
+
+/// The corrupted variants of `checkpoint` (a checkpoint `ep` served), each with the reason
+/// and pointer its refusal must carry: truncated, an unknown member, the other profile,
+/// another engine, descriptor, configuration and seed, a non-finite value, and per profile a
+/// public field that is not its segment, an equality activation of 0.5, or a wrong length.
+pub fn corruptions(ep: &Endpoint, checkpoint: &str) -> Vec<Corruption> {
+    let cp_text = checkpoint;
+    let cp = value::parse(cp_text.as_bytes()).expect("served checkpoint parses");
+    let edit = |f: &dyn Fn(&mut Value)| {
+        let mut v = cp.clone();
+        f(&mut v);
+        v.to_json()
+    };
+    let integration = ep.profile() == Profile::Integration;
+    let mut cases = vec![
+        Corruption {
+            name: "truncated",
+            doc: cp_text[..cp_text.len() / 2].to_owned(),
+            reason: Reason::MJB_REASON_MALFORMED_JSON,
+            pointer: None,
+        },
+        Corruption {
+            name: "unknown_field",
+            doc: edit(&|v| {
+                if let Value::Obj(f) = v {
+                    f.push(("unexpected".into(), 1u64.into()));
+                }
+            }),
+            reason: Reason::MJB_REASON_UNKNOWN_FIELD,
+            pointer: Some("/unexpected".into()),
+        },
+        Corruption {
+            name: "other_profile",
+            doc: edit(&|v| {
+                let other = match ep.profile() {
+                    Profile::Integration => Profile::Basic,
+                    Profile::Basic => Profile::Integration,
+                };
+                *get_mut(v, "profile") = other.name().into();
+            }),
+            reason: Reason::MJB_REASON_PROFILE,
+            pointer: Some("/profile".into()),
+        },
+        Corruption {
+            name: "other_engine",
+            doc: edit(&|v| *get_mut(v, "engine") = "0.0.0-other".into()),
+            reason: Reason::MJB_REASON_ENGINE,
+            pointer: Some("/engine".into()),
+        },
+        Corruption {
+            name: "descriptor_nq",
+            doc: edit(&|v| {
+                let d = get_mut(v, "descriptor");
+                let nq = get_mut(d, "nq");
+                *nq = (int_of(nq) + 1).into();
+            }),
+            reason: Reason::MJB_REASON_DESCRIPTOR,
+            pointer: Some("/descriptor/nq".into()),
+        },
+        Corruption {
+            name: "other_configuration",
+            doc: edit(&|v| {
+                let d = get_mut(v, "descriptor");
+                let c = get_mut(d, "configuration");
+                *c = (int_of(c) + 1).into();
+            }),
+            reason: Reason::MJB_REASON_CONFIGURATION,
+            pointer: Some("/descriptor/configuration".into()),
+        },
+        Corruption {
+            name: "other_seed",
+            doc: edit(&|v| {
+                let s = get_mut(v, "seed");
+                *s = (int_of(s) as u64).wrapping_add(1).into();
+            }),
+            reason: Reason::MJB_REASON_SEED,
+            pointer: Some("/seed".into()),
+        },
+    ];
+    // A number beyond any double, written in place of the first native value.
+    let array = if integration { "values" } else { "qpos" };
+    let key = format!("\"{array}\":[");
+    if let Some(at) = cp_text.find(&key) {
+        let start = at + key.len();
+        let end = start + cp_text[start..].find([',', ']']).expect("array closes");
+        if end > start {
+            cases.push(Corruption {
+                name: "not_finite",
+                doc: format!("{}1e400{}", &cp_text[..start], &cp_text[end..]),
+                reason: Reason::MJB_REASON_NOT_FINITE,
+                pointer: Some(format!("/{array}/0")),
+            });
+        }
+    }
+    let nq = ep.shape().dims.nq;
+    if integration {
+        if nq > 0 {
+            cases.push(Corruption {
+                name: "qpos_not_its_segment",
+                doc: edit(&|v| {
+                    let q = get_mut(v, "qpos");
+                    if let Value::Arr(items) = q {
+                        let Value::Num(n) = items[0] else {
+                            panic!("served number")
+                        };
+                        let x = n.value();
+                        items[0] = f64::from_bits(x.to_bits() ^ 1).into();
+                    }
+                }),
+                reason: Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+                pointer: Some("/qpos/0".into()),
+            });
+        }
+        let eq = ep
+            .shape()
+            .layout
+            .as_ref()
+            .map(|l| l.range("eq_active"))
+            .unwrap_or(0..0);
+        if !eq.is_empty() {
+            let i = eq.start;
+            cases.push(Corruption {
+                name: "equality_activation_not_0_or_1",
+                doc: edit(&|v| {
+                    if let Value::Arr(items) = get_mut(v, "values") {
+                        items[i] = 0.5f64.into();
+                    }
+                }),
+                reason: Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+                pointer: Some(format!("/values/{i}")),
+            });
+        }
+    } else {
+        cases.push(Corruption {
+            name: "qpos_too_long",
+            doc: edit(&|v| {
+                if let Value::Arr(items) = get_mut(v, "qpos") {
+                    items.push(0.0f64.into());
+                }
+            }),
+            reason: Reason::MJB_REASON_DIMENSION,
+            pointer: Some("/qpos".into()),
+        });
+    }
+    cases
+}
+
+/// What restoring one corruption did.
+#[derive(Debug)]
+pub struct Refused {
+    pub answer: Answer,
+    /// The refusal's pointer.
+    pub pointer: Option<String>,
+    /// The world document and the safety state are what they were before.
+    pub unchanged: bool,
+    /// Refused (`MJB_REJECTED`) with the expected reason and pointer, nothing changed.
+    pub ok: bool,
+}
+
+impl Corruption {
+    /// Restore this document on `ep` (which served the checkpoint) and check the refusal.
+    pub fn refuse(&self, ep: &Endpoint) -> Refused {
+        let observe = || (ep.world_read(WAIT_FOREVER), ep.safety_view());
+        let before = observe();
+        let answer = ep.restore(self.doc.as_bytes(), WAIT_FOREVER);
+        let after = observe();
+        let pointer = answer.detail.as_ref().and_then(|d| d.pointer.clone());
+        let unchanged = before.0.is_ok() && before == after;
+        let ok = answer.report.outcome == Outcome::MJB_REJECTED
+            && answer.report.reason == self.reason
+            && (self.pointer.is_none() || pointer == self.pointer)
+            && unchanged;
+        Refused {
+            answer,
+            pointer,
+            unchanged,
+            ok,
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Pre-images and rollback: what a mutation captures before it touches the engine, how an
+//! image is written and proven by bitwise readback, and how a failed native effect is rolled
+//! back (proven → `MJB_ROLLED_BACK`, not provable → `MJB_UNKNOWN` and a fence). The restore
+//! native phase ([`Endpoint::install`]) is here too: restore and every other way of setting a
+//! whole state share it.
+
+use super::{engine_refusal, Answer, Endpoint, Native, Shape};
+use crate::frame::Cause;
+use crate::native::{Mujoco, NativeError, Public};
+use crate::outcome::{Outcome, Reason, Refusal};
+
+/// A state image to restore or to roll back to: the integration state in a buffer, or the
+/// public fields where the engine has no state API.
+#[derive(Clone, Copy)]
+pub(super) enum Image<'a> {
+    State(&'a [f64]),
+    Public(&'a Public),
+}
+
+/// What a mutation captured before touching the engine: the integration state (in
+/// `Native::pre`), or the public fields (in `Native::pre_public`) where the engine has no
+/// state API. Both buffers are reused: capturing allocates nothing.
+#[derive(Clone, Copy)]
+pub(super) enum Pre {
+    State,
+    Public,
+}
+
+impl Endpoint {
+    /// Capture the most complete image this engine can read back: the integration state (into
+    /// `n.pre`) where the state API exists, else the public fields.
+    pub(super) fn capture(&self, n: &mut Native) -> Result<Pre, NativeError> {
+        match n.shape.layout.as_ref() {
+            Some(l) => {
+                n.pre.resize(l.size, 0.0);
+                n.mj.get_state(l.sig, &mut n.pre)?;
+                Ok(Pre::State)
+            }
+            None => {
+                n.mj.public_into(&mut n.pre_public);
+                Ok(Pre::Public)
+            }
+        }
+    }
+
+    fn apply(mj: &mut Mujoco, shape: &Shape, image: Image) -> Result<(), NativeError> {
+        match image {
+            Image::State(v) => {
+                let sig = shape
+                    .layout
+                    .as_ref()
+                    .expect("state image needs a layout")
+                    .sig;
+                mj.set_state(sig, v)
+            }
+            Image::Public(p) => mj.write_public(p),
+        }
+    }
+
+    /// Read back and compare bit for bit.
+    fn holds(
+        mj: &Mujoco,
+        shape: &Shape,
+        image: Image,
+        readback: &mut Vec<f64>,
+    ) -> Result<bool, NativeError> {
+        Ok(match image {
+            Image::State(want) => {
+                let l = shape.layout.as_ref().expect("state image needs a layout");
+                readback.resize(l.size, 0.0);
+                mj.get_state(l.sig, readback)?;
+                readback.len() == want.len()
+                    && readback
+                        .iter()
+                        .zip(want)
+                        .all(|(a, b)| a.to_bits() == b.to_bits())
+            }
+            Image::Public(want) => mj.public().same_bits(want),
+        })
+    }
+
+    /// Put `pre` back (after a reset when the engine raised mid-call) and prove it.
+    pub(super) fn roll_back(
+        &self,
+        n: &mut Native,
+        pre: Pre,
+        reset_first: bool,
+        cause: Reason,
+        what: String,
+        tick_before: u64,
+    ) -> Answer {
+        let tick_now = n.tick;
+        let restored = (|| {
+            if reset_first {
+                n.mj.reset()?;
+            }
+            let image = match pre {
+                Pre::State => Image::State(&n.pre),
+                Pre::Public => Image::Public(&n.pre_public),
+            };
+            Self::apply(&mut n.mj, &n.shape, image)?;
+            Self::holds(&n.mj, &n.shape, image, &mut n.readback)
+        })();
+        if let Ok(true) = restored {
+            n.writer
+                .publish(&mut n.mj, n.tick, Cause::MJB_FRAME_ROLLBACK);
+        }
+        match restored {
+            Ok(true) => Answer::refused(
+                Refusal::new(
+                    Outcome::MJB_ROLLED_BACK,
+                    cause,
+                    format!("{what}; the prior state was restored and verified bit for bit"),
+                ),
+                tick_before,
+                tick_now,
+            ),
+            Ok(false) => self.unknown(
+                Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+                format!("{what}; rolling back did not read back the prior state: endpoint fenced"),
+                tick_before,
+                tick_now,
+            ),
+            Err(e) => self.unknown(
+                Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+                format!(
+                    "{what}; rolling back failed ({}): endpoint fenced",
+                    e.message()
+                ),
+                tick_before,
+                tick_now,
+            ),
+        }
+    }
+
+    /// The restore native phase (SPEC §3), under the native lock after admission and the
+    /// model check: capture the pre-image, write `target` (guarded setter), read it back bit
+    /// for bit, set the tick and publish a frame; a failed setter or readback is rolled back
+    /// and proven, or the endpoint fenced.
+    pub(super) fn install(&self, n: &mut Native, target: Image, tick: u64) -> Answer {
+        let before = n.tick;
+        let pre = match self.capture(n) {
+            Ok(img) => img,
+            Err(e) => {
+                return Answer::refused(
+                    engine_refusal(&e, "reading the pre-restore state"),
+                    before,
+                    before,
+                )
+            }
+        };
+        match Self::apply(&mut n.mj, &n.shape, target) {
+            Ok(()) => match Self::holds(&n.mj, &n.shape, target, &mut n.readback) {
+                Ok(true) => {
+                    n.tick = tick;
+                    self.safety.publish_tick(tick);
+                    n.writer.publish(&mut n.mj, tick, Cause::MJB_FRAME_RESTORE);
+                    Answer::ok(before, tick)
+                }
+                Ok(false) => self.roll_back(
+                    n,
+                    pre,
+                    false,
+                    Reason::MJB_REASON_VERIFICATION_MISMATCH,
+                    "the restored state did not read back bit for bit".into(),
+                    before,
+                ),
+                Err(e) => self.roll_back(
+                    n,
+                    pre,
+                    true,
+                    Reason::MJB_REASON_ENGINE_ERROR,
+                    format!("reading back the restored state raised: {}", e.message()),
+                    before,
+                ),
+            },
+            Err(NativeError::Unexpected(code, msg)) => self.unknown(
+                Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION,
+                format!(
+                    "the state setter completed with unexpected status {code} ({msg}): endpoint fenced"
+                ),
+                before,
+                before,
+            ),
+            Err(e) => {
+                let raised = matches!(e, NativeError::Engine(_));
+                self.roll_back(
+                    n,
+                    pre,
+                    raised,
+                    Reason::MJB_REASON_SETTER_FAILED,
+                    format!("the state setter failed: {}", e.message()),
+                    before,
+                )
+            }
+        }
+    }
+}

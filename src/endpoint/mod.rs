@@ -1,0 +1,308 @@
+//! An endpoint owns one MuJoCo model/data pair, its tick, its native lock and its safety
+//! state. Every native read or write happens under the lock, after admission with a deadline;
+//! the facts a document is validated against (engine, dimensions, layout, configuration, seed)
+//! are kept beside the lock, so validation never waits for it.
+//!
+//! A mutation flows one way, and each step has its room:
+//! bytes → strict document ([`crate::doc`], [`crate::checkpoint`], [`crate::world`]; no lock)
+//! → admission (`admission`: fence, deadline, sequence, work in flight)
+//! → native phase (`step`, `restore`; the pre-image first, `image`)
+//! → verification (bitwise readback, rollback proven or fence, `image`)
+//! → outcome (`answer`). Reads are in `read`; this file holds the pair's lifecycle
+//! (open, adopt, model replacement).
+
+mod admission;
+mod answer;
+mod image;
+mod read;
+mod restore;
+mod step;
+
+pub use crate::safety::SafetyView;
+pub use answer::{Answer, Report};
+pub use step::{HostInput, MAX_INPUTS};
+
+use crate::checkpoint::{Buffers, Facts, Profile};
+use crate::config::{parse_config, Config};
+use crate::doc::{Source, Value};
+use crate::frame::{self, Cause};
+use crate::native::{self, Dims, Layout, Mujoco, NativeError, Public};
+use crate::outcome::{Reason, Refusal};
+use crate::safety::Safety;
+use parking_lot::{Mutex, RwLock};
+use std::sync::Arc;
+
+/// `timeout_ms` value that waits for the native lock without a deadline.
+pub const WAIT_FOREVER: u32 = u32::MAX;
+
+#[derive(Debug)]
+pub struct Shape {
+    pub dims: Dims,
+    pub configuration: u64,
+    /// The integration state layout, wherever the engine has the state API (whatever the
+    /// profile): it is the checkpoint format of `mujoco_integration_v1` and, for both
+    /// profiles, the image a failed native call is rolled back to.
+    pub layout: Option<Layout>,
+}
+
+struct Native {
+    mj: Mujoco,
+    tick: u64,
+    shape: Arc<Shape>,
+    /// Mutations admitted so far (orders concurrent callers' effects).
+    admitted: u64,
+    /// The pre-mutation image of the integration state (reused: no allocation per step).
+    pre: Vec<f64>,
+    /// The pre-mutation public fields, on engines without the state API (reused).
+    pre_public: Public,
+    /// Read-back buffer for verifying a state write (reused).
+    readback: Vec<f64>,
+    /// The state vector a document read serves (reused).
+    state: Vec<f64>,
+    /// Bytes of the last checkpoint and world document served, to size the next one's
+    /// buffer once (a document grows only with its numbers' digits).
+    last_document_bytes: usize,
+    last_world_bytes: usize,
+    /// Publishes frames of this pair (see [`frame`]).
+    writer: frame::Writer,
+}
+
+pub struct Endpoint {
+    pub(crate) safety: Safety,
+    native: Mutex<Native>,
+    /// Number buffers of earlier restores, reused by the next ones (validation runs before
+    /// the lock, so concurrent restores each take their own).
+    spare: Mutex<Vec<Buffers>>,
+    shape: RwLock<Arc<Shape>>,
+    name: String,
+    seed: u64,
+    profile: Profile,
+    fidelity: Option<Value>,
+    /// The readers' end of the frames: no lock.
+    frames: frame::Frames,
+    selection: frame::Selection,
+}
+
+pub(super) fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
+    Refusal::rejected(
+        Reason::MJB_REASON_ENGINE_ERROR,
+        format!("{what}: {}", e.message()),
+    )
+}
+
+/// Refuse unless the loaded MuJoCo is the release the shim was compiled against.
+pub(crate) fn check_engine() -> Result<(), Refusal> {
+    let e = native::engine();
+    if e.library_matches_headers() {
+        Ok(())
+    } else {
+        Err(Refusal::rejected(
+            Reason::MJB_REASON_ENGINE,
+            format!(
+                "engine mismatch: compiled against mjVERSION_HEADER {} but the loaded library is {} ({})",
+                e.header_version, e.runtime_version, e.version_string
+            ),
+        ))
+    }
+}
+
+fn resolve_profile(wanted: Option<Profile>) -> Result<Profile, Refusal> {
+    let e = native::engine();
+    match wanted {
+        None if e.supports_integration() => Ok(Profile::Integration),
+        None => Ok(Profile::Basic),
+        Some(Profile::Integration) if !e.supports_integration() => Err(Refusal::rejected(
+            Reason::MJB_REASON_PROFILE,
+            format!(
+                "mujoco_integration_v1 needs mj_stateSize/mj_getState/mj_setState and mjSTATE_EQ_ACTIVE (MuJoCo >= 3.0.0); this engine is {}",
+                e.version_string
+            ),
+        )
+        .at("/profile")),
+        Some(p) => Ok(p),
+    }
+}
+
+fn shape_of(mj: &Mujoco, configuration: u64) -> Result<Shape, Refusal> {
+    let engine = native::engine();
+    let layout = if engine.supports_integration() {
+        Some(
+            mj.layout(engine.sig_integration)
+                .map_err(|e| engine_refusal(&e, "deriving the state layout"))?,
+        )
+    } else {
+        None
+    };
+    Ok(Shape {
+        dims: mj.dims(),
+        configuration,
+        layout,
+    })
+}
+
+/// Compile a model (open, replacement); MuJoCo's message on refusal.
+fn load_model(source: &native::ModelSource) -> Result<Mujoco, Refusal> {
+    Mujoco::load(source).map_err(|e| {
+        Refusal::rejected(
+            Reason::MJB_REASON_MODEL_LOAD,
+            format!("MuJoCo could not load the model: {}", e.message()),
+        )
+        .at("/model")
+    })
+}
+
+impl Endpoint {
+    /// Load a model per `config` and own it.
+    pub fn open<'a>(config: impl Source<'a>) -> Result<Endpoint, Refusal> {
+        let mut config = parse_config(config.text()?, true)?;
+        check_engine()?;
+        let profile = resolve_profile(config.profile)?;
+        let source = config.model.take().expect("open requires model");
+        let mut mj = load_model(&source)?;
+        let shape = shape_of(&mj, 0)?;
+        let writer = first_frame(&mut mj, &config)?;
+        Ok(Self::with_shape(mj, config, profile, shape, writer))
+    }
+
+    /// Own a host's pair. On refusal nothing was taken: the host still owns `m` and `d`.
+    ///
+    /// # Safety
+    /// As for [`Mujoco::adopt`].
+    pub unsafe fn adopt<'a>(
+        m: std::ptr::NonNull<native::MjModel>,
+        d: std::ptr::NonNull<native::MjData>,
+        config: impl Source<'a>,
+    ) -> Result<Endpoint, Refusal> {
+        let config = parse_config(config.text()?, false)?;
+        check_engine()?;
+        let profile = resolve_profile(config.profile)?;
+        let mut mj = Mujoco::adopt(m, d);
+        let ready = shape_of(&mj, 0).and_then(|s| Ok((s, first_frame(&mut mj, &config)?)));
+        match ready {
+            Ok((shape, writer)) => Ok(Self::with_shape(mj, config, profile, shape, writer)),
+            Err(e) => {
+                // Give the pair back untouched: the host keeps ownership on refusal.
+                mj.give_back();
+                Err(e)
+            }
+        }
+    }
+
+    fn with_shape(
+        mj: Mujoco,
+        config: Config,
+        profile: Profile,
+        shape: Shape,
+        writer: frame::Writer,
+    ) -> Endpoint {
+        let shape = Arc::new(shape);
+        let size = shape.layout.as_ref().map_or(0, |l| l.size);
+        Endpoint {
+            safety: Safety::new(0),
+            frames: writer.frames(),
+            native: Mutex::new(Native {
+                mj,
+                tick: 0,
+                shape: shape.clone(),
+                admitted: 0,
+                pre: Vec::with_capacity(size),
+                pre_public: Public::default(),
+                readback: Vec::with_capacity(size),
+                state: Vec::with_capacity(size),
+                last_document_bytes: 0,
+                last_world_bytes: 0,
+                writer,
+            }),
+            spare: Mutex::new(vec![Buffers::sized(&shape.dims, shape.layout.as_ref())]),
+            shape: RwLock::new(shape),
+            name: config.name,
+            seed: config.seed,
+            profile,
+            fidelity: config.fidelity,
+            selection: config.frame,
+        }
+    }
+
+    /// The readers' end of the frames and model facts (no lock).
+    #[doc(hidden)]
+    pub fn frames(&self) -> &frame::Frames {
+        &self.frames
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    pub fn shape(&self) -> Arc<Shape> {
+        self.shape.read().clone()
+    }
+
+    pub(super) fn facts<'a>(&self, shape: &'a Shape) -> Facts<'a> {
+        Facts {
+            profile: self.profile,
+            engine: native::engine(),
+            dims: shape.dims,
+            configuration: shape.configuration,
+            layout: shape.layout.as_ref(),
+            seed: self.seed,
+        }
+    }
+
+    /// Replace the owned model/data; bumps the configuration counter, keeps tick and safety.
+    pub fn replace_model<'a>(&self, config: impl Source<'a>, timeout_ms: u32) -> Answer {
+        let t = self.safety.view_tick();
+        // Loading touches no endpoint state: do it before taking the lock.
+        let loaded = config
+            .text()
+            .and_then(crate::config::parse_replacement)
+            .and_then(|source| load_model(&source));
+        let mj = match loaded {
+            Ok(mj) => mj,
+            Err(r) => return Answer::refused(r, t, t),
+        };
+        self.mutate(timeout_ms, move |n, _| {
+            let mut mj = mj;
+            let configuration = n.shape.configuration + 1;
+            let shape = match shape_of(&mj, configuration) {
+                Ok(s) => Arc::new(s),
+                Err(r) => return Answer::refused(r, n.tick, n.tick),
+            };
+            let writer = match frame::Writer::new(
+                &mut mj,
+                &self.selection,
+                configuration,
+                n.writer.published(),
+                n.tick,
+                Cause::MJB_FRAME_REPLACE,
+            ) {
+                Ok(w) => w,
+                Err(e) => {
+                    let r = engine_refusal(&e, "preparing frames for the new model");
+                    return Answer::refused(r, n.tick, n.tick);
+                }
+            };
+            let old = std::mem::replace(&mut n.mj, mj);
+            self.frames.install(&writer);
+            n.writer = writer;
+            let size = shape.layout.as_ref().map_or(0, |l| l.size);
+            for v in [&mut n.pre, &mut n.readback, &mut n.state] {
+                v.clear();
+                v.reserve(size);
+            }
+            n.last_document_bytes = 0;
+            n.last_world_bytes = 0;
+            *self.spare.lock() = vec![Buffers::sized(&shape.dims, shape.layout.as_ref())];
+            n.shape = shape.clone();
+            *self.shape.write() = shape;
+            drop(old);
+            Answer::ok(n.tick, n.tick)
+        })
+    }
+}
+
+/// Frame slots and scratch data for a new pair, and its first frame (open, adopt).
+fn first_frame(mj: &mut Mujoco, config: &Config) -> Result<frame::Writer, Refusal> {
+    crate::host::install();
+    frame::Writer::new(mj, &config.frame, 0, 0, 0, Cause::MJB_FRAME_OPEN)
+        .map_err(|e| engine_refusal(&e, "preparing frames"))
+}

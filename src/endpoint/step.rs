@@ -1,0 +1,264 @@
+//! Stepping and inputs: `mj_step` with the stop latch checked between engine steps and an
+//! engine error rolled back, controls and typed inputs checked before admission and written
+//! under it, and the combined write-then-step of a host's control loop.
+
+use super::admission::replaced_meanwhile;
+use super::{engine_refusal, Answer, Endpoint, Native, Shape};
+use crate::doc::Source;
+use crate::frame::Cause;
+use crate::inputs::{self, Input};
+use crate::native::{self, fields::Field};
+use crate::outcome::{Outcome, Reason, Refusal};
+use crate::world;
+use std::sync::Arc;
+
+/// At most this many inputs in one [`Endpoint::write_step`] (and `mjb_write_step`).
+pub const MAX_INPUTS: usize = 64;
+
+/// One input as a host gives it: an `mjb_field`, an object id (`-1` for the whole field) and
+/// its values, not yet checked.
+#[derive(Clone, Copy, Debug)]
+pub struct HostInput<'a> {
+    pub field: i32,
+    pub id: i64,
+    pub values: &'a [f64],
+}
+
+impl Endpoint {
+    /// `mj_step` up to `nstep` times, halting at a latched stop between steps.
+    pub fn step(&self, nstep: u32, timeout_ms: u32) -> Answer {
+        self.write_checked_step(&[], None, nstep, timeout_ms)
+    }
+
+    /// A host's inputs, then `mj_step` up to `nstep` times, under one admission (see
+    /// `write_checked_step`). Every input is checked before any is
+    /// written; a refusal points at `/inputs/<k>/...`.
+    pub fn write_step(&self, inputs: &[HostInput], nstep: u32, timeout_ms: u32) -> Answer {
+        if inputs.is_empty() {
+            return self.step(nstep, timeout_ms);
+        }
+        let shape = self.shape();
+        let unused = Input {
+            field: Field::MJB_FIELD_CTRL,
+            id: None,
+            values: &[],
+        };
+        let mut checked = [unused; MAX_INPUTS];
+        if inputs.len() > MAX_INPUTS {
+            let r = Refusal::new(
+                Outcome::MJB_INVALID_ARGUMENT,
+                Reason::MJB_REASON_OUT_OF_RANGE,
+                format!("{} inputs; at most {MAX_INPUTS}", inputs.len()),
+            );
+            return Answer::refused_at(r, self.safety.view_tick());
+        }
+        for (k, i) in inputs.iter().enumerate() {
+            match inputs::check(i.field, i.id, i.values, &shape.dims, "", false) {
+                Ok(c) => checked[k] = c,
+                // The pointer is only built for a refusal: this is the hot loop.
+                Err(r) => {
+                    let r = crate::doc::below(&format!("/inputs/{k}"), r);
+                    return Answer::refused_at(r, self.safety.view_tick());
+                }
+            }
+        }
+        self.write_checked_step(&checked[..inputs.len()], Some(&shape), nstep, timeout_ms)
+    }
+
+    /// Write one host input (`id` -1: the whole field) as a world mutation.
+    pub fn input_write(&self, field: i32, id: i64, values: &[f64], timeout_ms: u32) -> Answer {
+        let shape = self.shape();
+        match inputs::check(field, id, values, &shape.dims, "", false) {
+            Ok(i) => self.write_inputs(&[i], &shape, timeout_ms),
+            Err(r) => Answer::refused_at(r, self.safety.view_tick()),
+        }
+    }
+
+    /// Write checked inputs, then `mj_step` up to `nstep` times, under one admission. `shape`
+    /// is the model the inputs were checked against (None without inputs): a model replaced
+    /// meanwhile is refused with nothing written. A stop latched before admission refuses the
+    /// whole call; one latched after the inputs were written halts before the first step
+    /// (`MJB_OK`, stop latched, inputs written).
+    fn write_checked_step(
+        &self,
+        inputs: &[Input],
+        shape: Option<&Arc<Shape>>,
+        nstep: u32,
+        timeout_ms: u32,
+    ) -> Answer {
+        if self.safety.is_stopped() && self.safety.fenced().is_none() {
+            let t = self.safety.view_tick();
+            return Answer::refused(stop_refusal(), t, t);
+        }
+        self.mutate(timeout_ms, |n, work| {
+            let before = n.tick;
+            if before.checked_add(u64::from(nstep)).is_none() {
+                return Answer::refused(
+                    Refusal::rejected(
+                        Reason::MJB_REASON_TICK_OVERFLOW,
+                        format!(
+                            "the tick is {before}; {nstep} more steps would pass its maximum {} (no step was taken)",
+                            u64::MAX
+                        ),
+                    ),
+                    before,
+                    before,
+                );
+            }
+            let mut written = 0u64;
+            if !inputs.is_empty() {
+                if let Some(r) = shape.and_then(|s| replaced_meanwhile(n, s, "the inputs")) {
+                    return Answer::refused(r, before, before);
+                }
+                if work.stop_latched() {
+                    return Answer::refused(stop_refusal(), before, before);
+                }
+                written = inputs::apply(&mut n.mj, inputs);
+                // Step frames show the inputs; publish them alone when no step follows.
+                if nstep == 0 || !n.writer.publishes_every_step() {
+                    n.writer.publish_after_input(&mut n.mj, n.tick, written);
+                }
+            }
+            let mut resets = 0u64;
+            let mut answer = None;
+            for i in 0..nstep {
+                if work.stop_latched() {
+                    if i == 0 && written != 0 && n.writer.publishes_every_step() {
+                        n.writer.publish_after_input(&mut n.mj, n.tick, written);
+                    }
+                    answer = Some(if i == 0 && inputs.is_empty() {
+                        Answer::refused(stop_refusal(), before, before)
+                    } else {
+                        let mut a = Answer::ok(before, n.tick);
+                        a.report.reason = Reason::MJB_REASON_STOP_LATCHED;
+                        a
+                    });
+                    break;
+                }
+                let pre = match self.capture(n) {
+                    Ok(img) => img,
+                    Err(e) => {
+                        answer = Some(Answer::refused(engine_refusal(&e, "reading the pre-step state"), before, n.tick));
+                        break;
+                    }
+                };
+                // MuJoCo's reset zeroes its warning counters and then counts itself again,
+                // so a counter left at 1 by an earlier reset would hide the next one.
+                n.mj.clear_reset_warnings();
+                if let Err(e) = n.mj.step() {
+                    let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
+                    let mut a = self.roll_back(n, pre, true, Reason::MJB_REASON_ENGINE_ERROR, what, before);
+                    a.report.engine_resets = resets;
+                    return a;
+                }
+                n.tick += 1;
+                self.safety.publish_tick(n.tick);
+                if n.writer.publishes_every_step() {
+                    n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
+                }
+                let now = n.mj.warnings();
+                resets += now.badqpos.max(0) as u64 + now.badqvel.max(0) as u64 + now.badqacc.max(0) as u64;
+            }
+            if !n.writer.publishes_every_step() && n.tick != before {
+                n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
+            }
+            let mut a = answer.unwrap_or_else(|| Answer::ok(before, n.tick));
+            a.report.engine_resets = resets;
+            if resets > 0 && a.report.outcome == Outcome::MJB_OK && a.report.reason == Reason::MJB_REASON_NONE {
+                a.report.reason = Reason::MJB_REASON_ENGINE_RESET;
+                a.detail = Some(Refusal::new(
+                    Outcome::MJB_OK,
+                    Reason::MJB_REASON_ENGINE_RESET,
+                    format!("MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"),
+                ));
+            }
+            a
+        })
+    }
+
+    /// Write `ctrl` (length `nu`, finite values).
+    pub fn set_ctrl(&self, ctrl: &[f64], timeout_ms: u32) -> Answer {
+        let t = self.safety.view_tick();
+        if let Err(r) = self.check_ctrl(ctrl, "/ctrl") {
+            return Answer::refused(r, t, t);
+        }
+        self.mutate(timeout_ms, |n, _| self.write_ctrl(n, ctrl, "/ctrl"))
+    }
+
+    /// Write checked controls under the lock; the model may have been replaced since the
+    /// check, so the length is confirmed against the pair actually held.
+    fn write_ctrl(&self, n: &mut Native, ctrl: &[f64], ptr: &str) -> Answer {
+        if ctrl.len() as i64 != n.shape.dims.nu {
+            let r = Refusal::rejected(
+                Reason::MJB_REASON_DIMENSION,
+                format!(
+                    "ctrl has {} values; the model (replaced meanwhile) has nu = {}",
+                    ctrl.len(),
+                    n.shape.dims.nu
+                ),
+            )
+            .at(ptr);
+            return Answer::refused(r, n.tick, n.tick);
+        }
+        n.mj.write_ctrl(ctrl);
+        n.writer.publish_after_input(
+            &mut n.mj,
+            n.tick,
+            native::fields::Field::MJB_FIELD_CTRL.bit(),
+        );
+        Answer::ok(n.tick, n.tick)
+    }
+
+    /// Write checked inputs as one world mutation (see [`Endpoint::write_step`]).
+    fn write_inputs(&self, inputs: &[Input], shape: &Arc<Shape>, timeout_ms: u32) -> Answer {
+        self.mutate(timeout_ms, |n, _| {
+            if let Some(r) = replaced_meanwhile(n, shape, "the inputs") {
+                return Answer::refused(r, n.tick, n.tick);
+            }
+            let written = inputs::apply(&mut n.mj, inputs);
+            n.writer.publish_after_input(&mut n.mj, n.tick, written);
+            Answer::ok(n.tick, n.tick)
+        })
+    }
+
+    fn check_ctrl(&self, ctrl: &[f64], ptr: &str) -> Result<(), Refusal> {
+        let nu = self.shape().dims.nu;
+        if ctrl.len() as i64 != nu {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_DIMENSION,
+                format!("ctrl has {} values; the model has nu = {nu}", ctrl.len()),
+            )
+            .at(ptr));
+        }
+        if let Some(i) = ctrl.iter().position(|x| !x.is_finite()) {
+            return Err(Refusal::rejected(
+                Reason::MJB_REASON_NOT_FINITE,
+                format!("ctrl[{i}] is not finite"),
+            )
+            .at(crate::doc::pointer_index(ptr, i)));
+        }
+        Ok(())
+    }
+
+    /// Apply a partial world document: only writable fields (the inputs: `ctrl`,
+    /// `qfrc_applied`, `xfrc_applied`, `mocap_pos`, `mocap_quat`, `eq_active`).
+    pub fn world_write<'a>(&self, doc: impl Source<'a>, timeout_ms: u32) -> Answer {
+        let t = self.safety.view_tick();
+        let shape = self.shape();
+        let owned = match doc
+            .text()
+            .and_then(|text| world::parse_write(text, &shape.dims))
+        {
+            Ok(c) => c,
+            Err(r) => return Answer::refused(r, t, t),
+        };
+        self.write_inputs(&owned.inputs(), &shape, timeout_ms)
+    }
+}
+
+fn stop_refusal() -> Refusal {
+    Refusal::rejected(
+        Reason::MJB_REASON_STOP_LATCHED,
+        "a stop is latched; no step was taken (mjb_safety_reset clears it)",
+    )
+}

@@ -1,0 +1,228 @@
+//! The `repr(C)` types of the ABI, the constants the header carries, and their conversions
+//! from the crate's own types. Values and layouts never change; fields are only appended.
+
+use crate::endpoint::Report;
+use crate::frame::FrameInfo;
+use crate::native::{MjData, MjModel};
+use crate::safety::SafetyView;
+
+/// An endpoint handle as C sees it. Opaque: its value is not an address.
+#[allow(non_camel_case_types)]
+pub struct mjb_endpoint {
+    _private: u8,
+}
+
+/// Opaque MuJoCo model (`mjModel` in `mujoco.h`).
+#[allow(non_camel_case_types)]
+pub type mjModel_ = MjModel;
+/// Opaque MuJoCo data (`mjData` in `mujoco.h`).
+#[allow(non_camel_case_types)]
+pub type mjData_ = MjData;
+
+/// `timeout_ms` value that waits for the native lock without a deadline.
+// The cast is what makes cbindgen print `(uint32_t)UINT32_MAX`: a uint32_t in C too.
+#[allow(clippy::unnecessary_cast)]
+pub const MJB_WAIT_FOREVER: u32 = u32::MAX as u32;
+/// At most this many values in a checkpoint's `values`.
+pub const MJB_MAX_CHECKPOINT_VALUES: usize = 32768;
+/// Input documents over this many bytes are refused before parsing.
+pub const MJB_MAX_DOCUMENT_BYTES: usize = 1048576;
+
+// The header's literals are the values the code uses.
+const _: () = {
+    assert!(MJB_WAIT_FOREVER == crate::endpoint::WAIT_FOREVER);
+    assert!(MJB_MAX_CHECKPOINT_VALUES == crate::checkpoint::MAX_VALUES);
+    assert!(MJB_MAX_DOCUMENT_BYTES == crate::doc::MAX_DOCUMENT_BYTES);
+};
+
+/// The result of a mutation. Written whenever the pointer is not NULL, also on refusal.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_report {
+    /// Same value the function returns.
+    pub outcome: i32,
+    /// An `mjb_reason`; `MJB_REASON_NONE` only with `MJB_OK` and nothing to add.
+    pub reason: i32,
+    /// The endpoint's tick when the call was admitted (or last known, if it was not).
+    pub tick_before: u64,
+    /// The tick when the call returned: after a step, `tick_before` + steps done.
+    pub tick_after: u64,
+    /// Engine auto-resets (NaN/Inf) during a step; never silent.
+    pub engine_resets: u64,
+    /// This call's place in the endpoint's admission order (1, 2, ...): calls from several
+    /// threads took effect in increasing `sequence`. 0 when the call was not admitted.
+    pub sequence: u64,
+}
+
+/// The lock-free safety state of an endpoint.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_safety_state {
+    /// A stop is latched.
+    pub stopped: bool,
+    /// Stopped and no native work in flight.
+    pub confirmed: bool,
+    /// Stops ever latched on this endpoint (never rewound).
+    pub stop_count: u64,
+    /// Tick of the first and last stop (valid when `stop_count` > 0).
+    pub first_stop_tick: u64,
+    pub last_stop_tick: u64,
+    /// Native mutations in flight right now.
+    pub in_flight: u64,
+    /// The endpoint is fenced (permanent).
+    pub fenced: bool,
+    /// The `mjb_reason` that fenced it, `MJB_REASON_NONE` when not fenced.
+    pub fence_reason: i32,
+}
+
+impl From<SafetyView> for mjb_safety_state {
+    fn from(v: SafetyView) -> Self {
+        mjb_safety_state {
+            stopped: v.stopped,
+            confirmed: v.confirmed,
+            stop_count: v.stop_count,
+            first_stop_tick: v.first_stop_tick.unwrap_or(0),
+            last_stop_tick: v.last_stop_tick.unwrap_or(0),
+            in_flight: v.in_flight,
+            fenced: v.fence.is_some(),
+            fence_reason: v.fence.map_or(0, |r| r as i32),
+        }
+    }
+}
+
+impl From<Report> for mjb_report {
+    fn from(r: Report) -> Self {
+        mjb_report {
+            outcome: r.outcome as i32,
+            reason: r.reason as i32,
+            tick_before: r.tick_before,
+            tick_after: r.tick_after,
+            engine_resets: r.engine_resets,
+            sequence: r.sequence,
+        }
+    }
+}
+
+/// Model dimensions and the configuration counter, as `mjb_dims` reports them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_model_dims {
+    pub nq: i64,
+    pub nv: i64,
+    pub na: i64,
+    pub nu: i64,
+    pub nbody: i64,
+    pub njnt: i64,
+    pub ngeom: i64,
+    pub nsite: i64,
+    pub nsensor: i64,
+    pub nsensordata: i64,
+    pub nmocap: i64,
+    pub neq: i64,
+    pub nuserdata: i64,
+    pub timestep: f64,
+    /// The endpoint's model configuration (bumped by `mjb_endpoint_replace_model`).
+    pub configuration: u64,
+}
+
+impl mjb_model_dims {
+    pub fn of(d: &crate::native::Dims, configuration: u64) -> Self {
+        mjb_model_dims {
+            nq: d.nq,
+            nv: d.nv,
+            na: d.na,
+            nu: d.nu,
+            nbody: d.nbody,
+            njnt: d.njnt,
+            ngeom: d.ngeom,
+            nsite: d.nsite,
+            nsensor: d.nsensor,
+            nsensordata: d.nsensordata,
+            nmocap: d.nmocap,
+            neq: d.neq,
+            nuserdata: d.nuserdata,
+            timestep: d.timestep,
+            configuration,
+        }
+    }
+}
+
+/// Where a joint's values sit in `qpos` and in `qvel` (and every nv-sized field).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_joint_adr {
+    pub qpos_adr: u64,
+    pub qpos_len: u64,
+    pub dof_adr: u64,
+    pub dof_len: u64,
+}
+
+/// What a frame read returns beside the values.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_frame_info {
+    /// The endpoint's tick when the frame was published.
+    pub tick: u64,
+    /// `mjData.time` of the frame.
+    pub time: f64,
+    /// The model configuration the frame belongs to.
+    pub configuration: u64,
+    /// Publication number: 1 for the endpoint's first frame, +1 per frame, never reset.
+    pub frame: u64,
+    /// Why it was published (`mjb_frame_cause`).
+    pub cause: i32,
+    /// The published fields: bit `1 << f` for each `mjb_field` f of the selection.
+    pub fields: u64,
+    /// Fields not recomputed for this frame's state (bit `1 << f`): after a restore (or open,
+    /// replacement, rollback) what only a step computes (qacc, sensordata, actuator_force)
+    /// is stale until the next step; poses are recomputed by kinematics on a scratch copy.
+    pub stale: u64,
+    /// Times this read started over because the writer lapped it (diagnostics).
+    pub retries: u64,
+}
+
+impl From<FrameInfo> for mjb_frame_info {
+    fn from(i: FrameInfo) -> Self {
+        mjb_frame_info {
+            tick: i.tick,
+            time: i.time,
+            configuration: i.configuration,
+            frame: i.frame,
+            cause: i.cause,
+            fields: i.fields,
+            stale: i.stale,
+            retries: i.retries,
+        }
+    }
+}
+
+/// One field of a multi-field frame read: the caller's buffer of `cap` doubles; `written`
+/// receives the number copied.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct mjb_frame_request {
+    /// An `mjb_field`.
+    pub field: i32,
+    pub buf: *mut f64,
+    pub cap: usize,
+    pub written: usize,
+}
+
+/// One typed input of `mjb_write_step`: `n` doubles for `field` (an input field), for the
+/// whole field (`id` = -1) or one object (`id` ≥ 0: actuator for ctrl, degree of freedom for
+/// qfrc_applied, body for xfrc_applied, mocap index for mocap_pos/quat, equality for eq_active).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct mjb_input {
+    pub field: i32,
+    pub id: i32,
+    pub values: *const f64,
+    pub n: usize,
+}
