@@ -887,7 +887,12 @@ fn cross_test_binary(triple: &str, test: &str) -> PathBuf {
     let text = String::from_utf8_lossy(&out.stdout);
     let exe = text
         .lines()
-        .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains("\"test\":true"))
+        // The integration test target itself (cargo also builds the crate's bin for tests).
+        .filter(|l| {
+            l.contains("\"reason\":\"compiler-artifact\"")
+                && l.contains("\"kind\":[\"test\"]")
+                && l.contains(&format!("\"name\":\"{test}\""))
+        })
         .filter_map(|l| l.split("\"executable\":\"").nth(1))
         .filter_map(|r| r.split('"').next())
         .next()
