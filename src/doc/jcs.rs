@@ -14,7 +14,7 @@
 //! - `described`: a document the bridge just wrote, through its `Canon` description
 //!   (numbers already printed are reused, not printed again).
 
-use super::print::{write_f64, write_str};
+use super::print::{needs_escape, write_f64, write_str};
 use super::read::{decode_chars, Kind, Node, Reader, Tree};
 use super::value::Value;
 use crate::outcome::Refusal;
@@ -71,6 +71,13 @@ pub fn key_order(a: &str, b: &str) -> Ordering {
 
 /// A member key, quoted and escaped, followed by `:`.
 fn put_key<S: Sink>(key: &str, sink: &mut S, buf: &mut String) {
+    if !needs_escape(key) {
+        // Every key the bridge writes: no buffer, no copy.
+        sink.put("\"");
+        sink.put(key);
+        sink.put("\":");
+        return;
+    }
     buf.clear();
     write_str(key, buf);
     buf.push(':');
