@@ -1,21 +1,24 @@
 //! Finds the MuJoCo to build against, compiles the C shim against its headers and links the
-//! exact library file of that same release.
+//! exact library file of that same release, for the platform being built (cargo's target:
+//! Linux x86_64, Linux aarch64, Windows x86_64), which need not be the build machine's.
 //!
 //! Discovery order, each step reported when it does not apply:
-//! 1. `MUJOCO_DIR` (headers in `include/`, library in `lib/`, `lib64/` or the folder itself),
-//!    or `MUJOCO_INCLUDE_DIR` + `MUJOCO_LIB_DIR`;
-//! 2. `pkg-config mujoco`;
-//! 3. a pinned fetch of an official wheel (`MJB_MUJOCO_VERSION`, default 4.0.0), SHA-256
-//!    checked and cached under the target folder (or `MJB_MUJOCO_CACHE`), used only as an
-//!    archive of `libmujoco.so.*` and the headers. `MJB_MUJOCO_WHEEL` names a wheel file
-//!    already on disk (still SHA-256 checked) for machines without network.
+//! 1. `MUJOCO_DIR` (headers in `include/`, library in `lib/`, `lib64/`, `bin/` or the folder
+//!    itself), or `MUJOCO_INCLUDE_DIR` + `MUJOCO_LIB_DIR`;
+//! 2. `pkg-config mujoco` (not for a cross build unless `PKG_CONFIG_ALLOW_CROSS` is set);
+//! 3. a pinned fetch of the target's official wheel (`MJB_MUJOCO_VERSION`, default 4.0.0),
+//!    pinned by version, target and SHA-256, cached under the target folder (or
+//!    `MJB_MUJOCO_CACHE`), used only as an archive of the library, its plugins and the headers.
+//!    `MJB_MUJOCO_WHEEL` names a wheel file already on disk (still SHA-256 checked).
 //!
 //! Linking names the versioned file (`libmujoco.so.X.Y.Z`) that matches the headers'
 //! `mjVERSION_HEADER`, never a bare `-lmujoco`: with Debian's `libmujoco-dev` installed a bare
-//! `-lmujoco` would pick 2.2.2 whatever headers the shim saw. In the build tree an rpath to the
-//! library's folder lets hosts load the bridge without `LD_LIBRARY_PATH`; an install build
-//! (`MJB_INSTALL=1`, from `scripts/install.sh`) instead gets the SONAME `libmjbridge.so.MAJOR`
-//! and the RUNPATH `$ORIGIN` only, never a folder of the build machine.
+//! `-lmujoco` would pick 2.2.2 whatever headers the shim saw. On Windows the DLL name carries
+//! no version: `mujoco.dll` is linked directly (GNU ld reads its export table) and the engine
+//! check at open (`mj_version() == mjVERSION_HEADER`) guards the release. In the build tree an
+//! rpath to the library's folder lets hosts load the bridge without `LD_LIBRARY_PATH`; an
+//! install build (`MJB_INSTALL=1`, from `scripts/install.sh`) instead gets the SONAME
+//! `libmjbridge.so.MAJOR` and the RUNPATH `$ORIGIN` only, never a folder of the build machine.
 
 use sha2::{Digest, Sha256};
 use std::env;
@@ -23,30 +26,105 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Official wheels the build may fetch: (version, package, file name, url, sha256).
-const PINNED_WHEELS: &[(&str, &str, &str, &str, &str)] = &[
+/// Official wheels the build may fetch: (version, package, target, file name, url, sha256).
+/// The target is `<CARGO_CFG_TARGET_ARCH>-<CARGO_CFG_TARGET_OS>` of the library being built,
+/// never the build machine's: a cross build takes the wheel of the platform it builds for.
+const PINNED_WHEELS: &[(&str, &str, &str, &str, &str, &str)] = &[
     (
         "4.0.0",
         "mujoco-core",
+        "x86_64-linux",
         "mujoco_core-4.0.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
         "https://files.pythonhosted.org/packages/b0/f9/735be957a2ca0981fb2abcf969f01b9cb52d5e2a452acbbf7d1842ad1392/mujoco_core-4.0.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
         "885bd9b9cc0a6b5ba1114923eb954027652a6a0c115fa46b3218b83bae72ac4f",
     ),
     (
+        "4.0.0",
+        "mujoco-core",
+        "aarch64-linux",
+        "mujoco_core-4.0.0-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl",
+        "https://files.pythonhosted.org/packages/0d/5c/00197c7951f6fa20b0092e675777cb26a1c96277a699f099a424cb77cdb6/mujoco_core-4.0.0-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl",
+        "34de0c1674caa95abd3a0214ded4461e688150fbaa015b2db523d553b7411c3b",
+    ),
+    (
+        "4.0.0",
+        "mujoco-core",
+        "x86_64-windows",
+        "mujoco_core-4.0.0-cp311-cp311-win_amd64.whl",
+        "https://files.pythonhosted.org/packages/b9/da/adb60a57ee5ed0fb17bde8d97630cf9de22edd404cf27e42d62ff04e6f83/mujoco_core-4.0.0-cp311-cp311-win_amd64.whl",
+        "bde3f4b42cb65514e5d40a5ed52c3ef7fffdaff79b35a5dc657ea11abbf458e4",
+    ),
+    (
         "3.3.7",
         "mujoco",
+        "x86_64-linux",
         "mujoco-3.3.7-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
         "https://files.pythonhosted.org/packages/69/af/b343461ecbba8c3fbee3e67b2b1d0e26cd95d5a0ff0b2a0e8256471aa9ec/mujoco-3.3.7-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
         "9371506f0df2d82152685fc8d38465843abcea8d371745ea7c125001e8f3f2d8",
     ),
+    (
+        "3.3.7",
+        "mujoco",
+        "aarch64-linux",
+        "mujoco-3.3.7-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl",
+        "https://files.pythonhosted.org/packages/59/92/4b5df93ef8a504de208837932fa7054ad1b4ddc87cb0f9ece22ac112d07d/mujoco-3.3.7-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl",
+        "9381bf5364eb2da86f0b1388c98b57e706123c8370660f977004fb5f94ef900f",
+    ),
+    (
+        "3.3.7",
+        "mujoco",
+        "x86_64-windows",
+        "mujoco-3.3.7-cp311-cp311-win_amd64.whl",
+        "https://files.pythonhosted.org/packages/d3/bb/f66f93adb9a295f10f251685173479688ec989e6532d36adc6c0565808c0/mujoco-3.3.7-cp311-cp311-win_amd64.whl",
+        "bc98adebab38cd5e10e7072a724fbeaa2815a09de323d15a5d319a608bdda13a",
+    ),
 ];
 const DEFAULT_VERSION: &str = "4.0.0";
 /// What is taken out of a wheel; part of the cache stamp so a change re-extracts.
-const EXTRACTED: &[&str] = &[
+const EXTRACTED_LINUX: &[&str] = &[
     "mujoco/libmujoco.so.*",
     "mujoco/include/*",
     "mujoco/plugin/*",
 ];
+const EXTRACTED_WINDOWS: &[&str] = &["mujoco/mujoco.dll", "mujoco/include/*", "mujoco/plugin/*"];
+
+/// The platform the library is built for (cargo's target, not the build machine).
+struct Target {
+    os: String,
+    arch: String,
+}
+
+impl Target {
+    fn get() -> Target {
+        Target {
+            os: env::var("CARGO_CFG_TARGET_OS").unwrap_or_else(|_| "linux".into()),
+            arch: env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_else(|_| "x86_64".into()),
+        }
+    }
+    fn windows(&self) -> bool {
+        self.os == "windows"
+    }
+    /// The key of PINNED_WHEELS.
+    fn key(&self) -> String {
+        format!("{}-{}", self.arch, self.os)
+    }
+    /// MuJoCo's library: `libmujoco.so.X.Y.Z` on Linux, `mujoco.dll` on Windows (the DLL name
+    /// carries no version; the engine check at open guards the release there).
+    fn is_mujoco_library(&self, name: &str) -> bool {
+        if self.windows() {
+            name.eq_ignore_ascii_case("mujoco.dll") || name.eq_ignore_ascii_case("mujoco.lib")
+        } else {
+            name.starts_with("libmujoco.so")
+        }
+    }
+    fn extracted(&self) -> &'static [&'static str] {
+        if self.windows() {
+            EXTRACTED_WINDOWS
+        } else {
+            EXTRACTED_LINUX
+        }
+    }
+}
 
 struct Found {
     include: PathBuf,
@@ -64,6 +142,7 @@ fn main() {
         "MJB_MUJOCO_WHEEL",
         "PKG_CONFIG_PATH",
         "MJB_INSTALL",
+        "MJB_INSTALL_LIBDIR",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -71,10 +150,11 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/shim.h");
     println!("cargo:rerun-if-changed=build.rs");
 
+    let target = Target::get();
     let mut tried = Vec::new();
-    let found = from_env(&mut tried)
-        .or_else(|| from_pkg_config(&mut tried))
-        .or_else(|| from_wheel(&mut tried))
+    let found = from_env(&target, &mut tried)
+        .or_else(|| from_pkg_config(&target, &mut tried))
+        .or_else(|| from_wheel(&target, &mut tried))
         .unwrap_or_else(|| {
             panic!(
                 "mjbridge: no usable MuJoCo found. Tried, in order:\n  {}\n\
@@ -89,7 +169,7 @@ fn main() {
     let header = found.include.join("mujoco").join("mujoco.h");
     let header_version = read_header_version(&header).unwrap_or_else(|e| panic!("mjbridge: {e}"));
     let dotted = dotted_version(header_version);
-    let lib_file = exact_library(&found.lib_dir, &dotted).unwrap_or_else(|e| {
+    let lib_file = exact_library(&target, &found.lib_dir, &dotted).unwrap_or_else(|e| {
         panic!("mjbridge: MuJoCo from {}: {e}", found.source);
     });
     println!(
@@ -119,21 +199,35 @@ fn main() {
         }
     }
 
-    cc::Build::new()
-        .file("csrc/shim.c")
+    let mut shim = cc::Build::new();
+    shim.file("csrc/shim.c")
         .include(&found.include)
         .flag("-std=gnu11")
         .flag("-Wall")
         .flag("-Wextra")
-        .warnings_into_errors(true)
-        .compile("mjbridge_shim");
+        .warnings_into_errors(true);
+    // MuJoCo >= 4.0 has a per-thread log handler (exported for its own Python bindings, which
+    // route errors per thread the same way): a guard installs it on its own thread only, so the
+    // per-step path writes no process-wide state. Without it the shim falls back to re-chaining
+    // the process-wide handler at each guarded call.
+    let tls_log_handler = library_exports(&lib_file, "_mjPRIVATE_setTlsLogHandler");
+    println!("cargo::rustc-check-cfg=cfg(mjb_tls_log_handler)");
+    if tls_log_handler {
+        shim.define("MJB_HAS_TLS_LOG_HANDLER", "1");
+        println!("cargo:rustc-cfg=mjb_tls_log_handler");
+    }
+    shim.compile("mjbridge_shim");
 
     let lib_dir = lib_file.parent().expect("library has a folder");
     let name = lib_file.file_name().unwrap().to_string_lossy().into_owned();
     println!("cargo:rustc-link-search=native={}", lib_dir.display());
+    // The exact file: `-l:libmujoco.so.X.Y.Z`, or on Windows `-l:mujoco.dll` (GNU ld links a
+    // DLL directly; no import library is needed) or an MSVC `mujoco.lib` of a MuJoCo release.
     println!("cargo:rustc-link-lib=dylib:+verbatim={name}");
-    println!("cargo:rustc-link-lib=dylib=pthread");
-    if install_build() {
+    if target.windows() {
+        // Nothing of the build machine can be recorded in a DLL: Windows finds mujoco.dll beside
+        // the executable or the bridge (bundled) or on PATH.
+    } else if install_build() {
         // An installed library must not name a folder of the build machine: it finds MuJoCo
         // beside itself (bundled) or on the loader's path, and carries the ABI major in its
         // SONAME (the ABI only ever grows, so 0.x releases share `libmjbridge.so.0`).
@@ -141,6 +235,11 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libmjbridge.so.{major}");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--enable-new-dtags");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
+        // The installed `mjbridge` command (PREFIX/bin) finds MuJoCo in the tree's library
+        // folder (MJB_INSTALL_LIBDIR, below the prefix; install.sh passes its --libdir).
+        let libdir = env::var("MJB_INSTALL_LIBDIR").unwrap_or_else(|_| "lib".into());
+        println!("cargo:rustc-link-arg-bins=-Wl,--enable-new-dtags");
+        println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN/../{libdir}");
     } else {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
     }
@@ -161,7 +260,7 @@ fn install_build() -> bool {
     env::var("MJB_INSTALL").is_ok_and(|v| v == "1")
 }
 
-fn from_env(tried: &mut Vec<String>) -> Option<Found> {
+fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
     let inc = env::var_os("MUJOCO_INCLUDE_DIR").map(PathBuf::from);
     let lib = env::var_os("MUJOCO_LIB_DIR").map(PathBuf::from);
     match (inc, lib) {
@@ -188,14 +287,16 @@ fn from_env(tried: &mut Vec<String>) -> Option<Found> {
             dir.display()
         );
     }
-    let lib_dir = ["lib", "lib64", ""]
+    // A MuJoCo release for Windows keeps mujoco.dll in bin/ and mujoco.lib in lib/.
+    let lib_dir = ["lib", "lib64", "bin", ""]
         .iter()
         .map(|sub| dir.join(sub))
-        .find(|d| has_mujoco_library(d))
+        .find(|d| has_mujoco_library(target, d))
         .unwrap_or_else(|| {
             panic!(
-                "mjbridge: MUJOCO_DIR={} has no libmujoco.so.* in lib/, lib64/ or itself",
-                dir.display()
+                "mjbridge: MUJOCO_DIR={} has no MuJoCo library ({}) in lib/, lib64/, bin/ or itself",
+                dir.display(),
+                if target.windows() { "mujoco.dll or mujoco.lib" } else { "libmujoco.so.*" }
             )
         });
     Some(Found {
@@ -205,7 +306,15 @@ fn from_env(tried: &mut Vec<String>) -> Option<Found> {
     })
 }
 
-fn from_pkg_config(tried: &mut Vec<String>) -> Option<Found> {
+fn from_pkg_config(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
+    // As the pkg-config crate does: a cross build must not pick up the build machine's
+    // libraries unless told the .pc files describe the target (a sysroot).
+    if env::var("TARGET").ok() != env::var("HOST").ok()
+        && env::var_os("PKG_CONFIG_ALLOW_CROSS").is_none()
+    {
+        tried.push("pkg-config mujoco: cross build (set PKG_CONFIG_ALLOW_CROSS=1 for a sysroot's .pc files)".into());
+        return None;
+    }
     let out = Command::new("pkg-config")
         .args(["--cflags-only-I", "--libs-only-L", "mujoco"])
         .output();
@@ -232,7 +341,7 @@ fn from_pkg_config(tried: &mut Vec<String>) -> Option<Found> {
                 include = Some(PathBuf::from(p));
             }
         } else if let Some(p) = tok.strip_prefix("-L") {
-            if has_mujoco_library(Path::new(p)) {
+            if has_mujoco_library(target, Path::new(p)) {
                 lib_dir = Some(PathBuf::from(p));
             }
         }
@@ -253,23 +362,36 @@ fn from_pkg_config(tried: &mut Vec<String>) -> Option<Found> {
     }
 }
 
-fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
+fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
     let version = env::var("MJB_MUJOCO_VERSION").unwrap_or_else(|_| DEFAULT_VERSION.into());
-    let Some(&(_, package, file, url, sha)) = PINNED_WHEELS.iter().find(|w| w.0 == version) else {
-        let known: Vec<_> = PINNED_WHEELS.iter().map(|w| w.0).collect();
+    let key = target.key();
+    let Some(&(_, package, _, file, url, sha)) =
+        PINNED_WHEELS.iter().find(|w| w.0 == version && w.2 == key)
+    else {
+        let known: Vec<_> = PINNED_WHEELS
+            .iter()
+            .map(|w| format!("{} for {}", w.0, w.2))
+            .collect();
         tried.push(format!(
-            "pinned wheel: MJB_MUJOCO_VERSION={version} is not pinned (pinned: {})",
+            "pinned wheel: MJB_MUJOCO_VERSION={version} for {key} is not pinned (pinned: {})",
             known.join(", ")
         ));
         return None;
     };
+    // One folder per release and platform; Linux x86_64 keeps the plain `<version>` folder.
+    let folder = if key == "x86_64-linux" {
+        version.clone()
+    } else {
+        format!("{version}-{key}")
+    };
     let cache = env::var_os("MJB_MUJOCO_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| target_dir().join("mujoco-cache"))
-        .join(&version);
+        .join(folder);
     let root = cache.join("mujoco");
     let stamp = cache.join("extracted.sha256");
-    let stamp_text = format!("{sha} {}", EXTRACTED.join(" "));
+    let extracted = target.extracted();
+    let stamp_text = format!("{sha} {}", extracted.join(" "));
     if fs::read_to_string(&stamp).ok() != Some(stamp_text.clone()) {
         fs::create_dir_all(&cache).expect("create MuJoCo cache folder");
         let wheel = match env::var_os("MJB_MUJOCO_WHEEL") {
@@ -301,7 +423,7 @@ fn from_wheel(tried: &mut Vec<String>) -> Option<Found> {
             }
         }
         let _ = fs::remove_dir_all(&root);
-        if let Err(e) = extract(&wheel, &cache) {
+        if let Err(e) = extract(&wheel, &cache, extracted) {
             tried.push(format!(
                 "pinned wheel {package}=={version}: extract failed: {e}"
             ));
@@ -326,7 +448,13 @@ fn target_dir() -> PathBuf {
         .find(|p| p.file_name().is_some_and(|n| n == "build"))
         .and_then(|b| b.parent())
         .and_then(|profile| profile.parent())
-        .map(Path::to_path_buf)
+        // A cross build's profile folder sits in `<target>/<triple>/`: one cache for all.
+        .map(|t| match env::var("TARGET") {
+            Ok(triple) if t.file_name().is_some_and(|n| *n == *triple) => {
+                t.parent().unwrap_or(t).to_path_buf()
+            }
+            _ => t.to_path_buf(),
+        })
         .unwrap_or(out)
 }
 
@@ -351,11 +479,11 @@ fn download(url: &str, dest: &Path) -> Result<(), String> {
 }
 
 /// Only the library, its headers and its plugin libraries are taken out of the wheel.
-fn extract(wheel: &Path, dest: &Path) -> Result<(), String> {
+fn extract(wheel: &Path, dest: &Path, patterns: &[&str]) -> Result<(), String> {
     let unzip = Command::new("unzip")
         .args(["-q", "-o"])
         .arg(wheel)
-        .args(EXTRACTED)
+        .args(patterns)
         .arg("-d")
         .arg(dest)
         .status();
@@ -370,7 +498,7 @@ fn extract(wheel: &Path, dest: &Path) -> Result<(), String> {
                 .args(["-c", script])
                 .arg(wheel)
                 .arg(dest)
-                .args(EXTRACTED)
+                .args(patterns)
                 .status();
             match py {
                 Ok(s) if s.success() => Ok(()),
@@ -386,11 +514,25 @@ fn sha256_of(path: &Path) -> Option<String> {
     Some(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn has_mujoco_library(dir: &Path) -> bool {
+fn has_mujoco_library(target: &Target, dir: &Path) -> bool {
     fs::read_dir(dir).is_ok_and(|rd| {
         rd.flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with("libmujoco.so"))
+            .any(|e| target.is_mujoco_library(&e.file_name().to_string_lossy()))
     })
+}
+
+/// Whether a library file names an export (the symbol's name is stored as a string in an ELF
+/// dynamic symbol table and in a PE export table alike; an MSVC import library lists it too).
+fn library_exports(lib: &Path, symbol: &str) -> bool {
+    let Ok(bytes) = fs::read(lib) else {
+        return false;
+    };
+    let needle = {
+        let mut n = symbol.as_bytes().to_vec();
+        n.push(0);
+        n
+    };
+    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
 }
 
 /// All of MuJoCo's public headers, concatenated.
@@ -426,7 +568,22 @@ fn dotted_version(v: i64) -> String {
 }
 
 /// The library file of exactly the release the headers describe.
-fn exact_library(dir: &Path, dotted: &str) -> Result<PathBuf, String> {
+fn exact_library(target: &Target, dir: &Path, dotted: &str) -> Result<PathBuf, String> {
+    if target.windows() {
+        // The DLL itself when it is here (GNU ld links it directly), else the import library.
+        for name in ["mujoco.dll", "mujoco.lib"] {
+            if let Some(e) = fs::read_dir(dir).ok().and_then(|rd| {
+                rd.flatten()
+                    .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(name))
+            }) {
+                return Ok(e.path());
+            }
+        }
+        return Err(format!(
+            "{} has no mujoco.dll or mujoco.lib (headers say {dotted})",
+            dir.display()
+        ));
+    }
     let wanted = format!("libmujoco.so.{dotted}");
     let exact = dir.join(&wanted);
     if exact.is_file() {

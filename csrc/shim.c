@@ -1,7 +1,6 @@
 /* See shim.h: accessors, constants and setjmp-guarded calls, nothing else. */
 #include "shim.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,16 +37,36 @@ typedef unsigned int mjb_sig_t;
 #endif
 
 /* ---- error routing ------------------------------------------------------------------------
- * A guarded call publishes its jmp_buf in a thread-local slot. MuJoCo's error path calls the
+ * A guarded call publishes its jump buffer in a thread-local slot. MuJoCo's error path calls the
  * bridge's handler on the thread that raised; if that thread is inside a guard, the handler
- * copies the message and longjmps back to the guard (C frames only). Otherwise the error is
+ * copies the message and jumps back to the guard (C frames only). Otherwise the error is
  * passed on to whatever handler was installed before the bridge's, so the host's handling of
- * errors outside the bridge is unchanged. */
+ * errors outside the bridge is unchanged.
+ *
+ * The per-call path takes no lock and writes no process-wide memory: it writes thread-locals
+ * only, and where it must look at MuJoCo's process-wide handler it reads it (a write happens
+ * only when a host replaced the handler since). On MuJoCo >= 4.0 the guard installs MuJoCo's
+ * per-thread log handler instead (MJB_HAS_TLS_LOG_HANDLER, found by build.rs): the host's
+ * process-wide handler is then never touched at all.
+ *
+ * The jump must not unwind. On Windows, mingw's setjmp/longjmp unwinds through SEH, walking
+ * the frames in between, which here are MSVC-built MuJoCo frames (a known crash class:
+ * STATUS_BAD_STACK). GCC's __builtin_setjmp/__builtin_longjmp only restore the frame and stack
+ * pointers and land on the guard, with no unwinding and no runtime library involved. On Linux,
+ * glibc's longjmp never unwinds either and is the one the sanitizers understand. */
 
-static _Thread_local jmp_buf* tls_guard = NULL;
+#if defined(_WIN32)
+typedef void* mjb_jmp_buf[5];
+#define MJB_SETJMP(buf) __builtin_setjmp(buf)
+#define MJB_LONGJMP(buf) __builtin_longjmp(buf, 1)
+#else
+typedef jmp_buf mjb_jmp_buf;
+#define MJB_SETJMP(buf) setjmp(buf)
+#define MJB_LONGJMP(buf) longjmp(buf, 1)
+#endif
+
+static _Thread_local mjb_jmp_buf* tls_guard = NULL;
 static _Thread_local char* tls_msg = NULL;
-static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void copy_msg(char* dst, const char* text) {
   if (!dst) return;
@@ -55,13 +74,14 @@ static void copy_msg(char* dst, const char* text) {
   snprintf(dst, MJB_SHIM_MSG_CAP, "%s", text);
 }
 
-/* Leave through the active guard; returns only when this thread has none. */
-static void leave_through_guard(const char* text) {
-  jmp_buf* guard = tls_guard;
+/* Leave through the active guard; returns only when this thread has none. Never inlined:
+ * __builtin_longjmp must not run in the function that called __builtin_setjmp. */
+__attribute__((noinline)) static void leave_through_guard(const char* text) {
+  mjb_jmp_buf* guard = tls_guard;
   if (guard) {
     copy_msg(tls_msg, text);
     tls_guard = NULL;
-    longjmp(*guard, 1);
+    MJB_LONGJMP(*guard);
   }
 }
 
@@ -74,14 +94,30 @@ void mjb_shim_set_log_sink(mjb_shim_log_sink sink) { atomic_store(&log_sink, sin
 
 static int take_inside_guard(int level, const char* text) {
   if (!tls_guard) return 0;
-  mjb_shim_log_sink sink = atomic_load(&log_sink);
+  mjb_shim_log_sink sink = atomic_load_explicit(&log_sink, memory_order_acquire);
   if (sink) sink(level, text ? text : "");
   return 1;
 }
 
-/* The handler the bridge's routing forwards to. Written under handler_lock, read by any
- * thread that raises: atomic. */
-#if MJB_HAS_LOG_HANDLER
+#if MJB_HAS_LOG_HANDLER && defined(MJB_HAS_TLS_LOG_HANDLER)
+/* Exported by MuJoCo >= 4.0 (not in its public headers): sets the calling thread's log
+ * handler, which takes precedence over the process-wide one, and returns the previous one. */
+MJAPI mjfLogHandler _mjPRIVATE_setTlsLogHandler(mjfLogHandler handler);
+
+static void guard_log(const mjLogMessage* message) {
+  if (message->level == mjLOG_ERROR) leave_through_guard(message->subject);
+  if (take_inside_guard(message->level, message->subject)) return;
+  /* Only installed while a guard is active, so not reached; never return from an error. */
+  fprintf(stderr, "mjbridge: MuJoCo message outside a guard: %s\n", message->subject);
+  if (message->level == mjLOG_ERROR) abort();
+}
+
+static void ensure_routing(void) {}
+
+#define ROUTING_SAVE mjfLogHandler guard_prev_log = _mjPRIVATE_setTlsLogHandler(guard_log);
+#define ROUTING_RESTORE _mjPRIVATE_setTlsLogHandler(guard_prev_log);
+#elif MJB_HAS_LOG_HANDLER
+/* The handler the bridge's routing forwards to: read by any thread that raises, atomic. */
 static _Atomic(mjfLogHandler) prev_log_handler = NULL;
 
 static void route_log(const mjLogMessage* message) {
@@ -91,12 +127,15 @@ static void route_log(const mjLogMessage* message) {
   if (prev) prev(message);
 }
 
-/* Called under handler_lock. mju_setLogHandler is the only way to read the active handler:
- * swap ours in and remember what was there unless it was ours already. */
+/* Without a per-thread handler, mju_setLogHandler is the only way to read the active handler:
+ * swap ours in and remember what was there unless it was ours already. (This fallback writes
+ * MuJoCo's process-wide handler at each guarded call; the pinned 4.0.0 never takes it.) */
 static void ensure_routing(void) {
   mjfLogHandler prev = mju_setLogHandler(route_log);
   if (prev != route_log) atomic_store(&prev_log_handler, prev);
 }
+#define ROUTING_SAVE ensure_routing();
+#define ROUTING_RESTORE
 #else
 typedef void (*mjb_error_fn)(const char*);
 static _Atomic(mjb_error_fn) prev_user_error = NULL;
@@ -129,6 +168,9 @@ static void route_warning(const char* text) {
   fprintf(stderr, "WARNING: %s\n", text ? text : "");
 }
 
+/* Reads MuJoCo's two handler variables and writes them only when they are not the bridge's
+ * (first use, or a host assigned its own since): the steady state is two reads of memory
+ * nobody writes, so concurrent guarded calls on many threads share those lines read-only. */
 static void ensure_routing(void) {
   if (mju_user_error != route_error) {
     atomic_store(&prev_user_error, mju_user_error);
@@ -139,22 +181,22 @@ static void ensure_routing(void) {
     mju_user_warning = route_warning;
   }
 }
+#define ROUTING_SAVE ensure_routing();
+#define ROUTING_RESTORE
 #endif
 
-void mjb_shim_install_error_handler(void) {
-  pthread_mutex_lock(&handler_lock);
-  ensure_routing();
-  pthread_mutex_unlock(&handler_lock);
-}
+void mjb_shim_install_error_handler(void) { ensure_routing(); }
 
-/* A host may install its own handler after the bridge did; re-chain before each guarded call
- * so the guard is never bypassed and the host's handler keeps serving everything else. */
+/* A host may install its own handler after the bridge did; the guard makes sure its routing is
+ * in front before each guarded call, so the guard is never bypassed and the host's handler
+ * keeps serving everything else. */
 #define GUARD_BEGIN(msgbuf)                               \
-  jmp_buf guard_env;                                      \
-  jmp_buf* volatile guard_saved = tls_guard;              \
+  mjb_jmp_buf guard_env;                                  \
+  mjb_jmp_buf* volatile guard_saved = tls_guard;          \
   char* volatile guard_saved_msg = tls_msg;               \
-  mjb_shim_install_error_handler();                       \
-  if (setjmp(guard_env)) {                                \
+  ROUTING_SAVE                                            \
+  if (MJB_SETJMP(guard_env)) {                            \
+    ROUTING_RESTORE                                       \
     tls_guard = guard_saved;                              \
     tls_msg = guard_saved_msg;                            \
     return MJB_SHIM_ENGINE_ERROR;                         \
@@ -163,6 +205,7 @@ void mjb_shim_install_error_handler(void) {
   tls_guard = &guard_env;
 
 #define GUARD_END()          \
+  ROUTING_RESTORE            \
   tls_guard = guard_saved;   \
   tls_msg = guard_saved_msg;
 
@@ -243,10 +286,7 @@ static int load_path_guarded(const char* path, const mjVFS* vfs, mjModel** out, 
 
 int mjb_shim_load_xml_path(const char* path, struct mjModel_** out, char* msg) {
   msg[0] = '\0';
-  pthread_mutex_lock(&load_lock);
-  int status = load_path_guarded(path, NULL, out, msg);
-  pthread_mutex_unlock(&load_lock);
-  return status;
+  return load_path_guarded(path, NULL, out, msg);
 }
 
 int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out, char* msg) {
@@ -258,7 +298,6 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
     copy_msg(msg, "XML string too large");
     return MJB_SHIM_FAILED;
   }
-  pthread_mutex_lock(&load_lock);
 #if MJB_HAS_BUFFER_VFS
   mjVFS vfs;
   mj_defaultVFS(&vfs);
@@ -274,7 +313,6 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
   mjVFS* vfs = (mjVFS*)calloc(1, sizeof(mjVFS));
   if (!vfs) {
     copy_msg(msg, "out of memory");
-    pthread_mutex_unlock(&load_lock);
     return MJB_SHIM_FAILED;
   }
   mj_defaultVFS(vfs);
@@ -290,7 +328,6 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
   mj_deleteVFS(vfs);
   free(vfs);
 #endif
-  pthread_mutex_unlock(&load_lock);
   return status;
 }
 

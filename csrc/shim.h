@@ -3,8 +3,9 @@
  * It owns nothing and decides nothing: field accessors, version constants, the
  * mjSTATE_* masks of the headers it is compiled against, and calls wrapped in a
  * setjmp guard so that mju_error returns here as a status instead of ending the
- * process. longjmp only ever travels between frames of this file; no Rust frame
- * sits between a guard's setjmp and the MuJoCo call that may raise.
+ * process. The jump only ever travels between frames of this file and MuJoCo's, never
+ * unwinds (see the routing section of shim.c), and no Rust frame sits between a
+ * guard's setjmp and the MuJoCo call that may raise. Portable C11: no threads library.
  *
  * Policy (what an error means, rollback, fencing) lives in Rust.
  */
@@ -70,10 +71,13 @@ void mjb_shim_engine_info(mjb_shim_engine* out);
  * Returns the number of components; fills name/mask for index i < count. */
 int mjb_shim_state_component(int i, const char** name, uint32_t* mask);
 
-/* Install the bridge's error routing once per process (idempotent, thread-safe). */
+/* Put the bridge's error routing in front of the process-wide handler (idempotent, any thread,
+ * no lock; a no-op where the guards use MuJoCo's per-thread log handler). */
 void mjb_shim_install_error_handler(void);
 
-/* Guarded calls. msg (MJB_SHIM_MSG_CAP bytes) receives MuJoCo's message on failure. */
+/* Guarded calls. msg (MJB_SHIM_MSG_CAP bytes) receives MuJoCo's message on failure.
+ * The two loads are not reentrant in MuJoCo (its parser keeps process-wide state): the caller
+ * serializes them (a lock in src/native/mod.rs; the shim has no threads library). */
 int mjb_shim_load_xml_path(const char* path, struct mjModel_** out, char* msg);
 int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out, char* msg);
 int mjb_shim_make_data(const struct mjModel_* m, struct mjData_** out, char* msg);

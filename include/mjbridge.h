@@ -33,6 +33,18 @@
 struct mjModel_;
 struct mjData_;
 
+/* MJB_API marks every export. MSVC consumers of mjbridge.dll import through it
+ * (__declspec(dllimport)); define MJBRIDGE_STATIC when linking the static library instead.
+ * Everywhere else (gcc, clang, mingw) it is empty: their linkers resolve the exports from the
+ * shared library or the import library as they are. */
+#ifndef MJB_API
+#if defined(_MSC_VER) && !defined(MJBRIDGE_STATIC)
+#define MJB_API __declspec(dllimport)
+#else
+#define MJB_API
+#endif
+#endif
+
 /* The version of the bridge this header belongs to (mjb_version() at run time). */
 #define MJB_VERSION "0.3.0"
 #define MJB_VERSION_MAJOR 0
@@ -479,7 +491,10 @@ extern "C" {
 // the bridge was compiled against, `MJB_REASON_MODEL_LOAD` with MuJoCo's compiler message
 // (never a process exit), `MJB_REASON_PROFILE` when the engine cannot serve the profile.
 // Thread-safe; takes no endpoint lock.
-mjb_outcome mjb_endpoint_open(const char *config_json, size_t len, struct mjb_endpoint **out);
+MJB_API
+mjb_outcome mjb_endpoint_open(const char *config_json,
+                              size_t len,
+                              struct mjb_endpoint **out);
 
 // Open an endpoint that takes ownership of a host's MuJoCo pair.
 //
@@ -491,6 +506,7 @@ mjb_outcome mjb_endpoint_open(const char *config_json, size_t len, struct mjb_en
 // `config_json`/`len`: as for `mjb_endpoint_open` without `model`.
 // `out`: must not be NULL; NULL on entry, the new handle on `MJB_OK`.
 // Thread-safe; takes no endpoint lock.
+MJB_API
 mjb_outcome mjb_endpoint_adopt(struct mjModel_ *model,
                                struct mjData_ *data,
                                const char *config_json,
@@ -503,7 +519,7 @@ mjb_outcome mjb_endpoint_adopt(struct mjModel_ *model,
 // `MJB_INVALID_ARGUMENT` (never undefined behaviour). Closing while another thread is inside
 // a call on the same endpoint is safe: that call finishes, and the native pair is freed when
 // it returns. Works on fenced endpoints. Takes no endpoint lock.
-mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
+MJB_API mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 
 // Step the simulation: `mj_step` up to `nstep` times; the tick advances by one per step.
 //
@@ -517,6 +533,7 @@ mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 // call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 // Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_step(struct mjb_endpoint *ep,
                      uint32_t nstep,
                      uint32_t timeout_ms,
@@ -526,6 +543,7 @@ mjb_outcome mjb_step(struct mjb_endpoint *ep,
 // model's `nu` and every value must be finite (else `MJB_REJECTED`, nothing written). `ctrl`
 // may be NULL only when `n` is 0. `report`: nullable. Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
                          const double *ctrl,
                          size_t n,
@@ -541,6 +559,7 @@ mjb_outcome mjb_set_ctrl(struct mjb_endpoint *ep,
 // pointer. The whole document is validated before anything is written. `report`: nullable.
 // Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_world_write(struct mjb_endpoint *ep,
                             const char *json,
                             size_t len,
@@ -553,6 +572,7 @@ mjb_outcome mjb_world_write(struct mjb_endpoint *ep,
 // with `mjb_string_free`. Takes the native lock (admission bounded by `timeout_ms`, as for
 // `mjb_step`): the public fields and the checkpoint never tear. Works on fenced endpoints.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
                            uint32_t timeout_ms,
                            struct mjb_string **out_string);
@@ -560,6 +580,7 @@ mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
 // Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
 // Ownership and locking as for `mjb_world_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
                          uint32_t timeout_ms,
                          struct mjb_string **out_string);
@@ -570,6 +591,7 @@ mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
 // (`MJB_REASON_TOO_MANY_VALUES`), never truncated. Ownership and locking as for
 // `mjb_world_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_checkpoint_read(struct mjb_endpoint *ep,
                                 uint32_t timeout_ms,
                                 struct mjb_string **out_string);
@@ -580,6 +602,7 @@ mjb_outcome mjb_checkpoint_read(struct mjb_endpoint *ep,
 // safety state are kept. The model is compiled before the lock is taken; the swap happens
 // under it. `report`: nullable.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
                                        const char *config_json,
                                        size_t len,
@@ -601,6 +624,7 @@ mjb_outcome mjb_endpoint_replace_model(struct mjb_endpoint *ep,
 // back (`MJB_ROLLED_BACK`) or, when that cannot be proven, `MJB_UNKNOWN` and the endpoint is
 // fenced. Admitted while stopped; the endpoint stays stopped. `report`: nullable.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_restore(struct mjb_endpoint *ep,
                         const char *json,
                         size_t len,
@@ -611,29 +635,30 @@ mjb_outcome mjb_restore(struct mjb_endpoint *ep,
 // step holds it) and works on fenced endpoints. `safety_state` (nullable) receives the state
 // right after latching; `confirmed` is true only when no native work is in flight.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_stop(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
+MJB_API mjb_outcome mjb_stop(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
 // Positive acknowledgement that the simulation is paused: `MJB_OK` only when a stop is
 // latched, no native work is in flight and the endpoint is not fenced; otherwise
 // `MJB_REJECTED` (`MJB_REASON_NOT_STOPPED` / `MJB_REASON_UNRESOLVED_NATIVE_WORK`) or
 // `MJB_FENCED`. Never takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_confirm_paused(struct mjb_endpoint *ep);
+MJB_API mjb_outcome mjb_confirm_paused(struct mjb_endpoint *ep);
 
 // Clear the stop latch, under the same conditions as `mjb_confirm_paused`. Stop history is
 // kept. Never takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
+MJB_API mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
 
 // Read the latch, confirmation, stop history, work in flight and fence without the native
 // lock. `safety_state`: must not be NULL.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
+MJB_API mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
 // `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick and/or model
 // configuration the caller expects at admission; when one does not hold the call is
 // `MJB_REJECTED` (`MJB_REASON_PRECONDITION`) and no step is taken. Unknown flag bits are
 // `MJB_INVALID_ARGUMENT`. Everything else as for `mjb_step`.
+MJB_API
 mjb_outcome mjb_step_if(struct mjb_endpoint *ep,
                         const struct mjb_expect *expect,
                         uint32_t nstep,
@@ -642,6 +667,7 @@ mjb_outcome mjb_step_if(struct mjb_endpoint *ep,
 
 // `mjb_set_ctrl` with a precondition (`expect` as for `mjb_step_if`; nothing is written when
 // it does not hold).
+MJB_API
 mjb_outcome mjb_set_ctrl_if(struct mjb_endpoint *ep,
                             const struct mjb_expect *expect,
                             const double *ctrl,
@@ -651,6 +677,7 @@ mjb_outcome mjb_set_ctrl_if(struct mjb_endpoint *ep,
 
 // `mjb_world_write` with a precondition (`expect` as for `mjb_step_if`; the document is
 // validated first, and nothing is written when the precondition does not hold).
+MJB_API
 mjb_outcome mjb_world_write_if(struct mjb_endpoint *ep,
                                const struct mjb_expect *expect,
                                const char *json,
@@ -660,6 +687,7 @@ mjb_outcome mjb_world_write_if(struct mjb_endpoint *ep,
 
 // `mjb_endpoint_replace_model` with a precondition (`expect` as for `mjb_step_if`; the model
 // is compiled first and dropped when the precondition does not hold).
+MJB_API
 mjb_outcome mjb_endpoint_replace_model_if(struct mjb_endpoint *ep,
                                           const struct mjb_expect *expect,
                                           const char *config_json,
@@ -669,6 +697,7 @@ mjb_outcome mjb_endpoint_replace_model_if(struct mjb_endpoint *ep,
 
 // `mjb_restore` with a precondition (`expect` as for `mjb_step_if`; the document is validated
 // first, and nothing is restored when the precondition does not hold).
+MJB_API
 mjb_outcome mjb_restore_if(struct mjb_endpoint *ep,
                            const struct mjb_expect *expect,
                            const char *json,
@@ -679,18 +708,21 @@ mjb_outcome mjb_restore_if(struct mjb_endpoint *ep,
 // `mjb_checkpoint_read`, and where the endpoint was when it was read: `info` (nullable;
 // zeroed on entry, filled on `MJB_OK`) receives the tick and the model configuration, for a
 // mutation conditional on them (`mjb_expect`) without parsing the document.
+MJB_API
 mjb_outcome mjb_checkpoint_read_info(struct mjb_endpoint *ep,
                                      uint32_t timeout_ms,
                                      struct mjb_string **out_string,
                                      struct mjb_read_info *info);
 
 // `mjb_world_read` with `info` as for `mjb_checkpoint_read_info`.
+MJB_API
 mjb_outcome mjb_world_read_info(struct mjb_endpoint *ep,
                                 uint32_t timeout_ms,
                                 struct mjb_string **out_string,
                                 struct mjb_read_info *info);
 
 // `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
+MJB_API
 mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
                               uint32_t timeout_ms,
                               struct mjb_string **out_string,
@@ -700,7 +732,7 @@ mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
 // on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
 // replaced with the model). Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
+MJB_API mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
 
 // `mj_name2id` for an `mjb_object_kind` kind. `name`: NUL-terminated, borrowed; must not be NULL.
 // `id`: must not be NULL; set to -1 on entry and to the object's id on `MJB_OK` (for
@@ -708,13 +740,18 @@ mjb_outcome mjb_dims(struct mjb_endpoint *ep, struct mjb_model_dims *out);
 // `MJB_REJECTED` (`MJB_REASON_UNKNOWN_NAME`); an unknown kind `MJB_INVALID_ARGUMENT`. Takes no
 // lock (names are read once per model). Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_name_to_id(struct mjb_endpoint *ep, int32_t kind, const char *name, int32_t *id);
+MJB_API
+mjb_outcome mjb_name_to_id(struct mjb_endpoint *ep,
+                           int32_t kind,
+                           const char *name,
+                           int32_t *id);
 
 // `mj_id2name` for an `mjb_object_kind` kind, copied into `buf` (NUL-terminated) when `cap` is at
 // least the size `needed` (nullable) receives, including the NUL; else `MJB_REJECTED`
 // (`MJB_REASON_TOO_LARGE`) and nothing copied. An unnamed object gives the empty string. An id
 // out of range is `MJB_REJECTED` (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_id_to_name(struct mjb_endpoint *ep,
                            int32_t kind,
                            int32_t id,
@@ -729,29 +766,40 @@ mjb_outcome mjb_id_to_name(struct mjb_endpoint *ep,
 // else `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) and nothing copied. Takes no lock (computed at
 // open and at model replacement). Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_model_fingerprint(struct mjb_endpoint *ep, char *buf, size_t cap, size_t *needed);
+MJB_API
+mjb_outcome mjb_model_fingerprint(struct mjb_endpoint *ep,
+                                  char *buf,
+                                  size_t cap,
+                                  size_t *needed);
 
 // Where sensor `sensor`'s values sit in `sensordata`: `adr` and `dim` (both must not be NULL;
 // zeroed on entry, filled on `MJB_OK`). An id out of range is `MJB_REJECTED`
 // (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_sensor_slice(struct mjb_endpoint *ep, int32_t sensor, size_t *adr, size_t *dim);
+MJB_API
+mjb_outcome mjb_sensor_slice(struct mjb_endpoint *ep,
+                             int32_t sensor,
+                             size_t *adr,
+                             size_t *dim);
 
 // Where joint `joint`'s values sit in `qpos` and in the nv-sized fields. `out`: must not be
 // NULL; zeroed on entry, filled on `MJB_OK`. An id out of range is `MJB_REJECTED`
 // (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_joint_slice(struct mjb_endpoint *ep, int32_t joint, struct mjb_joint_adr *out);
+MJB_API
+mjb_outcome mjb_joint_slice(struct mjb_endpoint *ep,
+                            int32_t joint,
+                            struct mjb_joint_adr *out);
 
 // The name of an `mjb_field` (`"qpos"`, ..., as in the config's `"frame"` list and the world
 // document), or NULL for an unknown value. Static string: do not free.
-const char *mjb_field_name(int32_t field);
+MJB_API const char *mjb_field_name(int32_t field);
 
 // How many doubles a frame carries for `field` (`len`: must not be NULL; zeroed on entry).
 // A field outside the endpoint's frame selection is `MJB_REJECTED`
 // (`MJB_REASON_NOT_IN_FRAME`). Takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *len);
+MJB_API mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *len);
 
 // Copy one field of the latest complete frame into `buf` (`cap` doubles, caller-owned; NULL
 // only with `cap` 0). `written` (nullable) receives the number of doubles copied, `info`
@@ -763,6 +811,7 @@ mjb_outcome mjb_frame_field_len(struct mjb_endpoint *ep, int32_t field, size_t *
 // `MJB_REASON_NOT_IN_FRAME` (the field is not in the config's `"frame"` selection),
 // `MJB_REASON_DIMENSION` (`cap` is smaller than the field). Any thread, concurrently.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_frame_read(struct mjb_endpoint *ep,
                            int32_t field,
                            double *buf,
@@ -778,6 +827,7 @@ mjb_outcome mjb_frame_read(struct mjb_endpoint *ep,
 // `/requests/<k>/field` or `/cap`), nothing copied. `info`: nullable. Locking and threads as
 // for `mjb_frame_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_frame_read_many(struct mjb_endpoint *ep,
                                 struct mjb_frame_request *requests,
                                 size_t n,
@@ -793,6 +843,7 @@ mjb_outcome mjb_frame_read_many(struct mjb_endpoint *ep,
 // `eq_active` before MuJoCo 3.0 (`UNSUPPORTED`). Publishes a frame. `report`: nullable.
 // Takes the native lock (admission bounded by `timeout_ms`).
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_input_write(struct mjb_endpoint *ep,
                             int32_t field,
                             int32_t id,
@@ -809,6 +860,7 @@ mjb_outcome mjb_input_write(struct mjb_endpoint *ep,
 // inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
 // `report`: nullable. Takes the native lock once.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_write_step(struct mjb_endpoint *ep,
                            const struct mjb_input *inputs,
                            size_t ninputs,
@@ -818,6 +870,7 @@ mjb_outcome mjb_write_step(struct mjb_endpoint *ep,
 
 // `mjb_input_write` with a precondition (`expect` as for `mjb_step_if`; nothing is written
 // when it does not hold).
+MJB_API
 mjb_outcome mjb_input_write_if(struct mjb_endpoint *ep,
                                const struct mjb_expect *expect,
                                int32_t field,
@@ -831,6 +884,7 @@ mjb_outcome mjb_input_write_if(struct mjb_endpoint *ep,
 // compare-and-step. Read a frame, choose the inputs for its tick, and pass that tick with
 // `MJB_EXPECT_TICK`: if another thread stepped, restored or replaced the model meanwhile, the
 // call is refused (`MJB_REASON_PRECONDITION`) with nothing written and no step taken.
+MJB_API
 mjb_outcome mjb_write_step_if(struct mjb_endpoint *ep,
                               const struct mjb_expect *expect,
                               const struct mjb_input *inputs,
@@ -861,6 +915,7 @@ mjb_outcome mjb_write_step_if(struct mjb_endpoint *ep,
 // Takes the native lock once (admission bounded by `timeout_ms`), for the write and the steps;
 // the frame read takes no lock. Any thread.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_write_step_read(struct mjb_endpoint *ep,
                                 const struct mjb_input *inputs,
                                 size_t ninputs,
@@ -874,6 +929,7 @@ mjb_outcome mjb_write_step_read(struct mjb_endpoint *ep,
 // `mjb_write_step_read` with a precondition (`expect` as for `mjb_step_if`): the controller's
 // compare-and-step in one call. When it does not hold, nothing is written, no step is taken
 // and no frame is read (`MJB_REJECTED`, `MJB_REASON_PRECONDITION`).
+MJB_API
 mjb_outcome mjb_write_step_read_if(struct mjb_endpoint *ep,
                                    const struct mjb_expect *expect,
                                    const struct mjb_input *inputs,
@@ -891,7 +947,7 @@ mjb_outcome mjb_write_step_read_if(struct mjb_endpoint *ep,
 // Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's loader message),
 // `MJB_REASON_UNSUPPORTED` (MuJoCo before 2.3.1 has no plugin API). Plugins are process-wide
 // and stay registered. Thread-safe; takes no endpoint lock.
-mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
+MJB_API mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
 
 // Load every plugin library (`*.so`) of a directory (guarded `mj_loadAllPluginLibraries`).
 // `dir`: NUL-terminated, borrowed; must not be NULL. `libraries` and `plugins` (nullable)
@@ -899,7 +955,7 @@ mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
 // library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's message);
 // libraries loaded before it stay registered. `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1.
 // Thread-safe; takes no endpoint lock.
-mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plugins);
+MJB_API mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plugins);
 
 // Send MuJoCo's warnings raised inside the bridge's calls and the bridge's notable events
 // (fence, rollback, engine reset, refused documents) to `callback(user_data, level, message)`
@@ -914,19 +970,19 @@ mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plug
 // be called again, so its `user_data` may be freed. Calling it from inside the callback is
 // refused. Warnings MuJoCo raises outside the bridge's calls keep going to the host's own
 // handler (`mju_user_warning` or the log handler).
-mjb_outcome mjb_set_log_callback(mjb_log_fn callback, void *user_data, int32_t min_level);
+MJB_API mjb_outcome mjb_set_log_callback(mjb_log_fn callback, void *user_data, int32_t min_level);
 
 // The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
 // NULL, freed or foreign strings give NULL.
-const char *mjb_string_data(const struct mjb_string *s);
+MJB_API const char *mjb_string_data(const struct mjb_string *s);
 
 // The length in bytes of a library-owned string, without its NUL. NULL, freed or foreign
 // strings give 0.
-size_t mjb_string_len(const struct mjb_string *s);
+MJB_API size_t mjb_string_len(const struct mjb_string *s);
 
 // Free a library-owned string. NULL is a no-op (`MJB_OK`); a string freed before, or not made
 // by this library, returns `MJB_INVALID_ARGUMENT`.
-mjb_outcome mjb_string_free(struct mjb_string *s);
+MJB_API mjb_outcome mjb_string_free(struct mjb_string *s);
 
 // Describe this thread's most recent call (every function returning an `mjb_outcome` but this
 // one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an RFC 6901
@@ -937,31 +993,31 @@ mjb_outcome mjb_string_free(struct mjb_string *s);
 // is at least that, the text is copied and `MJB_OK` returned; otherwise nothing is copied and
 // `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) is returned. With no error recorded the text is
 // `{}`. Does not change the recorded error. Takes no lock.
-mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
+MJB_API mjb_outcome mjb_last_error(char *buf, size_t cap, size_t *needed);
 
 // The name of an outcome value (`"MJB_OK"`, ...), or `"MJB_OUTCOME_UNKNOWN_VALUE"`. Static
 // string: do not free.
-const char *mjb_outcome_name(int32_t outcome);
+MJB_API const char *mjb_outcome_name(int32_t outcome);
 
 // The name of a reason value (`"MJB_REASON_BUSY"`, ...), or `"MJB_REASON_UNKNOWN_VALUE"`.
 // Static string: do not free.
-const char *mjb_reason_name(int32_t reason);
+MJB_API const char *mjb_reason_name(int32_t reason);
 
 // The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
-const char *mjb_version(void);
+MJB_API const char *mjb_version(void);
 
 // Which MuJoCo the bridge was built against and which it runs with, as a JSON object:
 // `{"bridge", "engine_header_version", "engine_runtime_version", "engine", "engine_source",
 // "engine_library", "integration_profile"}`. `out_string`: must not be NULL; the caller frees
 // the result with `mjb_string_free`.
-mjb_outcome mjb_build_info(struct mjb_string **out_string);
+MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
 
 #if defined(MJB_FAULT_INJECTION)
 // Test builds only (cargo feature `fault-injection`): arm a one-shot native fault on the
 // endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
 // unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
 // step. Takes the native lock (waits).
-mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
+MJB_API mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif
 
 // Capture a restore point: under the native lock, the complete state the endpoint's profile
@@ -973,6 +1029,7 @@ mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 // this endpoint) and read from any thread, concurrently.
 // Takes the native lock (admission bounded by `timeout_ms`). Works on fenced endpoints.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_restore_point_capture(struct mjb_endpoint *ep,
                                       uint32_t timeout_ms,
                                       struct mjb_restore_point **out);
@@ -988,6 +1045,7 @@ mjb_outcome mjb_restore_point_capture(struct mjb_endpoint *ep,
 // (`MJB_REASON_CONFIGURATION`). `rp`: borrowed; NULL, freed or foreign handles are
 // `MJB_INVALID_ARGUMENT`. `report`: nullable.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_restore_point_apply(struct mjb_endpoint *ep,
                                     const struct mjb_restore_point *rp,
                                     uint32_t timeout_ms,
@@ -995,6 +1053,7 @@ mjb_outcome mjb_restore_point_apply(struct mjb_endpoint *ep,
 
 // `mjb_restore_point_apply` with a precondition (`expect` as for `mjb_step_if`; nothing is
 // restored when it does not hold).
+MJB_API
 mjb_outcome mjb_restore_point_apply_if(struct mjb_endpoint *ep,
                                        const struct mjb_restore_point *rp,
                                        const struct mjb_expect *expect,
@@ -1006,6 +1065,7 @@ mjb_outcome mjb_restore_point_apply_if(struct mjb_endpoint *ep,
 // of the state that document restores. `out_string`: must not be NULL; NULL on entry, on
 // `MJB_OK` a new string the caller frees with `mjb_string_free`. `rp`: borrowed; NULL,
 // freed or foreign handles are `MJB_INVALID_ARGUMENT`. Takes no lock. Any thread.
+MJB_API
 mjb_outcome mjb_restore_point_to_json(const struct mjb_restore_point *rp,
                                       struct mjb_string **out_string);
 
@@ -1015,6 +1075,7 @@ mjb_outcome mjb_restore_point_to_json(const struct mjb_restore_point *rp,
 // current model configuration. `out`: must not be NULL; NULL on entry, on `MJB_OK` a new
 // restore point the caller frees with `mjb_restore_point_free`. Takes no lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+MJB_API
 mjb_outcome mjb_restore_point_from_json(struct mjb_endpoint *ep,
                                         const char *json,
                                         size_t len,
@@ -1023,12 +1084,14 @@ mjb_outcome mjb_restore_point_from_json(struct mjb_endpoint *ep,
 // What a restore point restores: its tick and the model configuration it belongs to, into
 // `info` (must not be NULL; zeroed on entry, filled on `MJB_OK`). `rp`: borrowed; NULL, freed
 // or foreign handles are `MJB_INVALID_ARGUMENT`. Takes no lock. Any thread.
-mjb_outcome mjb_restore_point_info(const struct mjb_restore_point *rp, struct mjb_read_info *info);
+MJB_API
+mjb_outcome mjb_restore_point_info(const struct mjb_restore_point *rp,
+                                   struct mjb_read_info *info);
 
 // Free a restore point. NULL is a no-op (`MJB_OK`); a restore point freed before, or not made
 // by this library, is `MJB_INVALID_ARGUMENT` (never undefined behaviour). Freeing while
 // another thread applies it is safe: that call finishes with it. Any thread.
-mjb_outcome mjb_restore_point_free(struct mjb_restore_point *rp);
+MJB_API mjb_outcome mjb_restore_point_free(struct mjb_restore_point *rp);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Install mjbridge into a prefix like a native C library:
+# Install mjbridge into a prefix like a native C library, for this machine or a cross target:
 #
-#   bash scripts/install.sh --prefix /usr/local [--libdir lib] [--bundle-mujoco|--no-bundle-mujoco]
+#   bash scripts/install.sh --prefix P [--target TRIPLE] [--libdir lib] [--bundle-mujoco|--no-bundle-mujoco]
 #
+# TRIPLE is x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu or x86_64-pc-windows-gnu
+# (default: the host's). Linux trees:
+#
+#   PREFIX/bin/mjbridge                   the mjbridge command (RUNPATH $ORIGIN/../lib)
 #   PREFIX/include/mjbridge.h, mjbridge.hpp
 #   PREFIX/lib/libmjbridge.so.X.Y.Z       SONAME libmjbridge.so.X, RUNPATH $ORIGIN only
 #   PREFIX/lib/libmjbridge.so.X -> .so.X.Y.Z, libmjbridge.so -> .so.X
@@ -12,36 +16,54 @@
 #   PREFIX/lib/pkgconfig/mjbridge.pc
 #   PREFIX/lib/cmake/mjbridge/mjbridgeConfig.cmake, mjbridgeConfigVersion.cmake
 #   PREFIX/share/mjbridge/csharp/MjBridge.cs  (the C# binding, for Unity's Assets/)
+#   PREFIX/share/mjbridge/TARGET          the target triple and MuJoCo of this tree
+#
+# Windows trees (x86_64-pc-windows-gnu):
+#
+#   PREFIX/bin/mjbridge.dll, mjbridge.exe
+#   PREFIX/bin/mujoco.dll, bin/mujoco_plugin/*.dll  (bundled MuJoCo, with --bundle-mujoco)
+#   PREFIX/lib/mjbridge.lib               MSVC-format import library (llvm-dlltool, from the .def)
+#   PREFIX/lib/libmjbridge.dll.a          mingw import library
+#   PREFIX/lib/mjbridge.def               the exports
+#   PREFIX/lib/libmjbridge.a              the static library
+#   PREFIX/lib/mujoco.lib, mujoco.def     import library of the bundled mujoco.dll
+#   PREFIX/include, lib/pkgconfig, lib/cmake/mjbridge, share/mjbridge as above
 #
 # Every path inside the .pc and .cmake files is relative to the file itself, so the tree can be
 # moved or copied as a whole (into a Unity/Unreal plugin folder, a ROS 2 workspace, a package).
 # DESTDIR (environment) stages the install under another root, as `make install` does.
 #
-# MuJoCo: --bundle-mujoco copies the exact libmujoco.so.A.B.C the bridge was linked against
-# (and its plugin folder) beside the bridge; --no-bundle-mujoco leaves it where the build found
-# it. The default bundles when the build used the pinned wheel (its cache under target/ is a
-# build artifact, not an installation) and does not when MuJoCo came from MUJOCO_DIR,
+# MuJoCo: --bundle-mujoco copies the exact MuJoCo library the bridge was linked against (and its
+# plugin folder) beside the bridge; --no-bundle-mujoco leaves it where the build found it. The
+# default bundles when the build used the pinned wheel (its cache under target/ is a build
+# artifact, not an installation) and does not when MuJoCo came from MUJOCO_DIR,
 # MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR or pkg-config (an installation of its own).
 #
 # Why a script and not cargo-c's `cargo cinstall`: cargo-c makes the SONAME, the symlinks and a
 # .pc, but not what the hosts here need most: a CMake package (Unreal, ROS 2 and most C++
 # projects consume find_package, not pkg-config), the MuJoCo link line (its folder is only known
 # at build time, and a static link needs the exact `-l:libmujoco.so.A.B.C`), bundling MuJoCo
-# and its plugins for a self-contained plugin folder, and a relocatable tree. It would also be a
-# second toolchain to build (cargo-c compiles cargo itself) on every CI run.
-set -euo pipefail
+# and its plugins for a self-contained plugin folder, a relocatable tree and an MSVC import
+# library. It would also be a second toolchain to build (cargo-c compiles cargo itself) on
+# every CI run.
+set -Eeuo pipefail
+# Never fail without saying why: name the command and line that failed.
+trap 'rc=$?; echo "install.sh: failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc' ERR
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 prefix=/usr/local
 libdir=lib
 bundle=auto
 target_dir="$root/target/install"
+target=""
 
-usage() { sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix="$2"; shift 2 ;;
     --prefix=*) prefix="${1#*=}"; shift ;;
+    --target) target="$2"; shift 2 ;;
+    --target=*) target="${1#*=}"; shift ;;
     --libdir) libdir="$2"; shift 2 ;;
     --libdir=*) libdir="${1#*=}"; shift ;;
     --bundle-mujoco) bundle=yes; shift ;;
@@ -55,42 +77,68 @@ done
 case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
 case "$libdir" in /*|*..*) echo "install.sh: --libdir is a folder below the prefix (like lib or lib64)" >&2; exit 2 ;; esac
 libdir="${libdir%/}"
+case "${DESTDIR:-/}" in /*) ;; *) DESTDIR="$PWD/$DESTDIR" ;; esac
+# cargo reads .cargo/config.toml (the cross linkers) from the folder it runs in.
+cd "$root"
+
+host="$(rustc -vV | sed -n 's/^host: //p')"
+target="${target:-$host}"
+case "$target" in
+  x86_64-unknown-linux-gnu|aarch64-unknown-linux-gnu) os=linux ;;
+  x86_64-pc-windows-gnu) os=windows ;;
+  *) echo "install.sh: target $target is not supported (x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu, x86_64-pc-windows-gnu)" >&2; exit 2 ;;
+esac
 
 step() { printf '==> %s\n' "$*"; }
+need() { command -v "$1" >/dev/null || { echo "install.sh: $1 is required for $target ($2)" >&2; exit 1; }; }
 
 # Build: release, with the install link flags (build.rs: SONAME, RUNPATH $ORIGIN). Its own target
 # folder, so the build tree's library (with its rpath for tests) is never overwritten. The wheel
 # cache is shared with the build tree's unless MJB_MUJOCO_CACHE says otherwise.
 export MJB_MUJOCO_CACHE="${MJB_MUJOCO_CACHE:-$root/target/mujoco-cache}"
 mkdir -p "$target_dir"
-messages="$target_dir/install-build.json"
-log="$target_dir/install-build.log"
-step "building libmjbridge (release, install link flags) in $target_dir"
-if ! MJB_INSTALL=1 CARGO_TARGET_DIR="$target_dir" cargo rustc --release --lib --quiet \
-    --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
+messages="$target_dir/install-build-$target.json"
+log="$target_dir/install-build-$target.log"
+step "building libmjbridge for $target (release, install link flags) in $target_dir"
+if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" cargo rustc --release --lib --quiet \
+    --target "$target" --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
     -- --print native-static-libs >"$messages" 2>"$log"; then
   cat "$log" >&2
+  echo "install.sh: cargo rustc --lib --target $target failed (log above, $log)" >&2
   exit 1
 fi
-built="$target_dir/release"
+step "building the mjbridge command for $target"
+if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" cargo build --release --bin mjbridge \
+    --quiet --target "$target" --manifest-path "$root/Cargo.toml" 2>>"$log"; then
+  cat "$log" >&2
+  echo "install.sh: cargo build --bin mjbridge --target $target failed (log above)" >&2
+  exit 1
+fi
+built="$target_dir/$target/release"
 
 # Facts of the build, from cargo's own messages: the MuJoCo library linked (build.rs) and the
-# system libraries a static link of the Rust runtime needs (rustc's native-static-libs).
+# system libraries a static link of the Rust runtime needs (rustc's native-static-libs). The
+# messages are selected by this package's id as `cargo metadata` spells it, whatever form it
+# takes (`path+file:///…/mjbridge#0.2.0` in a folder named like the package,
+# `path+file:///…/other#mjbridge@0.2.0` elsewhere).
+package_id="$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
+  grep -o '"workspace_members":\["[^"]*"' | sed 's/.*\["//; s/"$//')"
+[ -n "$package_id" ] || { echo "install.sh: cargo metadata named no workspace member" >&2; exit 1; }
 engine_env() {
-  grep '"reason":"build-script-executed"' "$messages" | grep '#mjbridge@' |
-    grep -o "\"$1\",\"[^\"]*\"" | head -n1 | sed "s/^\"$1\",\"//; s/\"\$//"
+  grep -F '"reason":"build-script-executed"' "$messages" | grep -F "\"package_id\":\"$package_id\"" |
+    grep -o "\"$1\",\"[^\"]*\"" | head -n1 | sed "s/^\"$1\",\"//; s/\"\$//" || true
 }
 mujoco_lib="$(engine_env MJB_ENGINE_LIBRARY)"
 mujoco_source="$(engine_env MJB_ENGINE_SOURCE)"
 native_libs="$(sed -n 's/^note: native-static-libs: //p' "$log" | head -n1)"
-[ -f "$mujoco_lib" ] || { echo "install.sh: no MuJoCo library in the build's messages ($messages)" >&2; exit 1; }
+[ -f "$mujoco_lib" ] || { echo "install.sh: no MuJoCo library in the build's messages for package $package_id ($messages)" >&2; exit 1; }
 [ -n "$native_libs" ] || { echo "install.sh: rustc printed no native-static-libs ($log)" >&2; exit 1; }
 mujoco_file="$(basename "$mujoco_lib")"
 mujoco_dir="$(dirname "$mujoco_lib")"
 system_libs=()
 for flag in $native_libs; do
   case "$flag" in
-    -l:libmujoco*) ;;  # MuJoCo is named separately, with its folder
+    -l:libmujoco*|-l:mujoco.dll|-l:mujoco.lib|-lmujoco) ;;  # MuJoCo is named separately, with its folder
     -l*) case " ${system_libs[*]-} " in *" ${flag#-l} "*) ;; *) system_libs+=("${flag#-l}") ;; esac ;;
   esac
 done
@@ -109,12 +157,9 @@ done
 
 dest="${DESTDIR:-}$prefix"
 lib="$dest/$libdir"
-step "installing mjbridge $version into ${DESTDIR:+$DESTDIR}$prefix (MuJoCo $mujoco_file, bundled: $bundle)"
-install -d "$dest/include" "$lib/pkgconfig" "$lib/cmake/mjbridge" "$dest/share/mjbridge/csharp"
+step "installing mjbridge $version for $target into ${DESTDIR:+$DESTDIR}$prefix (MuJoCo $mujoco_file, bundled: $bundle)"
+install -d "$dest/bin" "$dest/include" "$lib/pkgconfig" "$lib/cmake/mjbridge" "$dest/share/mjbridge/csharp"
 install -m 644 "$root/include/mjbridge.h" "$root/bindings/cpp/mjbridge.hpp" "$dest/include/"
-install -m 755 "$built/libmjbridge.so" "$lib/libmjbridge.so.$version"
-ln -sfn "libmjbridge.so.$version" "$lib/libmjbridge.so.$major"
-ln -sfn "libmjbridge.so.$major" "$lib/libmjbridge.so"
 install -m 644 "$built/libmjbridge.a" "$lib/libmjbridge.a"
 install -m 644 "$root/bindings/csharp/MjBridge.cs" "$dest/share/mjbridge/csharp/"
 
@@ -129,41 +174,85 @@ pc_up="$(up "$libdir/pkgconfig")"
 cmake_up="$(up "$libdir/cmake/mjbridge")"
 plugin_pc=""
 plugin_cmake=""
-if [ "$bundle" = yes ]; then
-  install -m 755 "$mujoco_lib" "$lib/$mujoco_file"
-  if [ -n "$plugin_src" ]; then
-    install -d "$lib/mujoco_plugin"
-    for p in "$plugin_src"/*.so; do
-      [ -e "$p" ] || continue
-      install -m 755 "$p" "$lib/mujoco_plugin/"
-      # The wheel's plugins carry the RUNPATH of the machine they were built on; bundled, they
-      # find libmujoco one folder up.
-      if command -v patchelf >/dev/null; then
-        patchelf --set-rpath '$ORIGIN/..' "$lib/mujoco_plugin/$(basename "$p")"
-      else
-        echo "install.sh: patchelf not found: $(basename "$p") keeps its foreign RUNPATH (harmless once libmujoco is loaded)" >&2
-      fi
-    done
-    plugin_pc='${libdir}/mujoco_plugin'
-    plugin_cmake='${_mjbridge_libdir}/mujoco_plugin'
+mujoco_implib_cmake=""
+
+if [ "$os" = windows ]; then
+  need llvm-dlltool "the MSVC import libraries; Debian: llvm"
+  need gendef "the .def files from the DLLs' export tables; Debian: mingw-w64-tools"
+  install -m 755 "$built/mjbridge.dll" "$built/mjbridge.exe" "$dest/bin/"
+  install -m 644 "$built/libmjbridge.dll.a" "$lib/libmjbridge.dll.a"
+  # The .def lists what the DLL exports (its own export table, read by mingw's gendef); the
+  # MSVC-format import library is made from it by llvm-dlltool.
+  (cd "$dest/bin" && gendef - mjbridge.dll 2>/dev/null) >"$lib/mjbridge.def"
+  grep -q '^mjb_endpoint_open' "$lib/mjbridge.def" || { echo "install.sh: gendef listed no mjb_ export of mjbridge.dll" >&2; exit 1; }
+  llvm-dlltool -m i386:x86-64 -D mjbridge.dll -d "$lib/mjbridge.def" -l "$lib/mjbridge.lib"
+  if [ "$bundle" = yes ]; then
+    install -m 755 "$mujoco_lib" "$dest/bin/mujoco.dll"
+    (cd "$dest/bin" && gendef - mujoco.dll 2>/dev/null) >"$lib/mujoco.def"
+    llvm-dlltool -m i386:x86-64 -D mujoco.dll -d "$lib/mujoco.def" -l "$lib/mujoco.lib"
+    if [ -n "$plugin_src" ]; then
+      install -d "$dest/bin/mujoco_plugin"
+      for p in "$plugin_src"/*.dll; do
+        [ -e "$p" ] && install -m 755 "$p" "$dest/bin/mujoco_plugin/"
+      done
+      plugin_pc='${prefix}/bin/mujoco_plugin'
+      plugin_cmake='${_mjbridge_prefix}/bin/mujoco_plugin'
+    fi
+    mujoco_pc='${libdir}'
+    mujoco_cmake='${_mjbridge_prefix}/bin/mujoco.dll'
+    mujoco_implib_cmake='${_mjbridge_libdir}/mujoco.lib'
+  else
+    plugin_pc="$plugin_src"
+    plugin_cmake="$plugin_src"
+    mujoco_pc="$mujoco_dir"
+    mujoco_cmake="$mujoco_lib"
+    mujoco_implib_cmake="$mujoco_lib"
   fi
-  mujoco_pc='${libdir}'
-  mujoco_cmake="\${_mjbridge_libdir}/$mujoco_file"
+  pc_mujoco_link='-L${mujoco_libdir} -lmujoco'
 else
-  case "$mujoco_dir" in
-    "$root"/*) echo "install.sh: warning: MuJoCo stays in the build tree ($mujoco_dir); pass --bundle-mujoco for an install that outlives it" >&2 ;;
-  esac
-  plugin_pc="$plugin_src"
-  plugin_cmake="$plugin_src"
-  mujoco_pc="$mujoco_dir"
-  mujoco_cmake="$mujoco_lib"
+  install -m 755 "$built/mjbridge" "$dest/bin/mjbridge"
+  install -m 755 "$built/libmjbridge.so" "$lib/libmjbridge.so.$version"
+  ln -sfn "libmjbridge.so.$version" "$lib/libmjbridge.so.$major"
+  ln -sfn "libmjbridge.so.$major" "$lib/libmjbridge.so"
+  if [ "$bundle" = yes ]; then
+    install -m 755 "$mujoco_lib" "$lib/$mujoco_file"
+    if [ -n "$plugin_src" ]; then
+      install -d "$lib/mujoco_plugin"
+      for p in "$plugin_src"/*.so; do
+        [ -e "$p" ] || continue
+        install -m 755 "$p" "$lib/mujoco_plugin/"
+        # The wheel's plugins carry the RUNPATH of the machine they were built on; bundled, they
+        # find libmujoco one folder up.
+        if command -v patchelf >/dev/null; then
+          patchelf --set-rpath '$ORIGIN/..' "$lib/mujoco_plugin/$(basename "$p")"
+        else
+          echo "install.sh: patchelf not found: $(basename "$p") keeps its foreign RUNPATH (harmless once libmujoco is loaded)" >&2
+        fi
+      done
+      plugin_pc='${libdir}/mujoco_plugin'
+      plugin_cmake='${_mjbridge_libdir}/mujoco_plugin'
+    fi
+    mujoco_pc='${libdir}'
+    mujoco_cmake="\${_mjbridge_libdir}/$mujoco_file"
+  else
+    case "$mujoco_dir" in
+      "$root"/*) echo "install.sh: warning: MuJoCo stays in the build tree ($mujoco_dir); pass --bundle-mujoco for an install that outlives it" >&2 ;;
+    esac
+    plugin_pc="$plugin_src"
+    plugin_cmake="$plugin_src"
+    mujoco_pc="$mujoco_dir"
+    mujoco_cmake="$mujoco_lib"
+  fi
+  pc_mujoco_link='-L${mujoco_libdir} -l:${mujoco_library}'
 fi
 
 fill() { # template -> file, replacing @NAME@ placeholders
   sed -e "s|@VERSION@|$version|g" -e "s|@VERSION_MAJOR@|$major|g" -e "s|@SOVERSION@|$major|g" \
     -e "s|@LIBDIR@|$libdir|g" -e "s|@PC_UP@|$pc_up|g" -e "s|@CMAKE_UP@|$cmake_up|g" \
+    -e "s|@TARGET@|$target|g" -e "s|@MUJOCO_LINK@|$pc_mujoco_link|g" \
     -e "s|@MUJOCO_FILE@|$mujoco_file|g" -e "s|@MUJOCO_BUNDLED@|$([ "$bundle" = yes ] && echo TRUE || echo FALSE)|g" \
     -e "s|@MUJOCO_LIBDIR@|$mujoco_pc|g" -e "s|@MUJOCO_LIBRARY@|$mujoco_cmake|g" \
+    -e "s|@MUJOCO_IMPLIB@|$mujoco_implib_cmake|g" \
     -e "s|@MUJOCO_PLUGIN_DIR@|$4|g" -e "s|@SYSTEM_LIBS@|$3|g" "$1" >"$2"
   if grep -q '@[A-Z_]*@' "$2"; then
     echo "install.sh: unfilled placeholder in $2" >&2
@@ -173,14 +262,27 @@ fill() { # template -> file, replacing @NAME@ placeholders
 pc_libs="$(printf -- '-l%s ' "${system_libs[@]}")"
 cmake_libs="$(IFS=';'; echo "${system_libs[*]}")"
 fill "$root/packaging/mjbridge.pc.in" "$lib/pkgconfig/mjbridge.pc" "${pc_libs% }" "$plugin_pc"
-fill "$root/packaging/mjbridgeConfig.cmake.in" "$lib/cmake/mjbridge/mjbridgeConfig.cmake" "$cmake_libs" "$plugin_cmake"
+config_in="$root/packaging/mjbridgeConfig.cmake.in"
+[ "$os" = windows ] && config_in="$root/packaging/mjbridgeConfig-windows.cmake.in"
+fill "$config_in" "$lib/cmake/mjbridge/mjbridgeConfig.cmake" "$cmake_libs" "$plugin_cmake"
 fill "$root/packaging/mjbridgeConfigVersion.cmake.in" "$lib/cmake/mjbridge/mjbridgeConfigVersion.cmake" "" ""
+{
+  echo "target=$target"
+  echo "version=$version"
+  echo "mujoco=$mujoco_file ($(sed 's/ (sha256.*//' <<<"$mujoco_source"))"
+  echo "mujoco_bundled=$bundle"
+} >"$dest/share/mjbridge/TARGET"
 
 # What the loader will see.
-if command -v readelf >/dev/null; then
+if [ "$os" = linux ] && command -v readelf >/dev/null; then
   dyn="$(readelf -d "$lib/libmjbridge.so.$version")"
   grep -q "Library soname: \[libmjbridge.so.$major\]" <<<"$dyn" || { echo "install.sh: SONAME is not libmjbridge.so.$major" >&2; exit 1; }
   runpath="$(sed -n 's/.*Library r\(un\)\{0,1\}path: \[\(.*\)\]/\2/p' <<<"$dyn")"
   [ "$runpath" = '$ORIGIN' ] || { echo "install.sh: RUNPATH is '$runpath', not \$ORIGIN" >&2; exit 1; }
+  case "$(readelf -h "$lib/libmjbridge.so.$version" | sed -n 's/.*Machine: *//p')" in
+    *X86-64*) [ "$target" = x86_64-unknown-linux-gnu ] ;;
+    *AArch64*) [ "$target" = aarch64-unknown-linux-gnu ] ;;
+    *) false ;;
+  esac || { echo "install.sh: libmjbridge.so is not built for $target" >&2; exit 1; }
 fi
 step "installed: $(cd "$dest" && find . -mindepth 1 \( -type f -o -type l \) | sort | tr '\n' ' ')"

@@ -41,6 +41,29 @@ else
   echo "!!!!!!!! MuJoCo 2.2.2 not installed (apt install libmujoco-dev): 2.2.2 suite SKIPPED !!!!!!!!"
 fi
 
+# The Rust suite on Linux aarch64, under qemu user emulation (.cargo/config.toml's runner): every
+# integration test that drives the library through its exports (59 + 16 tests, about 2.5 min
+# here with the build). Not here: the tests that build host programs with the machine's own
+# compilers or start the built `mjbridge` command (c_hosts, install, bindings, packages), the
+# header drift check (source text only) and tests/cross.rs itself; tests/cross.rs runs the same
+# hosts built with the aarch64 cross compilers against the installed aarch64 tree.
+step "cargo test: Linux aarch64 under qemu (MuJoCo 4.0.0 aarch64 wheel, fault injection on)"
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64-static >/dev/null &&
+  [ -d "$(rustc --print sysroot)/lib/rustlib/aarch64-unknown-linux-gnu" ]; then
+  aarch64_start=$(date +%s)
+  MJB_MUJOCO_CACHE="$cache" MJB_EXPECT_ENGINE=4.0.0 MJB_FOREIGN_MUJOCO_LIB=none \
+    cargo test --target aarch64-unknown-linux-gnu --features fault-injection \
+    --test faults --test foundation --test frames --test fuzz_replay --test host_surface \
+    --test inputs --test memory --test step_path --test validate_only --test properties \
+    --test concurrency --test plugins --test conformance --test checkpoint --test numbers
+  echo "aarch64 suite under qemu: $(( $(date +%s) - aarch64_start )) s"
+elif [ "${MJB_REQUIRE_ALL_TOOLCHAINS:-}" = 1 ]; then
+  echo "aarch64 cross toolchain (gcc-aarch64-linux-gnu, qemu-user-static, rustup target add aarch64-unknown-linux-gnu) is missing and MJB_REQUIRE_ALL_TOOLCHAINS=1" >&2
+  exit 1
+else
+  echo "!!!!!!!! aarch64 cross toolchain missing: aarch64 suite SKIPPED !!!!!!!!"
+fi
+
 step "ThreadSanitizer: the multi-threaded tests, standard library and C shim instrumented"
 bash scripts/tsan.sh
 

@@ -14,7 +14,6 @@ use parking_lot::RwLock;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CStr, CString};
 use std::os::raw::{c_char, c_int};
-use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
 /// Severity of a log message (the same values as MuJoCo's `mjtLogLevel`). Values are part of
@@ -235,11 +234,25 @@ fn plugin_refusal(e: crate::native::NativeError) -> Refusal {
     }
 }
 
+/// The path a host passed, for the file checks before MuJoCo sees it (which gets the bytes
+/// unchanged). Windows paths of this ABI are UTF-8 (MuJoCo's own `char*` paths).
+fn os_path(bytes: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(bytes).into()
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(bytes).into_owned().into()
+    }
+}
+
 /// Guarded `mj_loadPluginLibrary`: how many plugins it registered (0 when the library was
 /// loaded before). A path that is not a file is refused before MuJoCo sees it.
 pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
     let c = c_path(path, "path")?;
-    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+    let p = os_path(path);
     if !p.is_file() {
         return Err(Refusal::rejected(
             Reason::MJB_REASON_PLUGIN_LOAD,
@@ -255,7 +268,7 @@ pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
 /// stay registered (the refusal says so).
 pub fn load_plugin_dir(dir: &[u8]) -> Result<(usize, usize), Refusal> {
     let c = c_path(dir, "dir")?;
-    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(dir));
+    let p = os_path(dir);
     if !p.is_dir() {
         return Err(Refusal::rejected(
             Reason::MJB_REASON_PLUGIN_LOAD,

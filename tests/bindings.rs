@@ -70,7 +70,10 @@ fn parse_header(text: &str) -> Header {
             let mut parts = d.splitn(2, char::is_whitespace);
             let name = format!("MJB_{}", parts.next().unwrap());
             let value = parts.next().unwrap_or("").trim().to_owned();
-            defines.insert(name, value);
+            // The export macro is no constant of the ABI.
+            if name != "MJB_API" {
+                defines.insert(name, value);
+            }
         }
         // Preprocessor lines and the extern "C" braces are not declarations.
         if line.starts_with('#') || line == "extern \"C\" {" || line == "}" {
@@ -100,7 +103,11 @@ fn parse_header(text: &str) -> Header {
         callbacks: BTreeSet::new(),
         defines,
     };
-    for s in statements.iter().map(|s| s.replace('\n', " ")) {
+    // `MJB_API` (the export macro) is not part of a declaration's type.
+    for s in statements.iter().map(|s| {
+        let s = s.replace('\n', " ");
+        s.strip_prefix("MJB_API ").map(str::to_owned).unwrap_or(s)
+    }) {
         let body = |s: &str| s[s.find('{').unwrap() + 1..s.rfind('}').unwrap()].to_owned();
         if let Some(rest) = s.strip_prefix("enum ") {
             let name = rest.split_whitespace().next().unwrap().to_owned();

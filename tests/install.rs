@@ -772,3 +772,73 @@ fn python_binding_type_checks_with_mypy_strict() {
         .current_dir(&source));
     assert!(out.contains("Success: no issues found"), "{out}");
 }
+
+/// `git clone` names the checkout `mjbridge`, and cargo then spells the package id
+/// `path+file:///…/mjbridge#0.2.0` (no `mjbridge@`): the script installs from such a folder too.
+#[test]
+fn install_works_from_a_checkout_folder_named_mjbridge() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("install-named");
+    let _ = std::fs::remove_dir_all(&work);
+    let checkout = work.join("mjbridge");
+    let files = run(Command::new("git").current_dir(root()).args([
+        "ls-files",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+    ]));
+    for f in files.lines().filter(|f| !f.is_empty()) {
+        let from = root().join(f);
+        if !from.is_file() {
+            continue; // deleted in the work tree
+        }
+        let to = checkout.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
+    }
+    let prefix = work.join("prefix");
+    let out = run(Command::new("bash")
+        .arg(checkout.join("scripts/install.sh"))
+        .arg("--prefix")
+        .arg(&prefix)
+        .arg("--target-dir")
+        .arg(root().join("target/install-named"))
+        .env_remove("CARGO_TARGET_DIR")
+        .env(
+            "MJB_MUJOCO_CACHE",
+            std::env::var_os("MJB_MUJOCO_CACHE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root().join("target/mujoco-cache")),
+        ));
+    assert!(out.contains("==> installed:"), "{out}");
+    for f in [
+        format!("lib/libmjbridge.so.{}", env!("CARGO_PKG_VERSION")),
+        "bin/mjbridge".to_owned(),
+        "share/mjbridge/TARGET".to_owned(),
+    ] {
+        assert!(prefix.join(&f).is_file(), "{f} is not installed");
+    }
+    // The installed command runs from the tree (RUNPATH $ORIGIN/../lib finds MuJoCo only when
+    // bundled; the wheel build bundles by default).
+    let version = run(Command::new(prefix.join("bin/mjbridge")).arg("--version"));
+    assert!(version.contains(env!("CARGO_PKG_VERSION")), "{version}");
+}
+
+/// A failing install says what failed (an ERR trap names the command), never exits silently.
+#[test]
+fn install_failure_names_the_failed_command() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("install-fails");
+    let o = Command::new("bash")
+        .arg(root().join("scripts/install.sh"))
+        .arg("--prefix")
+        .arg(work.join("prefix"))
+        // No Rust toolchain on PATH: the first command that needs it fails.
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("install.sh: failed") && stderr.contains("rustc"),
+        "no reason given: {stderr}"
+    );
+}

@@ -276,8 +276,9 @@ namespace MjBridge
     public static class Native
     {
         /// <summary>
-        /// The native library: libmjbridge.so on Linux (Unity: Assets/Plugins/x86_64/),
-        /// libmjbridge.dylib on macOS, mjbridge.dll on Windows; the runtime adds prefix and suffix.
+        /// The native library: libmjbridge.so on Linux (Unity: Assets/Plugins/x86_64/ or
+        /// Plugins/ARM64/), mjbridge.dll on Windows (an installed tree's bin/, beside mujoco.dll);
+        /// the runtime (Mono, .NET, Unity) adds prefix and suffix. macOS is not built.
         /// </summary>
         public const string Library = "mjbridge";
         const CallingConvention Cdecl = CallingConvention.Cdecl;

@@ -11,7 +11,8 @@ use super::types::{mjb_endpoint, mjb_report, mjb_restore_point};
 use crate::endpoint::RestorePoint;
 use crate::endpoint::{Answer, Endpoint};
 use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
-use parking_lot::RwLock;
+use arc_swap::ArcSwap;
+use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -26,22 +27,28 @@ use std::sync::Arc;
 const HANDLE_BASE: usize = 0x6d6a_6200_0000;
 const HANDLE_STRIDE: usize = 16;
 
+#[derive(Clone, Default)]
 struct Registry {
     next_id: usize,
     live: BTreeMap<usize, Arc<Endpoint>>,
 }
 
-static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
-    next_id: 0,
-    live: BTreeMap::new(),
-});
+/// Read by every call on every thread, written only by open and close: a call resolves its
+/// handle in the current map without a lock and without writing shared memory (arc-swap's
+/// loads use per-thread slots), so endpoints on different threads never contend here. Open
+/// and close copy the map under WRITERS and publish the copy.
+static REGISTRY: std::sync::LazyLock<ArcSwap<Registry>> =
+    std::sync::LazyLock::new(|| ArcSwap::from_pointee(Registry::default()));
+static WRITERS: Mutex<()> = Mutex::new(());
 
 pub fn register(ep: Endpoint) -> *mut mjb_endpoint {
-    let mut r = REGISTRY.write();
+    let _writer = WRITERS.lock();
+    let mut r = Registry::clone(&REGISTRY.load());
     let id = r.next_id;
     r.next_id += 1;
     let handle = HANDLE_BASE + id * HANDLE_STRIDE;
     r.live.insert(handle, Arc::new(ep));
+    REGISTRY.store(Arc::new(r));
     handle as *mut mjb_endpoint
 }
 
@@ -70,7 +77,7 @@ pub fn resolve(ep: *mut mjb_endpoint) -> Result<Arc<Endpoint>, Refusal> {
     if ep.is_null() {
         return Err(null_refusal("endpoint"));
     }
-    let r = REGISTRY.read();
+    let r = REGISTRY.load();
     r.live
         .get(&(ep as usize))
         .cloned()
@@ -80,11 +87,14 @@ pub fn resolve(ep: *mut mjb_endpoint) -> Result<Arc<Endpoint>, Refusal> {
 /// Close a handle; the endpoint is dropped when the last call using it returns.
 pub fn unregister(ep: *mut mjb_endpoint) -> Result<(), Refusal> {
     let removed = {
-        let mut r = REGISTRY.write();
-        match r.live.remove(&(ep as usize)) {
+        let _writer = WRITERS.lock();
+        let mut r = Registry::clone(&REGISTRY.load());
+        let removed = match r.live.remove(&(ep as usize)) {
             Some(e) => e,
             None => return Err(handle_refusal(ep as usize, r.next_id)),
-        }
+        };
+        REGISTRY.store(Arc::new(r));
+        removed
     };
     drop(removed); // outside the registry lock: freeing MuJoCo data can take a while
     Ok(())

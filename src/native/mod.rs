@@ -331,8 +331,11 @@ impl Drop for Mujoco {
 impl Mujoco {
     /// Load and compile a model and make its data. Compile errors carry MuJoCo's message.
     pub fn load(source: &ModelSource) -> Result<Mujoco, NativeError> {
+        // MuJoCo's XML loader is not reentrant; the shim leaves serializing it to us.
+        static LOAD: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
         let mut msg = msg_buf();
         let mut m: *mut MjModel = std::ptr::null_mut();
+        let loading = LOAD.lock();
         let code = match source {
             ModelSource::XmlPath(p) => {
                 let c = CString::new(p.as_str())
@@ -345,6 +348,7 @@ impl Mujoco {
                 mjb_shim_load_xml_string(x.as_ptr().cast(), x.len(), &mut m, msg.as_mut_ptr())
             },
         };
+        drop(loading);
         status(code, &msg)?;
         let m = NonNull::new(m).ok_or_else(|| NativeError::Failed(msg_text(&msg)))?;
         let mut d: *mut MjData = std::ptr::null_mut();

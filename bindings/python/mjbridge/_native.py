@@ -225,6 +225,9 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
 }
 
 SONAME = "libmjbridge.so.0"
+# Windows: the DLL of an installed tree (bin/mjbridge.dll); its mujoco.dll sits beside it, where
+# Windows looks for the dependencies of a DLL loaded by full path.
+DLL = "mjbridge.dll"
 
 # Where a wheel built by scripts/python_wheel.sh puts the library, the MuJoCo it links and
 # MuJoCo's engine plugins: inside the package, found relative to this file (the bridge finds
@@ -232,8 +235,15 @@ SONAME = "libmjbridge.so.0"
 BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib")
 
 
-def _in_dir(folder: str) -> Optional[str]:
-    for name in (SONAME, "libmjbridge.so"):
+def library_names(platform: Optional[str] = None) -> Tuple[str, ...]:
+    """The library's file names on ``platform`` (default ``sys.platform``), preferred first."""
+    if (platform or sys.platform) == "win32":
+        return (DLL,)
+    return (SONAME, "libmjbridge.so")
+
+
+def _in_dir(folder: str, platform: Optional[str] = None) -> Optional[str]:
+    for name in library_names(platform):
         path = os.path.join(folder, name)
         if os.path.exists(path):
             return path
@@ -246,19 +256,25 @@ def bundled_plugin_dir() -> Optional[str]:
     return folder if os.path.isdir(folder) else None
 
 
-def candidates() -> List[Tuple[str, Optional[str]]]:
-    """Where the library is looked for, in order: (how, path or loader name)."""
+def _tree_dir(prefix: str, platform: Optional[str] = None) -> str:
+    """Where an install tree keeps the library: bin/ on Windows, lib/ elsewhere."""
+    return os.path.join(prefix, "bin" if (platform or sys.platform) == "win32" else "lib")
+
+
+def candidates(platform: Optional[str] = None) -> List[Tuple[str, Optional[str]]]:
+    """Where the library is looked for, in order: (how, path or loader name). ``platform``
+    (default ``sys.platform``) picks the file names and the tree layout."""
     out: List[Tuple[str, Optional[str]]] = []
     env = os.environ.get("MJBRIDGE_LIB")
     if env:
-        out.append(("MJBRIDGE_LIB", _in_dir(env) if os.path.isdir(env) else env))
+        out.append(("MJBRIDGE_LIB", _in_dir(env, platform) if os.path.isdir(env) else env))
     prefix = os.environ.get("MJBRIDGE_PREFIX")
     if prefix:
-        out.append(("MJBRIDGE_PREFIX", _in_dir(os.path.join(prefix, "lib"))))
-    bundled = _in_dir(BUNDLED)
+        out.append(("MJBRIDGE_PREFIX", _in_dir(_tree_dir(prefix, platform), platform)))
+    bundled = _in_dir(BUNDLED, platform)
     if bundled:
         out.append(("bundled", bundled))
-    found = _in_dir(os.path.join(sys.prefix, "lib"))
+    found = _in_dir(_tree_dir(sys.prefix, platform), platform)
     if found:
         out.append(("sys.prefix", found))
     if shutil.which("pkg-config"):
@@ -271,9 +287,11 @@ def candidates() -> List[Tuple[str, Optional[str]]]:
             ).stdout.strip()
         except OSError:
             libdir = ""
-        if libdir and _in_dir(libdir):
-            out.append(("pkg-config", _in_dir(libdir)))
-    out.append(("system loader", SONAME))
+        if (platform or sys.platform) == "win32" and libdir:
+            libdir = os.path.join(os.path.dirname(libdir), "bin")
+        if libdir and _in_dir(libdir, platform):
+            out.append(("pkg-config", _in_dir(libdir, platform)))
+    out.append(("system loader", library_names(platform)[0]))
     return out
 
 
@@ -283,7 +301,7 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
     tried = []
     for how, where in [("argument", path)] if path else candidates():
         if where is None:
-            tried.append("%s: no libmjbridge.so there" % how)
+            tried.append("%s: no %s there" % (how, " or ".join(library_names())))
             continue
         try:
             lib = ctypes.CDLL(where)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One release archive per target, with its SHA-256:
+#
+#   bash scripts/release.sh [--target TRIPLE] [--out DIR] [--target-dir DIR]
+#
+#   DIR/mjbridge-<version>-<target>.tar.gz   (Linux targets)  or  .zip  (Windows)
+#   DIR/mjbridge-<version>-<target>.<ext>.sha256             (`sha256sum -c` checks it)
+#
+# The archive holds one folder, mjbridge-<version>-<target>/, a self-contained install tree
+# (scripts/install.sh --bundle-mujoco: the bridge, its headers and packages, the mjbridge
+# command and the exact MuJoCo it was built against). DIR defaults to target/release-archives.
+set -Eeuo pipefail
+trap 'rc=$?; echo "release.sh: failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc' ERR
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+target="$(rustc -vV | sed -n 's/^host: //p')"
+out="$root/target/release-archives"
+target_dir="$root/target/install"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) target="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --target-dir) target_dir="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "release.sh: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+version="$(sed -n 's/^#define MJB_VERSION "\(.*\)"$/\1/p' "$root/include/mjbridge.h")"
+name="mjbridge-$version-$target"
+stage="$(mktemp -d)"
+cleanup() { rm -rf "$stage"; }
+trap cleanup EXIT
+
+bash "$root/scripts/install.sh" --target "$target" --bundle-mujoco --prefix "$stage/$name" \
+  --target-dir "$target_dir"
+mkdir -p "$out"
+case "$target" in
+  *windows*) archive="$name.zip"; rm -f "$out/$archive"; (cd "$stage" && zip -qr -X "$out/$archive" "$name") ;;
+  *) archive="$name.tar.gz"; tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/$archive" "$name" ;;
+esac
+(cd "$out" && sha256sum "$archive" >"$archive.sha256")
+echo "==> $out/$archive"
+echo "==> $out/$archive.sha256: $(cut -d' ' -f1 "$out/$archive.sha256")"
