@@ -212,6 +212,8 @@ fn main() {
     // the process-wide handler at each guarded call.
     let tls_log_handler = library_exports(&lib_file, "_mjPRIVATE_setTlsLogHandler");
     println!("cargo::rustc-check-cfg=cfg(mjb_tls_log_handler)");
+    // Only the header uses it (cbindgen's [defines]); the library always exports mjb_step.
+    println!("cargo::rustc-check-cfg=cfg(mjbridge_no_mjb_step)");
     if tls_log_handler {
         shim.define("MJB_HAS_TLS_LOG_HANDLER", "1");
         println!("cargo:rustc-cfg=mjb_tls_log_handler");

@@ -521,6 +521,7 @@ mjb_outcome mjb_endpoint_adopt(struct mjModel_ *model,
 // it returns. Works on fenced endpoints. Takes no endpoint lock.
 MJB_API mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 
+#if !defined(MJBRIDGE_NO_MJB_STEP)
 // Step the simulation: `mj_step` up to `nstep` times; the tick advances by one per step.
 //
 // Halts at a latched stop between steps: returns `MJB_OK` with `MJB_REASON_STOP_LATCHED` and
@@ -538,6 +539,19 @@ mjb_outcome mjb_step(struct mjb_endpoint *ep,
                      uint32_t nstep,
                      uint32_t timeout_ms,
                      struct mjb_report *report);
+#endif
+
+// `mjb_step` under a name of its own. MuJoCo 4.0's batch API (`mjbatch.h`) exports a function
+// called `mjb_step` too: a host that links MuJoCo directly and puts it before the bridge on
+// its link line gets MuJoCo's, and a translation unit cannot include both `mjbatch.h` and this
+// header's `mjb_step` (define `MJBRIDGE_NO_MJB_STEP` before including this header to leave it
+// out). `mjb_endpoint_step` is the same call with no such name: same arguments, effects,
+// outcomes and locking as `mjb_step`.
+MJB_API
+mjb_outcome mjb_endpoint_step(struct mjb_endpoint *ep,
+                              uint32_t nstep,
+                              uint32_t timeout_ms,
+                              struct mjb_report *report);
 
 // Write the controls: `ctrl` holds `n` doubles, borrowed for the call; `n` must equal the
 // model's `nu` and every value must be finite (else `MJB_REJECTED`, nothing written). `ctrl`

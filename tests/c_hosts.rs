@@ -335,3 +335,42 @@ fn the_500_hz_host_loop_example_runs() {
         assert!(out.contains("host_loop: all checks passed"), "{out}");
     }
 }
+
+/// MuJoCo 4.0's batch API exports a `mjb_step` of its own. A host that includes `mjbatch.h`
+/// beside the bridge's header and links MuJoCo first still steps its endpoint, through
+/// `mjb_endpoint_step`, with the bridge's `mjb_step` left out of the translation unit.
+#[test]
+fn a_host_of_mujocos_batch_api_steps_through_mjb_endpoint_step() {
+    let engine = mjbridge::native::engine();
+    let include = std::path::Path::new(engine.build_include);
+    if !include.join("mujoco/mjbatch.h").is_file() {
+        eprintln!("(this engine, {}, has no batch API)", engine.version_string);
+        return;
+    }
+    let Some(cc) = tool("CC", "cc") else {
+        return;
+    };
+    let exe = out_dir().join("batch_clash");
+    let lib = std::path::Path::new(engine.build_library);
+    let o = std::process::Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(include)
+        .arg(root().join("tests/c/batch_clash.c"))
+        .arg("-o")
+        .arg(&exe)
+        // MuJoCo first: the order that would give this host MuJoCo's mjb_step.
+        .arg(lib)
+        .arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()))
+        .arg("-L")
+        .arg(lib_dir())
+        .arg("-lmjbridge")
+        .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
+        .output()
+        .expect("run the compiler");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = run(&exe, &[&model_path("pendulum.xml")], &[]);
+    assert!(out.contains("batch_clash: all checks passed"), "{out}");
+}

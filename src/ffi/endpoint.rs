@@ -99,8 +99,25 @@ pub extern "C" fn mjb_endpoint_free(ep: *mut mjb_endpoint) -> mjb_outcome {
 /// call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 /// Takes the native lock.
 /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+#[cfg(not(mjbridge_no_mjb_step))]
 #[no_mangle]
 pub unsafe extern "C" fn mjb_step(
+    ep: *mut mjb_endpoint,
+    nstep: u32,
+    timeout_ms: u32,
+    report: *mut mjb_report,
+) -> mjb_outcome {
+    mjb_step_if(ep, std::ptr::null(), nstep, timeout_ms, report)
+}
+
+/// `mjb_step` under a name of its own. MuJoCo 4.0's batch API (`mjbatch.h`) exports a function
+/// called `mjb_step` too: a host that links MuJoCo directly and puts it before the bridge on
+/// its link line gets MuJoCo's, and a translation unit cannot include both `mjbatch.h` and this
+/// header's `mjb_step` (define `MJBRIDGE_NO_MJB_STEP` before including this header to leave it
+/// out). `mjb_endpoint_step` is the same call with no such name: same arguments, effects,
+/// outcomes and locking as `mjb_step`.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_endpoint_step(
     ep: *mut mjb_endpoint,
     nstep: u32,
     timeout_ms: u32,
