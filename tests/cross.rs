@@ -533,6 +533,14 @@ fn linux_x86_64_checkpoint_restores(triple: &'static str) {
             line(&again, "hash-after-m"),
             "{model}: two restores on {triple} continue differently"
         );
+        eprintln!(
+            "{model}: the compiled model's fingerprint on {triple} {} the Linux x86_64 one",
+            if line(&here, "model") == line(&there, "model") {
+                "equals"
+            } else {
+                "differs from"
+            }
+        );
         let same = line(&here, "hash-after-m") == line(&there, "hash-after-m");
         println!(
             "MEASURED {model}: Linux x86_64 checkpoint restored on {triple} bit for bit; \
