@@ -790,19 +790,31 @@ class Endpoint {
     return ctrl_step(expect, ctrl.data(), ctrl.size(), nstep, timeout_ms);
   }
   // write_step_read with a precondition. The C ABI has no conditional mjb_write_step_read, so
-  // this is three calls: the requests are checked by a frame read first (a request the frame
-  // cannot serve still refuses before anything is written; the buffers then hold that read),
-  // then mjb_write_step_if, then, after MJB_OK, the frame read into the buffers (`info`). A
-  // read that fails after the step leaves `info->frame` 0 and names its reason in `detail`, as
-  // write_step_read does after a concurrent model replacement.
+  // this is three calls: the requests are checked by a frame read into scratch memory of the
+  // calling thread (grown once; a request the frame cannot serve still refuses before anything
+  // is written, and a refusal leaves the caller's buffers alone), then mjb_write_step_if, then,
+  // after MJB_OK, the frame read into the buffers (`info`). A read that fails after the step
+  // leaves `info->frame` 0 and names its reason in `detail`, as write_step_read does after a
+  // concurrent model replacement.
   Result write_step_read(const Expect& expect, const mjb_input* inputs, size_t ninputs,
                          uint32_t nstep, mjb_frame_request* requests, size_t nrequests,
                          mjb_frame_info* info, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     if (info) *info = mjb_frame_info{};
-    mjb_frame_info checked{};
-    mjb_outcome o = mjb_frame_read_many(ep_, requests, nrequests, &checked);
-    if (o != MJB_OK) return refused_early(o);
     for (size_t k = 0; k < nrequests; k++) requests[k].written = 0;
+    thread_local std::vector<double> scratch;
+    std::array<mjb_frame_request, 64> check{};
+    mjb_frame_request* checked = requests;  // more than 64: refused before any is read
+    if (nrequests <= check.size()) {
+      size_t total = 0;
+      for (size_t k = 0; k < nrequests; k++) total += requests[k].cap;
+      if (scratch.size() < total) scratch.resize(total);
+      for (size_t k = 0, at = 0; k < nrequests; at += requests[k].cap, k++)
+        check[k] = {requests[k].field, scratch.data() + at, requests[k].cap, 0};
+      checked = check.data();
+    }
+    mjb_frame_info seen{};
+    mjb_outcome o = mjb_frame_read_many(ep_, checked, nrequests, &seen);
+    if (o != MJB_OK) return refused_early(o);
     Result res = write_step(expect, inputs, ninputs, nstep, timeout_ms);
     if (!res.ok()) return res;
     mjb_frame_info got{};

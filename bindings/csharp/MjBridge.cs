@@ -1297,7 +1297,9 @@ namespace MjBridge
 
         /// <summary>Write Ctrl, step, read the frame (Info and the buffers). With `expect`, the
         /// controller's compare-and-step (see Expect): refused with Reason.Precondition, nothing
-        /// written or read, unless the endpoint is still where the caller saw it.</summary>
+        /// written or read, unless the endpoint is still where the caller saw it. (Two calls,
+        /// mjb_write_step_if and the frame read, allocation-free; the C ABI has no conditional
+        /// mjb_write_step_read.)</summary>
         public Result Step(Expect? expect = null)
         {
             Check();
@@ -1310,16 +1312,16 @@ namespace MjBridge
                 return Result.Of(o, r);
             }
             // The C ABI has no conditional mjb_write_step_read: mjb_write_step_if, then the frame
-            // read. The requests are checked by one read first (a field the frame cannot serve
-            // refuses before anything is written, as it does without a precondition).
+            // read. The first conditional step checks the requests with one read into scratch
+            // arrays (a field the frame cannot serve refuses before anything is written, as it
+            // does without a precondition; the caller's buffers are left alone).
             if (!requestsChecked)
             {
-                Outcome c = Native.mjb_frame_read_many(endpoint.Handle, requests, n, out info);
-                info = default(FrameInfo);
-                for (int i = 0; i < Fields.Length; i++) requests[i].Written = UIntPtr.Zero;
+                Outcome c = CheckRequests();
                 if (c != Outcome.Ok)
                 {
                     ErrorDetail d = ErrorDetail.Last();
+                    info = default(FrameInfo);
                     return Result.Of(c, new Report { Outcome = c, Reason = d.Reason });
                 }
                 requestsChecked = true;
@@ -1336,6 +1338,27 @@ namespace MjBridge
                 return Result.WithDetail(r);
             }
             return Result.Of(stepped, r);
+        }
+
+        Outcome CheckRequests()
+        {
+            var scratch = new FrameRequest[requests.Length];
+            var pins = new GCHandle[Fields.Length];
+            try
+            {
+                for (int i = 0; i < Fields.Length; i++)
+                {
+                    var buf = new double[Math.Max((int)(ulong)requests[i].Cap, 1)];
+                    pins[i] = GCHandle.Alloc(buf, GCHandleType.Pinned);
+                    scratch[i] = new FrameRequest { Field = requests[i].Field, Buf = pins[i].AddrOfPinnedObject(), Cap = requests[i].Cap };
+                }
+                FrameInfo ignored;
+                return Native.mjb_frame_read_many(endpoint.Handle, scratch, (UIntPtr)(ulong)Fields.Length, out ignored);
+            }
+            finally
+            {
+                foreach (var p in pins) if (p.IsAllocated) p.Free();
+            }
         }
 
         /// <summary>Copy `ctrl` into Ctrl, then Step(expect).</summary>

@@ -130,9 +130,16 @@ static void preconditions(mjb::Endpoint& ep, const std::string& host) {
   // anything is written, as the unconditional one does.
   before = ep.world().value_or(mjb::Document());
   double xpos[18];
-  r = ep.ctrl_step_read(mjb::Expect::at(before), ctrl, 1, {{MJB_FIELD_XPOS, xpos}});
+  double kept[13];
+  for (double& q : kept) q = -7.0;
+  std::memcpy(qpos, kept, sizeof qpos);
+  r = ep.ctrl_step_read(mjb::Expect::at(before), ctrl, 1, {{MJB_FIELD_QPOS, qpos}, {MJB_FIELD_XPOS, xpos}});
   CHECK(r.outcome() == MJB_REJECTED && r.reason() == MJB_REASON_NOT_IN_FRAME);
-  CHECK(r.pointer() == "/requests/0/field");
+  CHECK(r.pointer() == "/requests/1/field");
+  CHECK(ep.world().value_or(mjb::Document()) == before && same_bits(qpos, kept, 13));
+  // A stale precondition leaves the caller's buffers alone too.
+  r = ep.ctrl_step_read(mjb::Expect::tick(before.tick + 1), ctrl, 1, {{MJB_FIELD_QPOS, qpos}});
+  CHECK(r.reason() == MJB_REASON_PRECONDITION && same_bits(qpos, kept, 13));
   CHECK(ep.world().value_or(mjb::Document()) == before);
 }
 
