@@ -1,7 +1,8 @@
 //! Coverage and drift of the bindings. The exports, enums, structs and constants are derived
 //! from `include/mjbridge.h` (so a new export, value or field is covered without touching this
 //! test), then compared with:
-//! - the C++ wrapper (`bindings/cpp/mjbridge.hpp`): every export is called;
+//! - the C++ wrapper (`bindings/cpp/mjbridge.hpp`): every export is called (a plain read whose
+//!   `_info` form, the same call plus a trailing `mjb_read_info*`, is called counts as wrapped);
 //! - the C# binding (reflection over `bindings/csharp/MjBridge.cs`, on Mono): every export has a
 //!   DllImport whose parameter and return kinds fit the C types, every enum value, struct size,
 //!   field offset and field size (C `sizeof`/`offsetof` from a compiled C program), every constant;
@@ -370,7 +371,13 @@ fn scalar(t: &str) -> Option<&'static str> {
 fn opaque(t: &str) -> bool {
     matches!(
         t,
-        "mjb_endpoint" | "mjb_string" | "mjModel_" | "mjData_" | "void" | "char"
+        "mjb_endpoint"
+            | "mjb_restore_point"
+            | "mjb_string"
+            | "mjModel_"
+            | "mjData_"
+            | "void"
+            | "char"
     )
 }
 
@@ -386,6 +393,8 @@ fn cs_kinds(t: &str, is_return: bool, h: &Header) -> Vec<String> {
         "size_t" => v(&["usize"]),
         "mjb_endpoint*" => v(&["handle", "ptr"]),
         "mjb_endpoint**" => v(&["out:handle"]),
+        "mjb_restore_point*" => v(&["handle", "ptr"]),
+        "mjb_restore_point**" => v(&["out:handle"]),
         "mjb_string**" => v(&["out:ptr"]),
         "char*" if is_return => v(&["ptr"]),
         "char*" => v(&["bytes", "ptr"]),
@@ -555,6 +564,17 @@ fn header_parser_sees_every_export_enum_and_struct() {
     assert_eq!(member_prefix(&h.enums["mjb_reason"]), "MJB_REASON_");
     assert_eq!(h.structs["mjb_safety_state"][1], "confirmed");
     assert!(h.defines.contains_key("MJB_WAIT_FOREVER"));
+    // The reads that also say where they were supersede the plain reads, and nothing else.
+    let superseded: BTreeSet<&str> = h
+        .functions
+        .iter()
+        .filter(|f| superseded_by_info(&h, f).is_some())
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        superseded,
+        BTreeSet::from(["mjb_checkpoint_read", "mjb_snapshot", "mjb_world_read"])
+    );
     assert_eq!(
         h.defines["MJB_VERSION"],
         format!("\"{}\"", env!("CARGO_PKG_VERSION"))
@@ -611,15 +631,28 @@ fn header_parser_reads_callbacks_struct_arrays_and_out_scalars() {
     assert_eq!(py_kinds("int32_t*", &h), ["i32*"]);
 }
 
+/// The export `f` is superseded by `f_info`: the same parameters and one more, a trailing
+/// nullable `mjb_read_info*` (a read that also says where the endpoint was). A wrapper that
+/// calls `f_info` offers everything `f` does.
+fn superseded_by_info<'h>(h: &'h Header, f: &Function) -> Option<&'h Function> {
+    let info = h
+        .functions
+        .iter()
+        .find(|g| g.name == format!("{}_info", f.name))?;
+    let (last, first) = info.params.split_last()?;
+    (last == "mjb_read_info*" && first == f.params.as_slice() && info.ret == f.ret).then_some(info)
+}
+
 #[test]
 fn cpp_binding_calls_every_exported_function() {
     let h = header();
     let binding = std::fs::read_to_string(root().join("bindings/cpp/mjbridge.hpp")).unwrap();
+    let called = |f: &str| binding.contains(&format!("{f}(")) || binding.contains(&format!("{f},"));
     let missing: Vec<&str> = h
         .functions
         .iter()
+        .filter(|f| !called(&f.name) && !superseded_by_info(&h, f).is_some_and(|i| called(&i.name)))
         .map(|f| f.name.as_str())
-        .filter(|f| !(binding.contains(&format!("{f}(")) || binding.contains(&format!("{f},"))))
         .collect();
     assert!(
         missing.is_empty(),

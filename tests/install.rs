@@ -367,6 +367,16 @@ fn cmake_cpp17_example_finds_mjbridge_0_1_and_runs() {
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
+    // The planner pattern: K rollouts from one restore point, the best replayed bit for bit.
+    let out = run(&mut Command::new(build.join("mjbridge_planner")));
+    for want in [
+        "planner-cpp: 16 rollouts of 50 steps from tick 20; best rollout",
+        "the same bit for bit",
+        "planner-cpp: acted from tick 20 to 21",
+        "planner-cpp: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
 }
 
 #[test]
@@ -503,7 +513,7 @@ fn csharp_example_runs_from_a_unity_style_plugin_folder() {
     if i.bundled {
         std::fs::copy(i.lib().join(&i.mujoco_file), plugins.join(&i.mujoco_file)).unwrap();
     }
-    let out = run(Command::new(mono)
+    let out = run(Command::new(&mono)
         .arg(&exe)
         .current_dir(i.work.join("unity"))
         .env_remove("LD_LIBRARY_PATH"));
@@ -512,6 +522,25 @@ fn csharp_example_runs_from_a_unity_style_plugin_folder() {
         "refused: Rejected Seed at /seed",
         "stop latched from another thread",
         "example-csharp: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // The planner pattern: K rollouts from one restore point, the best replayed bit for bit.
+    let Some(planner) = mcs(
+        &plugins.join("planner.exe"),
+        &[root().join("examples/csharp/Planner.cs")],
+    ) else {
+        return;
+    };
+    let out = run(Command::new(mono)
+        .arg(&planner)
+        .current_dir(i.work.join("unity"))
+        .env_remove("LD_LIBRARY_PATH"));
+    for want in [
+        "planner-csharp: 16 rollouts of 50 steps from tick 20; best rollout",
+        "the same bit for bit",
+        "planner-csharp: acted from tick 20 to 21",
+        "planner-csharp: done",
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
@@ -634,6 +663,20 @@ fn python_example_runs_against_the_install() {
         "refused: REJECTED SEED /seed",
         "stop latched from another thread",
         "example-python: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    // The planner pattern: K rollouts from one restore point, the best replayed bit for bit.
+    let out = run(Command::new(&py)
+        .arg(root().join("examples/python/planner.py"))
+        .current_dir(&i.work)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("MJBRIDGE_LIB", i.lib()));
+    for want in [
+        "planner-python: 16 rollouts of 50 steps from tick 20; best rollout",
+        "the same bit for bit",
+        "planner-python: acted from tick 20 to 21",
+        "planner-python: done",
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }

@@ -7,6 +7,13 @@
 //   answers a control loop handles every tick;
 // - reads and facts return an mjb::Expected<T> (the value, or the outcome and detail);
 // - acknowledgements and settings return an mjb::Status.
+// Every mutation has an overload whose first argument is an mjb::Expect: the tick and/or model
+// configuration the caller saw (a frame's, a Document's); when the endpoint has moved on, the
+// call is refused with MJB_REASON_PRECONDITION and nothing is done (the `_if` exports).
+// Documents come back as an mjb::Document: the text and the tick and configuration it was read
+// at (it converts to std::string and std::string_view, as the text these reads returned).
+// Restore points (mjb::RestorePoint, move-only, freed by its destructor) restore a captured
+// state without JSON; one is immutable and may be applied from any thread to its endpoint.
 // With exceptions enabled, Expected::value() and Result::ensure_ok() throw mjb::Error on a
 // refusal and Endpoint::open() throws; built with -fno-exceptions (Unreal's default) nothing
 // throws: check ok() before value() (value() of a refusal then calls std::abort()).
@@ -173,6 +180,11 @@ class Expected {
   T value_or(U&& fallback) const& {
     return ok() ? *value_ : static_cast<T>(std::forward<U>(fallback));
   }
+  // From a temporary: the value moves out (move-only values, such as a RestorePoint).
+  template <typename U>
+  T value_or(U&& fallback) && {
+    return ok() ? std::move(*value_) : static_cast<T>(std::forward<U>(fallback));
+  }
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
   const T& operator*() const& { return value(); }
@@ -198,6 +210,73 @@ struct Result {
     if (!ok()) impl::fail(outcome(), detail);
     return *this;
   }
+};
+
+// A document the bridge served and where the endpoint was when it was read (mjb_read_info):
+// its tick and model configuration, for a mutation conditional on them (Expect::at(doc))
+// without parsing. Converts to const std::string& and std::string_view wherever the text is
+// wanted (code written for the std::string these reads returned keeps compiling); compares
+// by its text.
+struct Document {
+  std::string text;
+  uint64_t tick = 0;
+  uint64_t configuration = 0;
+
+  Document() = default;
+  explicit Document(std::string t, uint64_t at_tick = 0, uint64_t at_configuration = 0)
+      : text(std::move(t)), tick(at_tick), configuration(at_configuration) {}
+  operator const std::string&() const& noexcept { return text; }        // NOLINT: implicit
+  operator std::string() && noexcept { return std::move(text); }        // NOLINT: implicit
+  operator std::string_view() const noexcept { return text; }           // NOLINT: implicit
+  mjb_read_info info() const noexcept { return mjb_read_info{tick, configuration}; }
+  const char* data() const noexcept { return text.data(); }
+  size_t size() const noexcept { return text.size(); }
+
+  friend bool operator==(const Document& a, const Document& b) { return a.text == b.text; }
+  friend bool operator!=(const Document& a, const Document& b) { return a.text != b.text; }
+  friend bool operator==(const Document& a, std::string_view b) { return a.text == b; }
+  friend bool operator!=(const Document& a, std::string_view b) { return a.text != b; }
+  friend bool operator==(std::string_view a, const Document& b) { return a == b.text; }
+  friend bool operator!=(std::string_view a, const Document& b) { return a != b.text; }
+};
+
+// The precondition of a mutation (mjb_expect): where the caller expects the endpoint to be
+// when the call is admitted. A default Expect checks nothing. Pass it as the first argument of
+// any mutation; when it does not hold, the call is refused (MJB_REJECTED,
+// MJB_REASON_PRECONDITION) and nothing is done. The compare-and-step of a controller:
+//   mjb_frame_info seen = ep.frame({{MJB_FIELD_QPOS, qpos}}).value();
+//   choose(qpos, ctrl);
+//   mjb::Result r = ep.ctrl_step(mjb::Expect::at(seen), ctrl, 1);  // refused if moved on
+// The tick says where the endpoint is, not which state it holds: a model replacement keeps
+// the tick (at() checks the configuration too) and a restore can land on the tick seen.
+class Expect {
+ public:
+  Expect() = default;
+  static Expect tick(uint64_t t) { return Expect().with_tick(t); }
+  static Expect configuration(uint64_t c) { return Expect().with_configuration(c); }
+  // The tick and the configuration of what the caller saw.
+  static Expect at(const mjb_frame_info& f) {
+    return tick(f.tick).with_configuration(f.configuration);
+  }
+  static Expect at(const mjb_read_info& r) {
+    return tick(r.tick).with_configuration(r.configuration);
+  }
+  static Expect at(const Document& d) { return at(d.info()); }
+  Expect& with_tick(uint64_t t) noexcept {
+    raw_.flags |= MJB_EXPECT_TICK;
+    raw_.tick = t;
+    return *this;
+  }
+  Expect& with_configuration(uint64_t c) noexcept {
+    raw_.flags |= MJB_EXPECT_CONFIGURATION;
+    raw_.configuration = c;
+    return *this;
+  }
+  const mjb_expect& raw() const noexcept { return raw_; }
+  const mjb_expect* get() const noexcept { return &raw_; }
+
+ private:
+  mjb_expect raw_{};
 };
 
 // A caller's contiguous array: pointer + length (std::span for C++17). Made from a pointer
@@ -439,6 +518,61 @@ class ModelIndex {
   uint64_t configuration_ = 0;
 };
 
+// A restore point (mjb_restore_point): a state captured by Endpoint::capture() or read once
+// from a checkpoint by Endpoint::restore_point_from_json(), restored by Endpoint::apply()
+// without any JSON, with every check of a restore. Move-only; the destructor frees it (a
+// moved-from or reset() one holds nothing). Immutable: it may be applied to its endpoint, and
+// read, from any thread at once; another endpoint refuses it (MJB_REASON_OTHER_ENDPOINT), and
+// so does its own after a model replacement (MJB_REASON_CONFIGURATION).
+class RestorePoint {
+ public:
+  RestorePoint() = default;
+  // Take ownership of a restore point made through the C ABI.
+  explicit RestorePoint(mjb_restore_point* owned) noexcept : rp_(owned) {}
+  RestorePoint(const RestorePoint&) = delete;
+  RestorePoint& operator=(const RestorePoint&) = delete;
+  RestorePoint(RestorePoint&& other) noexcept : rp_(std::exchange(other.rp_, nullptr)) {}
+  RestorePoint& operator=(RestorePoint&& other) noexcept {
+    if (this != &other) {
+      reset();
+      rp_ = std::exchange(other.rp_, nullptr);
+    }
+    return *this;
+  }
+  ~RestorePoint() { reset(); }
+
+  // Free it now (also done by the destructor). Safe to call twice, and while another thread
+  // applies it (that call finishes with it).
+  void reset() noexcept {
+    if (rp_) mjb_restore_point_free(std::exchange(rp_, nullptr));
+  }
+  // The C handle, still owned by this object; release() gives ownership up.
+  const mjb_restore_point* get() const noexcept { return rp_; }
+  mjb_restore_point* release() noexcept { return std::exchange(rp_, nullptr); }
+  explicit operator bool() const noexcept { return rp_ != nullptr; }
+
+  // The tick it restores and the model configuration it belongs to. No lock.
+  Expected<mjb_read_info> info() const {
+    mjb_read_info i{};
+    mjb_outcome o = mjb_restore_point_info(rp_, &i);
+    if (o != MJB_OK) return Expected<mjb_read_info>::refused(o);
+    return i;
+  }
+  // Its checkpoint document: byte for byte what checkpoint() returned at the capture, with
+  // the restore point's tick and configuration. No lock.
+  Expected<Document> to_json() const {
+    auto i = info();
+    if (!i) return Expected<Document>::refused(i.outcome());
+    mjb_string* s = nullptr;
+    mjb_outcome o = mjb_restore_point_to_json(rp_, &s);
+    if (o != MJB_OK) return Expected<Document>::refused(o);
+    return Document(take(s), i->tick, i->configuration);
+  }
+
+ private:
+  mjb_restore_point* rp_ = nullptr;
+};
+
 class Endpoint {
  public:
   // Load a model per `config_json` (see mjb_endpoint_open), without throwing.
@@ -580,16 +714,172 @@ class Endpoint {
     return replace_model(config.model_json(), timeout_ms);
   }
 
+  // Restore a restore point of this endpoint: the restore's admission, fence, stop rules and
+  // native phase (setter, bitwise readback, rollback or fence), without a document. Allocates
+  // nothing unless refused.
+  Result apply(const RestorePoint& rp, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_restore_point_apply(ep_, rp.get(), timeout_ms, r);
+    });
+  }
+
+  // ---- the same mutations with a precondition (mjb_*_if): refused with
+  // MJB_REASON_PRECONDITION and nothing done unless the endpoint is where `expect` says ------
+
+  Result step(const Expect& expect, uint32_t nstep, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_step_if(ep_, expect.get(), nstep, timeout_ms, r);
+    });
+  }
+  Result set_ctrl(const Expect& expect, const double* ctrl, size_t n,
+                  uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_set_ctrl_if(ep_, expect.get(), ctrl, n, timeout_ms, r);
+    });
+  }
+  Result set_ctrl(const Expect& expect, const std::vector<double>& ctrl,
+                  uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return set_ctrl(expect, ctrl.data(), ctrl.size(), timeout_ms);
+  }
+  Result world_write(const Expect& expect, std::string_view json,
+                     uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_world_write_if(ep_, expect.get(), json.data(), json.size(), timeout_ms, r);
+    });
+  }
+  Result restore(const Expect& expect, std::string_view checkpoint,
+                 uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_restore_if(ep_, expect.get(), checkpoint.data(), checkpoint.size(), timeout_ms,
+                            r);
+    });
+  }
+  Result input(const Expect& expect, mjb_field field, int32_t id, const double* values, size_t n,
+               uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_input_write_if(ep_, expect.get(), field, id, values, n, timeout_ms, r);
+    });
+  }
+  Result input(const Expect& expect, mjb_field field, int32_t id,
+               const std::vector<double>& values, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return input(expect, field, id, values.data(), values.size(), timeout_ms);
+  }
+  // The controller's compare-and-step: inputs chosen for the tick in `expect` are written and
+  // stepped only if the endpoint is still there.
+  Result write_step(const Expect& expect, const mjb_input* inputs, size_t n, uint32_t nstep,
+                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_write_step_if(ep_, expect.get(), inputs, n, nstep, timeout_ms, r);
+    });
+  }
+  Result write_step(const Expect& expect, const std::vector<mjb_input>& inputs, uint32_t nstep,
+                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return write_step(expect, inputs.data(), inputs.size(), nstep, timeout_ms);
+  }
+  Result ctrl_step(const Expect& expect, const double* ctrl, size_t n, uint32_t nstep = 1,
+                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    mjb_input in{MJB_FIELD_CTRL, -1, ctrl, n};
+    return write_step(expect, &in, 1, nstep, timeout_ms);
+  }
+  Result ctrl_step(const Expect& expect, Span<const double> ctrl, uint32_t nstep = 1,
+                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return ctrl_step(expect, ctrl.data(), ctrl.size(), nstep, timeout_ms);
+  }
+  Result ctrl_step(const Expect& expect, const std::vector<double>& ctrl, uint32_t nstep = 1,
+                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return ctrl_step(expect, ctrl.data(), ctrl.size(), nstep, timeout_ms);
+  }
+  // write_step_read with a precondition. The C ABI has no conditional mjb_write_step_read, so
+  // this is three calls: the requests are checked by a frame read into scratch memory of the
+  // calling thread (grown once; a request the frame cannot serve still refuses before anything
+  // is written, and a refusal leaves the caller's buffers alone), then mjb_write_step_if, then,
+  // after MJB_OK, the frame read into the buffers (`info`). A read that fails after the step
+  // leaves `info->frame` 0 and names its reason in `detail`, as write_step_read does after a
+  // concurrent model replacement.
+  Result write_step_read(const Expect& expect, const mjb_input* inputs, size_t ninputs,
+                         uint32_t nstep, mjb_frame_request* requests, size_t nrequests,
+                         mjb_frame_info* info, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    if (info) *info = mjb_frame_info{};
+    for (size_t k = 0; k < nrequests; k++) requests[k].written = 0;
+    thread_local std::vector<double> scratch;
+    std::array<mjb_frame_request, 64> check{};
+    mjb_frame_request* checked = requests;  // more than 64: refused before any is read
+    if (nrequests <= check.size()) {
+      size_t total = 0;
+      for (size_t k = 0; k < nrequests; k++) total += requests[k].cap;
+      if (scratch.size() < total) scratch.resize(total);
+      for (size_t k = 0, at = 0; k < nrequests; at += requests[k].cap, k++)
+        check[k] = {requests[k].field, scratch.data() + at, requests[k].cap, 0};
+      checked = check.data();
+    }
+    mjb_frame_info seen{};
+    mjb_outcome o = mjb_frame_read_many(ep_, checked, nrequests, &seen);
+    if (o != MJB_OK) return refused_early(o);
+    Result res = write_step(expect, inputs, ninputs, nstep, timeout_ms);
+    if (!res.ok()) return res;
+    mjb_frame_info got{};
+    if (mjb_frame_read_many(ep_, requests, nrequests, &got) != MJB_OK) {
+      res.detail = last_error();
+    } else if (info) {
+      *info = got;
+    }
+    return res;
+  }
+  Result ctrl_step_read(const Expect& expect, Span<const double> ctrl, uint32_t nstep,
+                        std::initializer_list<FieldSpan> read, mjb_frame_info* info = nullptr,
+                        uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    std::array<mjb_frame_request, 64> reqs{};
+    size_t n = requests(read, reqs);
+    mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
+    return write_step_read(expect, &in, 1, nstep, reqs.data(), n, info, timeout_ms);
+  }
+  Result replace_model(const Expect& expect, std::string_view config_json,
+                       uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_endpoint_replace_model_if(ep_, expect.get(), config_json.data(),
+                                           config_json.size(), timeout_ms, r);
+    });
+  }
+  Result replace_model(const Expect& expect, const Config& config,
+                       uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return replace_model(expect, config.model_json(), timeout_ms);
+  }
+  Result apply(const Expect& expect, const RestorePoint& rp,
+               uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_restore_point_apply_if(ep_, rp.get(), expect.get(), timeout_ms, r);
+    });
+  }
+
+  // ---- restore points -----------------------------------------------------------------------
+
+  // Capture the state the endpoint's profile restores, under the native lock (no JSON).
+  Expected<RestorePoint> capture(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    mjb_restore_point* rp = nullptr;
+    mjb_outcome o = mjb_restore_point_capture(ep_, timeout_ms, &rp);
+    if (o != MJB_OK) return Expected<RestorePoint>::refused(o);
+    return RestorePoint(rp);
+  }
+  // A restore point of this endpoint from a checkpoint or world document, validated exactly as
+  // restore() validates it, restoring nothing: load a saved state once, apply it often. No lock.
+  Expected<RestorePoint> restore_point_from_json(std::string_view json) const {
+    mjb_restore_point* rp = nullptr;
+    mjb_outcome o = mjb_restore_point_from_json(ep_, json.data(), json.size(), &rp);
+    if (o != MJB_OK) return Expected<RestorePoint>::refused(o);
+    return RestorePoint(rp);
+  }
+
   // ---- documents ----------------------------------------------------------------------------
 
-  Expected<std::string> world(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
-    return read(mjb_world_read, timeout_ms);
+  // Each document with the tick and model configuration it was read at (mjb_*_info).
+  Expected<Document> world(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    return read(mjb_world_read_info, timeout_ms);
   }
-  Expected<std::string> snapshot(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
-    return read(mjb_snapshot, timeout_ms);
+  Expected<Document> snapshot(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    return read(mjb_snapshot_info, timeout_ms);
   }
-  Expected<std::string> checkpoint(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
-    return read(mjb_checkpoint_read, timeout_ms);
+  Expected<Document> checkpoint(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    return read(mjb_checkpoint_read_info, timeout_ms);
   }
 
   // ---- model facts and names: no lock -------------------------------------------------------
@@ -606,6 +896,20 @@ class Endpoint {
     mjb_outcome o = mjb_name_to_id(ep_, kind, name.c_str(), &id);
     if (o != MJB_OK) return Expected<int32_t>::refused(o);
     return id;
+  }
+  // The model's identity, "sha256:<hex>" (the world document's model_fingerprint): models
+  // with the same dimensions and other parameters differ. No lock.
+  Expected<std::string> model_fingerprint() const {
+    char buf[128];
+    size_t needed = 0;
+    mjb_outcome o = mjb_model_fingerprint(ep_, buf, sizeof buf, &needed);
+    if (o == MJB_OK) return std::string(buf, needed - 1);
+    if (needed <= sizeof buf) return Expected<std::string>::refused(o);
+    std::string big(needed, '\0');
+    o = mjb_model_fingerprint(ep_, big.data(), big.size(), &needed);
+    if (o != MJB_OK) return Expected<std::string>::refused(o);
+    big.resize(needed - 1);
+    return big;
   }
   Expected<std::string> id_to_name(mjb_object_kind kind, int32_t id) const {
     size_t needed = 0;
@@ -760,12 +1064,24 @@ class Endpoint {
     return k;
   }
 
-  Expected<std::string> read(mjb_outcome (*f)(mjb_endpoint*, uint32_t, mjb_string**),
-                             uint32_t timeout_ms) const {
+  // A refusal the binding met before the mutation's export ran (its outcome and reason in the
+  // report, as the library's own early refusals report them).
+  static Result refused_early(mjb_outcome o) {
+    Result res;
+    res.detail = last_error();
+    res.report.outcome = o;
+    res.report.reason = impl::reason_of(res.detail);
+    return res;
+  }
+
+  Expected<Document> read(
+      mjb_outcome (*f)(mjb_endpoint*, uint32_t, mjb_string**, mjb_read_info*),
+      uint32_t timeout_ms) const {
     mjb_string* s = nullptr;
-    mjb_outcome o = f(ep_, timeout_ms, &s);
-    if (o != MJB_OK) return Expected<std::string>::refused(o);
-    return take(s);
+    mjb_read_info info{};
+    mjb_outcome o = f(ep_, timeout_ms, &s, &info);
+    if (o != MJB_OK) return Expected<Document>::refused(o);
+    return Document(take(s), info.tick, info.configuration);
   }
 
   mjb_endpoint* ep_ = nullptr;

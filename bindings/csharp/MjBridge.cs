@@ -6,9 +6,16 @@
 // - Endpoint owns an EndpointHandle (a SafeHandle): Dispose() or the finalizer closes it, and a
 //   close while another thread is inside a call waits for that call to return. Using a disposed
 //   Endpoint throws ObjectDisposedException.
-// - Mutations (Step, SetCtrl, WorldWrite, Restore, ReplaceModel) return a Result: busy, stop
-//   latched, rolled back and refused documents are ordinary answers of a control loop, not
-//   exceptions. Result.EnsureOk() turns a refusal into an MjbException when that is wanted.
+// - Mutations (Step, SetCtrl, WorldWrite, Restore, ReplaceModel, Input, CtrlStep, Apply,
+//   Stepper.Step) return a Result: busy, stop latched, rolled back and refused documents are
+//   ordinary answers of a control loop, not exceptions. Result.EnsureOk() turns a refusal into
+//   an MjbException when that is wanted. Each takes an optional `Expect? expect`: the tick
+//   and/or model configuration the caller saw; when the endpoint has moved on the call is
+//   refused (Reason.Precondition) and nothing is done.
+// - Documents (World, Snapshot, Checkpoint) come back as a Document: the text, and the tick
+//   and configuration it was read at; it converts to string implicitly.
+// - Restore points (Capture, RestorePointFromJson, Apply) restore a captured state without
+//   JSON; a RestorePoint is immutable and may be applied to its endpoint from any thread.
 // - Opening an endpoint and reading documents throw MjbException when refused; it carries the
 //   outcome, reason, JSON pointer and message of mjb_last_error.
 // - Strings cross as UTF-8 both ways; library-owned strings are copied and freed in `finally`.
@@ -82,6 +89,9 @@ namespace MjBridge
         Unsupported = 42,
         PluginLoad = 43,
         NotInFrame = 44,
+        Precondition = 45,
+        ModelFingerprint = 46,
+        OtherEndpoint = 47,
     }
 
     /// <summary>An mjData array a frame carries or a typed input writes (mjb_field).</summary>
@@ -153,6 +163,10 @@ namespace MjBridge
         public const uint WaitForever = 4294967295;
         public const int MaxCheckpointValues = 32768;
         public const int MaxDocumentBytes = 1048576;
+        /// <summary>Expect.Flags: check the tick.</summary>
+        public const uint ExpectTick = 1;
+        /// <summary>Expect.Flags: check the model configuration.</summary>
+        public const uint ExpectConfiguration = 2;
     }
 
     /// <summary>mjb_report: the result of a mutation, written on every outcome.</summary>
@@ -250,6 +264,68 @@ namespace MjBridge
         [FieldOffset(16)] public UIntPtr N;
     }
 
+    /// <summary>
+    /// mjb_expect: the precondition of a mutation, where the caller expects the endpoint to be
+    /// when the call is admitted (each member checked when its flag is set). Pass it as the
+    /// `expect` argument of a mutation; when it does not hold the call is refused
+    /// (Reason.Precondition) and nothing is done. A value type: no allocation.
+    /// The tick says where the endpoint is, not which state it holds: a model replacement keeps
+    /// the tick (At() checks the configuration too) and a restore can land on the tick seen.
+    /// </summary>
+    [StructLayout(LayoutKind.Explicit, Size = 24)]
+    public struct Expect
+    {
+        /// <summary>Constants.ExpectTick, Constants.ExpectConfiguration, or both.</summary>
+        [FieldOffset(0)] public uint Flags;
+        [FieldOffset(8)] public ulong Tick;
+        [FieldOffset(16)] public ulong Configuration;
+
+        /// <summary>The endpoint must be at this tick.</summary>
+        public static Expect AtTick(ulong tick) { return new Expect().WithTick(tick); }
+
+        /// <summary>The endpoint's model must be this configuration.</summary>
+        public static Expect AtConfiguration(ulong configuration) { return new Expect().WithConfiguration(configuration); }
+
+        /// <summary>The tick and the configuration of a frame the caller read.</summary>
+        public static Expect At(FrameInfo seen) { return AtTick(seen.Tick).WithConfiguration(seen.Configuration); }
+
+        /// <summary>The tick and the configuration of a document or restore point.</summary>
+        public static Expect At(ReadInfo seen) { return AtTick(seen.Tick).WithConfiguration(seen.Configuration); }
+
+        public static Expect At(Document seen)
+        {
+            if (seen == null) throw new ArgumentNullException("seen");
+            return At(seen.Info);
+        }
+
+        /// <summary>This precondition and the tick.</summary>
+        public Expect WithTick(ulong tick)
+        {
+            Expect e = this;
+            e.Flags |= Constants.ExpectTick;
+            e.Tick = tick;
+            return e;
+        }
+
+        /// <summary>This precondition and the configuration.</summary>
+        public Expect WithConfiguration(ulong configuration)
+        {
+            Expect e = this;
+            e.Flags |= Constants.ExpectConfiguration;
+            e.Configuration = configuration;
+            return e;
+        }
+    }
+
+    /// <summary>mjb_read_info: where the endpoint was when a document was read (or what a restore
+    /// point restores): its tick and model configuration.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 16)]
+    public struct ReadInfo
+    {
+        [FieldOffset(0)] public ulong Tick;
+        [FieldOffset(8)] public ulong Configuration;
+    }
+
     /// <summary>mjb_log_fn: level is an mjb_log_level, message NUL-terminated UTF-8 valid
     /// during the call only.</summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -265,6 +341,19 @@ namespace MjBridge
         protected override bool ReleaseHandle()
         {
             return Native.mjb_endpoint_free(handle) == Outcome.Ok;
+        }
+    }
+
+    /// <summary>An mjb_restore_point*: freed with mjb_restore_point_free when released.</summary>
+    public sealed class RestorePointHandle : SafeHandle
+    {
+        public RestorePointHandle() : base(IntPtr.Zero, true) { }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override bool ReleaseHandle()
+        {
+            return Native.mjb_restore_point_free(handle) == Outcome.Ok;
         }
     }
 
@@ -399,6 +488,64 @@ namespace MjBridge
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_set_log_callback(LogCallback callback, IntPtr userData, int minLevel);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_model_fingerprint(EndpointHandle ep, [Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
+
+        // Preconditions: each mjb_*_if is its mutation with an Expect (by reference, [In]: a
+        // pinned pointer to the caller's struct, nothing allocated).
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_step_if(EndpointHandle ep, [In] ref Expect expect, uint nstep, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_set_ctrl_if(EndpointHandle ep, [In] ref Expect expect, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_write_if(EndpointHandle ep, [In] ref Expect expect, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_replace_model_if(EndpointHandle ep, [In] ref Expect expect, byte[] configJson, UIntPtr len, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_if(EndpointHandle ep, [In] ref Expect expect, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_input_write_if(EndpointHandle ep, [In] ref Expect expect, int field, int id, double[] values, UIntPtr n, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_if(EndpointHandle ep, [In] ref Expect expect, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
+
+        // Reads that say where they were.
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_checkpoint_read_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_read_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_snapshot_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        // Restore points.
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_capture(EndpointHandle ep, uint timeoutMs, out RestorePointHandle rp);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_apply(EndpointHandle ep, RestorePointHandle rp, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_apply_if(EndpointHandle ep, RestorePointHandle rp, [In] ref Expect expect, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_to_json(RestorePointHandle rp, out IntPtr outString);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_from_json(EndpointHandle ep, byte[] json, UIntPtr len, out RestorePointHandle rp);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_info(RestorePointHandle rp, out ReadInfo info);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_free(IntPtr rp);
     }
 
     /// <summary>One refusal as mjb_last_error describes it.</summary>
@@ -502,6 +649,13 @@ namespace MjBridge
         internal static Result Of(Outcome o, Report r)
         {
             if (o == Outcome.Ok && r.Reason == Reason.None) return new Result(r, 0, 0);
+            return new Result(r, LastError.Capture(), Environment.CurrentManagedThreadId);
+        }
+
+        /// <summary>A Result for `r` whose Detail is this thread's last error, whatever the
+        /// outcome (a call that took effect but whose follow-up failed).</summary>
+        internal static Result WithDetail(Report r)
+        {
             return new Result(r, LastError.Capture(), Environment.CurrentManagedThreadId);
         }
     }
@@ -699,55 +853,125 @@ namespace MjBridge
 
         public bool IsClosed { get { return handle.IsClosed; } }
 
-        public Result Step(uint nstep, uint timeoutMs = WaitForever)
+        // Every mutation takes an optional precondition, `expect` (a value: nothing allocated):
+        // with one, the mjb_*_if export runs and a stale tick or configuration is refused with
+        // Reason.Precondition, nothing done.
+
+        /// <summary>Step `nstep` times (a stop latched meanwhile halts at a step boundary: Ok
+        /// with Reason.StopLatched).</summary>
+        public Result Step(uint nstep, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            return Result.Of(Native.mjb_step(handle, nstep, timeoutMs, out r), r);
+            if (!expect.HasValue) return Result.Of(Native.mjb_step(handle, nstep, timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_step_if(handle, ref e, nstep, timeoutMs, out r), r);
         }
 
         /// <summary>Write ctrl (length nu, finite values).</summary>
-        public Result SetCtrl(double[] ctrl, uint timeoutMs = WaitForever)
+        public Result SetCtrl(double[] ctrl, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             if (ctrl == null) throw new ArgumentNullException("ctrl");
             Report r;
-            return Result.Of(Native.mjb_set_ctrl(handle, ctrl, (UIntPtr)(ulong)ctrl.Length, timeoutMs, out r), r);
+            UIntPtr n = (UIntPtr)(ulong)ctrl.Length;
+            if (!expect.HasValue) return Result.Of(Native.mjb_set_ctrl(handle, ctrl, n, timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_set_ctrl_if(handle, ref e, ctrl, n, timeoutMs, out r), r);
         }
 
-        public Result WorldWrite(string json, uint timeoutMs = WaitForever) { return WorldWrite(Text.Utf8(json), timeoutMs); }
+        public Result WorldWrite(string json, uint timeoutMs = WaitForever, Expect? expect = null) { return WorldWrite(Text.Utf8(json), timeoutMs, expect); }
 
-        public Result WorldWrite(byte[] utf8, uint timeoutMs = WaitForever)
+        public Result WorldWrite(byte[] utf8, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            return Result.Of(Native.mjb_world_write(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
+            if (!expect.HasValue) return Result.Of(Native.mjb_world_write(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_world_write_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
         /// <summary>Restore a checkpoint (or a snapshot's world document) and its tick.</summary>
-        public Result Restore(string json, uint timeoutMs = WaitForever) { return Restore(Text.Utf8(json), timeoutMs); }
+        public Result Restore(string json, uint timeoutMs = WaitForever, Expect? expect = null) { return Restore(Text.Utf8(json), timeoutMs, expect); }
 
-        public Result Restore(byte[] utf8, uint timeoutMs = WaitForever)
+        public Result Restore(byte[] utf8, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            return Result.Of(Native.mjb_restore(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
+            if (!expect.HasValue) return Result.Of(Native.mjb_restore(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_restore_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
-        public Result ReplaceModel(string configJson, uint timeoutMs = WaitForever)
+        public Result ReplaceModel(string configJson, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             byte[] cfg = Text.Utf8(configJson);
             Report r;
-            return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
+            if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_endpoint_replace_model_if(handle, ref e, cfg, Text.Len(cfg), timeoutMs, out r), r);
         }
 
         /// <summary>Replace the model with the Config's model (its other members are not part of a
         /// replacement).</summary>
-        public Result ReplaceModel(Config config, uint timeoutMs = WaitForever)
+        public Result ReplaceModel(Config config, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             if (config == null) throw new ArgumentNullException("config");
-            return ReplaceModel(config.ModelJson(), timeoutMs);
+            return ReplaceModel(config.ModelJson(), timeoutMs, expect);
         }
 
-        public string World(uint timeoutMs = WaitForever) { return Read(Native.mjb_world_read, timeoutMs); }
-        public string Snapshot(uint timeoutMs = WaitForever) { return Read(Native.mjb_snapshot, timeoutMs); }
-        public string Checkpoint(uint timeoutMs = WaitForever) { return Read(Native.mjb_checkpoint_read, timeoutMs); }
+        /// <summary>Restore a restore point of this endpoint: the restore's admission, fence,
+        /// stop rules and native phase (setter, bitwise readback, rollback or fence) without a
+        /// document. Allocates nothing, accepted or refused (another endpoint's restore point:
+        /// Reason.OtherEndpoint; one from before a model replacement: Reason.Configuration).
+        /// A disposed RestorePoint throws ObjectDisposedException.</summary>
+        public Result Apply(RestorePoint rp, uint timeoutMs = WaitForever, Expect? expect = null)
+        {
+            if (rp == null) throw new ArgumentNullException("rp");
+            Report r;
+            if (!expect.HasValue) return Result.Of(Native.mjb_restore_point_apply(handle, rp.Handle, timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_restore_point_apply_if(handle, rp.Handle, ref e, timeoutMs, out r), r);
+        }
+
+        /// <summary>Capture a restore point: the state the endpoint's profile restores, under the
+        /// native lock, no JSON. Throws MjbException when refused (busy past the deadline, a
+        /// closed endpoint).</summary>
+        public RestorePoint Capture(uint timeoutMs = WaitForever)
+        {
+            RestorePointHandle h;
+            Outcome o = Native.mjb_restore_point_capture(handle, timeoutMs, out h);
+            return RestorePoint.Made(o, h);
+        }
+
+        /// <summary>A restore point of this endpoint from a checkpoint or world document,
+        /// validated exactly as Restore validates it (MjbException with the same reason and
+        /// pointer when refused), restoring nothing: load a saved state once, apply it often.</summary>
+        public RestorePoint RestorePointFromJson(string json) { return RestorePointFromJson(Text.Utf8(json)); }
+
+        public RestorePoint RestorePointFromJson(byte[] utf8)
+        {
+            RestorePointHandle h;
+            Outcome o = Native.mjb_restore_point_from_json(handle, utf8, Text.Len(utf8), out h);
+            return RestorePoint.Made(o, h);
+        }
+
+        /// <summary>The world document (MjbException when refused), with its tick and configuration.</summary>
+        public Document World(uint timeoutMs = WaitForever) { return Read(Native.mjb_world_read_info, timeoutMs); }
+        public Document Snapshot(uint timeoutMs = WaitForever) { return Read(Native.mjb_snapshot_info, timeoutMs); }
+        public Document Checkpoint(uint timeoutMs = WaitForever) { return Read(Native.mjb_checkpoint_read_info, timeoutMs); }
+
+        /// <summary>The model's identity, "sha256:&lt;hex&gt;" (the world document's
+        /// model_fingerprint): models with the same dimensions and other parameters differ. No lock.</summary>
+        public string ModelFingerprint()
+        {
+            var buf = new byte[128];
+            UIntPtr needed;
+            Outcome o = Native.mjb_model_fingerprint(handle, buf, (UIntPtr)(ulong)buf.Length, out needed);
+            if (o != Outcome.Ok && (ulong)needed > (ulong)buf.Length)
+            {
+                buf = new byte[(int)(ulong)needed];
+                o = Native.mjb_model_fingerprint(handle, buf, needed, out needed);
+            }
+            Check(o);
+            return Encoding.UTF8.GetString(buf, 0, (int)(ulong)needed - 1);
+        }
 
         /// <summary>Latch a stop now; never waits for the native lock.</summary>
         public SafetyState Stop()
@@ -890,15 +1114,20 @@ namespace MjBridge
         // --- typed inputs ---
 
         /// <summary>Write one input field, whole (id -1) or one object's slice.</summary>
-        public Result Input(Field f, int id, double[] values, uint timeoutMs = WaitForever)
+        public Result Input(Field f, int id, double[] values, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            return Result.Of(Native.mjb_input_write(handle, (int)f, id, values, (UIntPtr)(ulong)(values == null ? 0 : values.Length), timeoutMs, out r), r);
+            UIntPtr n = (UIntPtr)(ulong)(values == null ? 0 : values.Length);
+            if (!expect.HasValue) return Result.Of(Native.mjb_input_write(handle, (int)f, id, values, n, timeoutMs, out r), r);
+            Expect e = expect.GetValueOrDefault();
+            return Result.Of(Native.mjb_input_write_if(handle, ref e, (int)f, id, values, n, timeoutMs, out r), r);
         }
 
         /// <summary>Write ctrl, then step `nstep` times, under one admission. Allocates nothing
-        /// (after the thread's first call), accepted or refused.</summary>
-        public Result CtrlStep(double[] ctrl, uint nstep = 1, uint timeoutMs = WaitForever)
+        /// (after the thread's first call), accepted or refused. With `expect`, the
+        /// controller's compare-and-step: ctrl chosen for the tick seen is written and stepped
+        /// only if the endpoint is still there.</summary>
+        public Result CtrlStep(double[] ctrl, uint nstep = 1, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             if (ctrl == null) throw new ArgumentNullException("ctrl");
             Pins p = Pins.Rent();
@@ -907,7 +1136,10 @@ namespace MjBridge
             {
                 p.Inputs[0] = new Input { Field = Field.Ctrl, Id = -1, Values = p.Handles[0].AddrOfPinnedObject(), N = (UIntPtr)(ulong)ctrl.Length };
                 Report r;
-                return Result.Of(Native.mjb_write_step(handle, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
+                if (!expect.HasValue)
+                    return Result.Of(Native.mjb_write_step(handle, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
+                Expect e = expect.GetValueOrDefault();
+                return Result.Of(Native.mjb_write_step_if(handle, ref e, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
             }
             finally
             {
@@ -920,14 +1152,15 @@ namespace MjBridge
             if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
         }
 
-        delegate Outcome Reader(EndpointHandle ep, uint timeoutMs, out IntPtr s);
+        delegate Outcome Reader(EndpointHandle ep, uint timeoutMs, out IntPtr s, out ReadInfo info);
 
-        string Read(Reader f, uint timeoutMs)
+        Document Read(Reader f, uint timeoutMs)
         {
             IntPtr s;
-            Outcome o = f(handle, timeoutMs, out s);
+            ReadInfo info;
+            Outcome o = f(handle, timeoutMs, out s, out info);
             if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
-            return Text.Take(s);
+            return new Document(Text.Take(s), info);
         }
     }
 
@@ -1048,6 +1281,7 @@ namespace MjBridge
     {
         readonly Input[] inputs = new Input[1];
         GCHandle ctrlPin;
+        bool requestsChecked;
         readonly uint nstep, timeoutMs;
         /// <summary>The controls the next Step() writes (length nu); change them in place.</summary>
         public readonly double[] Ctrl;
@@ -1062,23 +1296,79 @@ namespace MjBridge
             this.timeoutMs = timeoutMs;
         }
 
-        /// <summary>Write Ctrl, step, read the frame (Info and the buffers).</summary>
-        public Result Step()
+        /// <summary>Write Ctrl, step, read the frame (Info and the buffers). With `expect`, the
+        /// controller's compare-and-step (see Expect): refused with Reason.Precondition, nothing
+        /// written or read, unless the endpoint is still where the caller saw it. (Two calls,
+        /// mjb_write_step_if and the frame read, allocation-free; the C ABI has no conditional
+        /// mjb_write_step_read.)</summary>
+        public Result Step(Expect? expect = null)
         {
             Check();
             Report r;
-            Outcome o = Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
-                requests, (UIntPtr)(ulong)Fields.Length, out info, out r);
-            return Result.Of(o, r);
+            UIntPtr n = (UIntPtr)(ulong)Fields.Length;
+            if (!expect.HasValue)
+            {
+                Outcome o = Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
+                    requests, n, out info, out r);
+                return Result.Of(o, r);
+            }
+            // The C ABI has no conditional mjb_write_step_read: mjb_write_step_if, then the frame
+            // read. The first conditional step checks the requests with one read into scratch
+            // arrays (a field the frame cannot serve refuses before anything is written, as it
+            // does without a precondition; the caller's buffers are left alone).
+            if (!requestsChecked)
+            {
+                Outcome c = CheckRequests();
+                if (c != Outcome.Ok)
+                {
+                    ErrorDetail d = ErrorDetail.Last();
+                    info = default(FrameInfo);
+                    return Result.Of(c, new Report { Outcome = c, Reason = d.Reason });
+                }
+                requestsChecked = true;
+            }
+            Expect e = expect.GetValueOrDefault();
+            Outcome stepped = Native.mjb_write_step_if(endpoint.Handle, ref e, inputs, (UIntPtr)1UL, nstep, timeoutMs, out r);
+            info = default(FrameInfo);
+            if (stepped != Outcome.Ok) return Result.Of(stepped, r);
+            // As mjb_write_step_read after a concurrent model replacement: the step's Ok, Info.Frame
+            // 0 and the read's refusal in Detail.
+            if (Native.mjb_frame_read_many(endpoint.Handle, requests, n, out info) != Outcome.Ok)
+            {
+                info = default(FrameInfo);
+                return Result.WithDetail(r);
+            }
+            return Result.Of(stepped, r);
         }
 
-        /// <summary>Copy `ctrl` into Ctrl, then Step().</summary>
-        public Result Step(double[] ctrl)
+        Outcome CheckRequests()
+        {
+            var scratch = new FrameRequest[requests.Length];
+            var pins = new GCHandle[Fields.Length];
+            try
+            {
+                for (int i = 0; i < Fields.Length; i++)
+                {
+                    var buf = new double[Math.Max((int)(ulong)requests[i].Cap, 1)];
+                    pins[i] = GCHandle.Alloc(buf, GCHandleType.Pinned);
+                    scratch[i] = new FrameRequest { Field = requests[i].Field, Buf = pins[i].AddrOfPinnedObject(), Cap = requests[i].Cap };
+                }
+                FrameInfo ignored;
+                return Native.mjb_frame_read_many(endpoint.Handle, scratch, (UIntPtr)(ulong)Fields.Length, out ignored);
+            }
+            finally
+            {
+                foreach (var p in pins) if (p.IsAllocated) p.Free();
+            }
+        }
+
+        /// <summary>Copy `ctrl` into Ctrl, then Step(expect).</summary>
+        public Result Step(double[] ctrl, Expect? expect = null)
         {
             if (ctrl == null) throw new ArgumentNullException("ctrl");
             if (ctrl.Length != Ctrl.Length) throw new ArgumentException("ctrl has " + ctrl.Length + " values; the model has nu = " + Ctrl.Length);
             Array.Copy(ctrl, Ctrl, Ctrl.Length);
-            return Step();
+            return Step(expect);
         }
 
         protected override void Unpin()
@@ -1086,6 +1376,101 @@ namespace MjBridge
             if (ctrlPin.IsAllocated) ctrlPin.Free();
             base.Unpin();
         }
+    }
+
+    /// <summary>
+    /// A document the bridge served (World, Snapshot, Checkpoint, RestorePoint.ToJson) and where
+    /// the endpoint was when it was read: its tick and model configuration, for a mutation
+    /// conditional on them (Expect.At(doc)) without parsing. Converts to string implicitly;
+    /// two Documents are equal when their texts are.
+    /// </summary>
+    public sealed class Document : IEquatable<Document>
+    {
+        readonly string text;
+        readonly ReadInfo info;
+
+        public Document(string text, ReadInfo info)
+        {
+            if (text == null) throw new ArgumentNullException("text");
+            this.text = text;
+            this.info = info;
+        }
+
+        /// <summary>The JSON text, as the library wrote it.</summary>
+        public string Text { get { return text; } }
+        /// <summary>The endpoint's tick the document describes.</summary>
+        public ulong Tick { get { return info.Tick; } }
+        /// <summary>The model configuration it was read under.</summary>
+        public ulong Configuration { get { return info.Configuration; } }
+        public ReadInfo Info { get { return info; } }
+
+        public static implicit operator string(Document d) { return d == null ? null : d.text; }
+
+        public bool Equals(Document other) { return !ReferenceEquals(other, null) && other.text == text; }
+        public override bool Equals(object obj) { return Equals(obj as Document); }
+        public override int GetHashCode() { return text.GetHashCode(); }
+        public static bool operator ==(Document a, Document b) { return ReferenceEquals(a, null) ? ReferenceEquals(b, null) : a.Equals(b); }
+        public static bool operator !=(Document a, Document b) { return !(a == b); }
+        public override string ToString() { return text; }
+    }
+
+    /// <summary>
+    /// A restore point (Endpoint.Capture, Endpoint.RestorePointFromJson): a state restored by
+    /// Endpoint.Apply without JSON, with every check of a restore. Owns a RestorePointHandle:
+    /// Dispose() or the finalizer frees it; a disposed one throws ObjectDisposedException when
+    /// used. Immutable: it may be applied to its endpoint, and read, from any thread at once.
+    /// </summary>
+    public sealed class RestorePoint : IDisposable
+    {
+        readonly RestorePointHandle handle;
+        readonly ReadInfo info;
+
+        RestorePoint(RestorePointHandle h, ReadInfo info)
+        {
+            handle = h;
+            this.info = info;
+        }
+
+        internal static RestorePoint Made(Outcome o, RestorePointHandle h)
+        {
+            if (o != Outcome.Ok)
+            {
+                var detail = ErrorDetail.Last();
+                if (h != null) h.SetHandleAsInvalid();
+                throw new MjbException(o, detail);
+            }
+            ReadInfo info;
+            Outcome i = Native.mjb_restore_point_info(h, out info);
+            if (i != Outcome.Ok)
+            {
+                var detail = ErrorDetail.Last();
+                h.Dispose();
+                throw new MjbException(i, detail);
+            }
+            return new RestorePoint(h, info);
+        }
+
+        /// <summary>The owned handle, for calls through Native.</summary>
+        public RestorePointHandle Handle { get { return handle; } }
+        /// <summary>The tick it restores.</summary>
+        public ulong Tick { get { return info.Tick; } }
+        /// <summary>The model configuration it belongs to.</summary>
+        public ulong Configuration { get { return info.Configuration; } }
+        public ReadInfo Info { get { return info; } }
+        public bool IsClosed { get { return handle.IsClosed; } }
+
+        /// <summary>Its checkpoint document: byte for byte what Checkpoint() returned at the
+        /// capture. No lock.</summary>
+        public Document ToJson()
+        {
+            IntPtr s;
+            Outcome o = Native.mjb_restore_point_to_json(handle, out s);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return new Document(Text.Take(s), info);
+        }
+
+        /// <summary>Free it (safe while another thread applies it: that call finishes with it).</summary>
+        public void Dispose() { handle.Dispose(); }
     }
 
     /// <summary>Where a named object's values sit in one array: [Start, Start + Length).</summary>

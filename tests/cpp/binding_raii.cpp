@@ -130,6 +130,44 @@ int main(int argc, char** argv) {
     CHECK(threw);
   }
 
+  // Preconditions, documents and restore points with exceptions: a stale tick is a Result
+  // whose ensure_ok() throws, value() of a refused capture throws.
+  {
+    mjb::Document seen = moved.world().value();
+    std::vector<double> q;
+    CHECK(seen.tick == moved.frame(MJB_FIELD_QPOS, q)->tick && seen.configuration == 0);
+    CHECK(moved.step(1).ok());  // another caller moved it on
+    const std::string before = moved.world().value();
+    mjb::Result stale = moved.step(mjb::Expect::at(seen), 1);
+    bool threw_stale = false;
+    try {
+      stale.ensure_ok();
+    } catch (const mjb::Error& e) {
+      threw_stale = e.outcome() == MJB_REJECTED && e.reason() == MJB_REASON_PRECONDITION;
+    }
+    CHECK(threw_stale && moved.world().value() == before);
+    mjb::RestorePoint rp = moved.capture().value();
+    CHECK(rp.info().value().tick == moved.world()->tick);
+    CHECK(moved.step(5).ok() && moved.apply(rp).ok() && moved.world().value() == before);
+    mjb::Endpoint twin = mjb::Endpoint::open(config(argv[1]));
+    threw_stale = false;
+    try {
+      twin.apply(rp).ensure_ok();
+    } catch (const mjb::Error& e) {
+      threw_stale = e.reason() == MJB_REASON_OTHER_ENDPOINT;
+    }
+    CHECK(threw_stale);
+    CHECK(twin.model_fingerprint().value() == moved.model_fingerprint().value());
+    twin.close();
+    threw_stale = false;
+    try {
+      (void)twin.capture().value();
+    } catch (const mjb::Error& e) {
+      threw_stale = e.outcome() == MJB_INVALID_ARGUMENT;
+    }
+    CHECK(threw_stale);
+  }
+
   // A model that does not compile: open throws with MuJoCo's message.
   bool threw = false;
   try {

@@ -130,7 +130,7 @@ static class Tests
         string name = "Zo\u00eb \u6a5f\u68b0 \U0001F916 \"quoted\"";
         string escaped = name.Replace("\"", "\\\"");
         using (var ep = Endpoint.Open(Config("pendulum.xml", ",\"name\":\"" + escaped + "\"")))
-            Check(ep.World().Contains("\"name\":\"" + escaped + "\""), "name round trip");
+            Check(ep.World().Text.Contains("\"name\":\"" + escaped + "\""), "name round trip");
         try
         {
             Endpoint.Open(new byte[] { (byte)'{', 0xff, (byte)'}' });
@@ -148,7 +148,7 @@ static class Tests
         using (var ep = Endpoint.Open(Config("pendulum.xml")))
         {
             Check(ep.SetCtrl(new[] { 0.25 }).Ok, "set ctrl");
-            Check(ep.World().Contains("\"ctrl\":[0.25]"), "ctrl served");
+            Check(ep.World().Text.Contains("\"ctrl\":[0.25]"), "ctrl served");
             string h = Hash(ep);
             Result r = ep.SetCtrl(new[] { 1.0, 2.0 });
             Equal(Outcome.Rejected, r.Outcome, "outcome");
@@ -374,6 +374,7 @@ static class Tests
             var ctrl = new[] { 0.2, -0.1 };
             var nan = new[] { double.NaN, 0.0 };
             var qpos = new double[13];
+            RestorePoint rp = ep.Capture();
             stopped.Stop();
             int n = 2000;
             Action run = () =>
@@ -394,6 +395,14 @@ static class Tests
                     Check(st.Step().Reason == Reason.NotFinite, "refused stepper");
                     st.Ctrl[1] = 0.0;
                     Check(unserved.TryRead() == Outcome.Rejected, "refused read");
+                    // Restore points and preconditions, accepted and refused.
+                    Check(ep.Apply(rp).Ok, "apply");
+                    Check(st.Step(Expect.AtTick(rp.Tick)).Ok, "conditional stepper");
+                    Check(ep.CtrlStep(ctrl, 1, Endpoint.WaitForever, Expect.At(st.Info)).Ok, "conditional ctrl step");
+                    Check(ep.Apply(rp, Endpoint.WaitForever, Expect.AtTick(rp.Tick)).Reason == Reason.Precondition, "refused apply");
+                    Check(st.Step(Expect.AtTick(rp.Tick)).Reason == Reason.Precondition, "refused stepper");
+                    Check(ep.Step(1, Endpoint.WaitForever, Expect.AtConfiguration(1)).Reason == Reason.Precondition, "refused step");
+                    Check(stopped.Apply(rp).Reason == Reason.OtherEndpoint, "foreign restore point");
                 }
             };
             run(); // warm: JIT, thread tables, the detail buffer
@@ -401,11 +410,12 @@ static class Tests
             long before = Allocated();
             run();
             long bytes = Allocated() - before;
-            Equal(0L, bytes, "bytes allocated by " + (10 * n) + " calls");
+            Equal(0L, bytes, "bytes allocated by " + (17 * n) + " calls");
             Equal(gcs, GC.CollectionCount(0), "collections");
             st.Dispose();
             reader.Dispose();
             unserved.Dispose();
+            rp.Dispose();
             bool threw = false;
             try { st.Step(); }
             catch (ObjectDisposedException) { threw = true; }
@@ -523,7 +533,7 @@ static class Tests
             real.Seed = 3;
             using (var ep = Endpoint.Open(real))
             {
-                Check(ep.World().Contains("\"name\":" + Json.String(new System.Text.StringBuilder(), name)), "name round trip");
+                Check(ep.World().Text.Contains("\"name\":" + Json.String(new System.Text.StringBuilder(), name)), "name round trip");
                 Check(ep.ReplaceModel(MjBridge.Config.FromPath(Path.Combine(models, "host.xml"))).Ok, "replace by Config");
                 Equal(13L, ep.Dims().Nq, "replaced");
             }
@@ -534,6 +544,256 @@ static class Tests
         }
         using (var ep = Endpoint.Open(MjBridge.Config.FromXml("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>")))
             Equal(1L, ep.Dims().Ngeom, "from xml");
+    }
+
+    static void DocumentsSayTheTickAndConfigurationTheyWereReadAt()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        {
+            ep.CtrlStep(new[] { 0.5, -0.5 }, 3).EnsureOk();
+            FrameInfo seen = ep.ReadFrame(Field.Qpos, new double[13]);
+            Document w = ep.World(), c = ep.Checkpoint(), s = ep.Snapshot();
+            Equal(3UL, seen.Tick, "frame tick");
+            Equal(seen.Tick, w.Tick, "world tick");
+            Equal(seen.Tick, c.Tick, "checkpoint tick");
+            Equal(seen.Tick, s.Tick, "snapshot tick");
+            Equal(0UL, w.Configuration, "configuration");
+            Equal(w, s, "a snapshot is the world document");
+            Check(w != c, "a checkpoint is not");
+            string text = w;
+            Equal(w.Text, text, "converts to its text");
+            Equal(w.Text, w.ToString(), "ToString is the text");
+            Check(w.Text.Contains("\"tick\":3,"), "the text says the same tick");
+            Check(ep.ReplaceModel(MjBridge.Config.FromPath(Path.Combine(models, "host.xml"))).Ok, "replace");
+            Document after = ep.World();
+            Equal(1UL, after.Configuration, "a replacement bumps the configuration");
+            Equal(3UL, after.Tick, "and keeps the tick");
+            Expect e = Expect.At(after);
+            Equal(Constants.ExpectTick | Constants.ExpectConfiguration, e.Flags, "At checks both");
+            Equal(3UL, e.Tick, "expected tick");
+            Equal(1UL, e.Configuration, "expected configuration");
+        }
+    }
+
+    static void ModelFingerprintNamesTheCompiledModelAndRefusesAnother()
+    {
+        string host = File.ReadAllText(Path.Combine(models, "host.xml"));
+        string damped = host.Replace("damping=\"0.5\"", "damping=\"0.6\"");
+        Check(damped != host, "the model was changed");
+        var same = MjBridge.Config.FromXml(host);
+        same.Seed = 3;
+        var changed = MjBridge.Config.FromXml(damped);
+        changed.Seed = 3;
+        using (var a = Endpoint.Open(Config("host.xml")))
+        using (var b = Endpoint.Open(same))
+        using (var other = Endpoint.Open(changed))
+        {
+            string fa = a.ModelFingerprint();
+            Check(fa.StartsWith("sha256:", StringComparison.Ordinal) && fa.Length == 71, "format: " + fa);
+            Equal(fa, b.ModelFingerprint(), "the same model from a file or from text");
+            Check(other.ModelFingerprint() != fa, "another damping, another fingerprint");
+            Equal(a.Dims().Nq, other.Dims().Nq, "with the same dimensions");
+            Document world = a.World();
+            Check(world.Text.Contains("\"model_fingerprint\":\"" + fa + "\""), "served in the world document");
+            other.Step(3).EnsureOk();
+            Document before = other.World();
+            Result r = other.Restore(world);
+            Equal(Outcome.Rejected, r.Outcome, "outcome");
+            Equal(Reason.ModelFingerprint, r.Reason, "reason");
+            Equal("/world/model_fingerprint", r.Detail.Pointer, "pointer");
+            Equal(before, other.World(), "nothing changed");
+            Check(b.Restore(world).Ok, "the same model takes it");
+        }
+    }
+
+    static void EveryMutationTakesAPreconditionAndAStaleOneChangesNothing()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        using (var st = ep.Stepper(Obs, Buffers(ep, Obs)))
+        {
+            ep.Step(2).EnsureOk();
+            string cp = ep.Checkpoint();
+            RestorePoint rp = ep.Capture();
+            var ctrl = new[] { 0.25, -0.5 };
+            var cfg = MjBridge.Config.FromPath(Path.Combine(models, "host.xml"));
+            const string write = "{\"world\":{\"ctrl\":[0.5,0.5]}}";
+            const uint wait = Endpoint.WaitForever;
+            var names = new[]
+            {
+                "step", "set ctrl", "world write", "world write bytes", "restore", "restore bytes", "input",
+                "ctrl step", "stepper", "stepper ctrl", "apply", "replace model", "replace model config",
+            };
+            var calls = new Func<Expect, Result>[]
+            {
+                e => ep.Step(1, wait, e),
+                e => ep.SetCtrl(ctrl, wait, e),
+                e => ep.WorldWrite(write, wait, e),
+                e => ep.WorldWrite(System.Text.Encoding.UTF8.GetBytes(write), wait, e),
+                e => ep.Restore(cp, wait, e),
+                e => ep.Restore(System.Text.Encoding.UTF8.GetBytes(cp), wait, e),
+                e => ep.Input(Field.Ctrl, 1, new[] { 0.125 }, wait, e),
+                e => ep.CtrlStep(ctrl, 2, wait, e),
+                e => st.Step(e),
+                e => st.Step(ctrl, e),
+                e => ep.Apply(rp, wait, e),
+                e => ep.ReplaceModel(cfg.ModelJson(), wait, e),
+                e => ep.ReplaceModel(cfg, wait, e),
+            };
+            for (int k = 0; k < calls.Length; k++)
+            {
+                string name = names[k];
+                Document before = ep.World();
+                ModelDims d = ep.Dims();
+                SafetyState s0 = ep.Safety();
+                var kept = (double[])st.Buffers[0].Clone();
+                var stale = new[]
+                {
+                    Expect.AtTick(before.Tick + 1),
+                    Expect.AtConfiguration(d.Configuration + 1),
+                    Expect.At(before).WithTick(before.Tick - 1),
+                };
+                foreach (Expect e in stale)
+                {
+                    Result r = calls[k](e);
+                    Equal(Outcome.Rejected, r.Outcome, name + ": outcome");
+                    Equal(Reason.Precondition, r.Reason, name + ": reason");
+                    Check(r.Detail.Message.Contains("another call moved the endpoint on first"), name + ": " + r.Detail.Message);
+                    Equal(before.Tick, r.Report.TickAfter, name + ": tick");
+                    Equal(before, ep.World(), name + ": world unchanged");
+                    Equal(d.Configuration, ep.Dims().Configuration, name + ": configuration unchanged");
+                    Equal(s0.StopCount, ep.Safety().StopCount, name + ": safety unchanged");
+                    if (name.StartsWith("stepper", StringComparison.Ordinal))
+                        Check(SameBits(kept, st.Buffers[0]), name + ": buffers untouched");
+                }
+                Result ok = calls[k](Expect.At(before));
+                Check(ok.Ok, name + ": " + (ok.HasDetail ? ok.Detail.Json : ""));
+                Equal(before.Tick, ok.Report.TickBefore, name + ": admitted at the tick seen");
+                if (name.StartsWith("stepper", StringComparison.Ordinal))
+                {
+                    Equal(ok.Report.TickAfter, st.Info.Tick, name + ": the frame after the step");
+                    Check(st.Info.Frame != 0, name + ": read");
+                }
+            }
+            Equal(2UL, ep.Dims().Configuration, "two replacements");
+
+            // The compare-and-step of a controller: a step by another caller between the read
+            // and the write refuses the ctrl chosen for the old tick.
+            var qpos = new double[13];
+            FrameInfo seen = ep.ReadFrame(Field.Qpos, qpos);
+            ep.Step(1).EnsureOk(); // another thread
+            Document moved = ep.World();
+            Result late = ep.CtrlStep(ctrl, 1, wait, Expect.At(seen));
+            Equal(Reason.Precondition, late.Reason, "refused");
+            Equal(moved, ep.World(), "nothing changed");
+            seen = ep.ReadFrame(Field.Qpos, qpos);
+            Check(ep.CtrlStep(ctrl, 1, wait, Expect.At(seen)).Ok, "read again, then admitted");
+            // A conditional stepper with a field the frame does not serve refuses before it writes.
+            using (var bad = ep.Stepper(new[] { Field.Qpos, Field.Xpos }, new[] { new double[13], new double[18] }))
+            {
+                Document at = ep.World();
+                Result nf = bad.Step(Expect.At(at));
+                Equal(Reason.NotInFrame, nf.Reason, "not in frame");
+                Equal("/requests/1/field", nf.Detail.Pointer, "request pointer");
+                Equal(at, ep.World(), "nothing written");
+            }
+            rp.Dispose();
+        }
+    }
+
+    static void RestorePointsRestoreBitForBitAndRefuseWhatIsNotTheirs()
+    {
+        using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
+        using (var other = Endpoint.Open(Config("host.xml", LoopFrame)))
+        {
+            ep.CtrlStep(new[] { 0.3, -0.2 }, 5).EnsureOk();
+            Document cp = ep.Checkpoint();
+            using (RestorePoint rp = ep.Capture())
+            {
+                Equal(5UL, rp.Tick, "tick");
+                Equal(0UL, rp.Configuration, "configuration");
+                Document json = rp.ToJson();
+                Equal(cp, json, "to JSON: the checkpoint at the capture, byte for byte");
+                Equal(5UL, json.Tick, "its tick");
+                ep.Step(7).EnsureOk();
+                Document after = ep.World();
+                for (int k = 0; k < 3; k++)
+                {
+                    Result r = ep.Apply(rp);
+                    Check(r.Ok, "apply");
+                    Equal(12UL, r.Report.TickBefore, "tick before");
+                    Equal(5UL, r.Report.TickAfter, "tick after");
+                    Equal(cp, ep.Checkpoint(), "the captured state");
+                    ep.Step(7).EnsureOk();
+                    Equal(after, ep.World(), "the same continuation");
+                }
+                using (RestorePoint loaded = ep.RestorePointFromJson(cp))
+                using (RestorePoint bytes = ep.RestorePointFromJson(System.Text.Encoding.UTF8.GetBytes(cp.Text)))
+                {
+                    Equal(cp, loaded.ToJson(), "from JSON");
+                    Check(ep.Apply(bytes).Ok, "apply one read from bytes");
+                    Equal(cp, ep.Checkpoint(), "restores the document's state");
+                }
+                Document before = ep.World();
+                try
+                {
+                    ep.RestorePointFromJson(cp.Text.Replace("\"seed\":3", "\"seed\":4")).Dispose();
+                    throw new Exception("another seed was accepted");
+                }
+                catch (MjbException e)
+                {
+                    Equal(Outcome.Rejected, e.Outcome, "outcome");
+                    Equal(Reason.Seed, e.Reason, "reason, as Restore gives");
+                    Equal("/seed", e.Pointer, "pointer");
+                }
+                Equal(before, ep.World(), "nothing changed");
+
+                // Another endpoint of the same model refuses it, changing nothing.
+                other.Step(4).EnsureOk();
+                Document theirs = other.World();
+                Result foreign = other.Apply(rp);
+                Equal(Outcome.Rejected, foreign.Outcome, "foreign outcome");
+                Equal(Reason.OtherEndpoint, foreign.Reason, "foreign reason");
+                Equal(4UL, foreign.Report.TickAfter, "foreign tick");
+                Equal(theirs, other.World(), "their world unchanged");
+
+                // Immutable: applied from several threads at once.
+                int failed = 0;
+                var threads = new Thread[3];
+                for (int t = 0; t < threads.Length; t++)
+                {
+                    threads[t] = new Thread(() =>
+                    {
+                        for (int i = 0; i < 50; i++)
+                            if (!ep.Apply(rp).Ok) Interlocked.Increment(ref failed);
+                    });
+                    threads[t].Start();
+                }
+                foreach (var t in threads) t.Join();
+                Equal(0, failed, "refused applies");
+                Equal(cp, ep.Checkpoint(), "the captured state");
+
+                // A model replacement makes it stale.
+                ep.ReplaceModel(MjBridge.Config.FromPath(Path.Combine(models, "host.xml"))).EnsureOk();
+                Document replaced = ep.World();
+                Result stale = ep.Apply(rp);
+                Equal(Reason.Configuration, stale.Reason, "stale configuration");
+                Equal(replaced, ep.World(), "nothing changed");
+            }
+            RestorePoint gone = ep.Capture();
+            gone.Dispose();
+            gone.Dispose();
+            Check(gone.IsClosed, "closed");
+            bool threw = false;
+            try { ep.Apply(gone); }
+            catch (ObjectDisposedException) { threw = true; }
+            Check(threw, "a disposed restore point throws");
+        }
+        var closed = Endpoint.Open(Config("pendulum.xml"));
+        closed.Dispose();
+        bool refused = false;
+        try { closed.Capture(); }
+        catch (ObjectDisposedException) { refused = true; }
+        Check(refused, "a disposed endpoint captures nothing");
     }
 
     static int Main(string[] args)
@@ -565,6 +825,10 @@ static class Tests
             ACallFromTheLogCallbackInsideAnotherGetsItsOwnTables,
             IndexNamesTheSlicesOfQposQvelCtrlAndSensordata,
             ConfigEscapesWindowsPathsQuotesAndNonAscii,
+            DocumentsSayTheTickAndConfigurationTheyWereReadAt,
+            ModelFingerprintNamesTheCompiledModelAndRefusesAnother,
+            EveryMutationTakesAPreconditionAndAStaleOneChangesNothing,
+            RestorePointsRestoreBitForBitAndRefuseWhatIsNotTheirs,
         };
         int passed = 0, failed = 0;
         foreach (var t in tests)

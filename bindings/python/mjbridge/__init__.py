@@ -14,14 +14,26 @@ An RL loop at engine speed: one call per env step, into arrays made once.
     stepper.step(action)              # ctrl written, 5 steps, frame copied: one FFI call
     qpos = stepper.values[Field.QPOS]  # the same numpy array every step, refreshed in place
 
+A planner's rollouts from one restore point (no JSON), and a controller's compare-and-step:
+
+    start = ep.capture()              # a RestorePoint: immutable, apply it from any thread
+    for plan in candidates:
+        ep.apply(start)
+        ...
+    info = stepper.step(action, expect_tick=seen.tick)  # refused (Reason.PRECONDITION) if
+                                                        # another call moved the endpoint on
+
 Conventions:
 - Every refusal raises MjbError, carrying the outcome, the reason, the JSON pointer of the
   offending field and the message (mjb_last_error), plus the call's Report for mutations.
   A step halted by a stop latched meanwhile is not a refusal: it returns its Report with
   ``reason == Reason.STOP_LATCHED``.
 - Documents go in as str, bytes (UTF-8), a dict (serialised with json.dumps; paths may be
-  ``os.PathLike``) or a Config; they come out as str. Library-owned strings are copied and
-  freed at once.
+  ``os.PathLike``) or a Config; they come out as a Document: a str with the ``tick`` and
+  ``configuration`` it was read at. Library-owned strings are copied and freed at once.
+- Every mutation takes keyword-only ``expect_tick=`` and ``expect_configuration=``: when the
+  endpoint is no longer there, the call raises MjbError with ``Reason.PRECONDITION`` and
+  nothing is done.
 - Arrays go in as any sequence of floats or a numpy array (used without a copy when it is
   contiguous float64).
 - Threads: ctypes releases the GIL during each call, so ``stop()`` from another thread takes
@@ -54,7 +66,17 @@ from typing import (
 )
 
 from . import _native
-from ._native import FrameInfo, FrameRequest, Input, JointAdr, ModelDims, Report, SafetyState
+from ._native import (
+    Expect,
+    FrameInfo,
+    FrameRequest,
+    Input,
+    JointAdr,
+    ModelDims,
+    ReadInfo,
+    Report,
+    SafetyState,
+)
 
 _np: Any
 try:  # optional: arrays come back as numpy arrays when it is importable
@@ -69,7 +91,9 @@ if typing.TYPE_CHECKING:
 
 __all__ = [
     "Config",
+    "Document",
     "Endpoint",
+    "Expect",
     "Field",
     "FrameCause",
     "FrameInfo",
@@ -83,8 +107,10 @@ __all__ = [
     "ModelIndex",
     "ObjectKind",
     "Outcome",
+    "ReadInfo",
     "Reason",
     "Report",
+    "RestorePoint",
     "SafetyState",
     "Stepper",
     "build_info",
@@ -98,6 +124,8 @@ __all__ = [
     "reason_name",
     "set_log_callback",
     "version",
+    "EXPECT_CONFIGURATION",
+    "EXPECT_TICK",
     "WAIT_FOREVER",
 ]
 
@@ -109,6 +137,8 @@ VERSION_PATCH = 0
 WAIT_FOREVER = 4294967295
 MAX_CHECKPOINT_VALUES = 32768
 MAX_DOCUMENT_BYTES = 1048576
+EXPECT_TICK = 1
+EXPECT_CONFIGURATION = 2
 
 
 class Outcome(IntEnum):
@@ -171,6 +201,9 @@ class Reason(IntEnum):
     UNSUPPORTED = 42
     PLUGIN_LOAD = 43
     NOT_IN_FRAME = 44
+    PRECONDITION = 45
+    MODEL_FINGERPRINT = 46
+    OTHER_ENDPOINT = 47
 
 
 class Field(IntEnum):
@@ -331,6 +364,69 @@ def _take(s: ctypes.c_void_p) -> str:
         lib.mjb_string_free(s)
 
 
+class Document(str):
+    """A document the bridge served (``world()``, ``snapshot()``, ``checkpoint()``,
+    ``RestorePoint.to_json()``): the JSON text itself (a ``str``: compare it, parse it, pass it
+    to ``restore``), and where the endpoint was when it was read: ``tick`` and
+    ``configuration`` (the model configuration), for a mutation conditional on them
+    (``expect_tick=doc.tick``) without parsing. ``text`` is the plain ``str``."""
+
+    tick: int
+    configuration: int
+
+    def __new__(cls, text: str, tick: int = 0, configuration: int = 0) -> "Document":
+        doc = super().__new__(cls, text)
+        doc.tick = tick
+        doc.configuration = configuration
+        return doc
+
+    @property
+    def text(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        text = self.text if len(self) <= 64 else self.text[:60] + "..."
+        return "Document(tick=%d, configuration=%d, %r)" % (self.tick, self.configuration, text)
+
+
+def _take_document(s: ctypes.c_void_p, info: ReadInfo) -> Document:
+    """A library-owned mjb_string as a Document with ``info``, freed at once."""
+    lib = library()
+    try:
+        raw = ctypes.string_at(lib.mjb_string_data(s), lib.mjb_string_len(s))
+    finally:
+        lib.mjb_string_free(s)
+    doc = str.__new__(Document, raw, "utf-8")
+    doc.tick = info.tick
+    doc.configuration = info.configuration
+    return doc
+
+
+def _expect(tick: Optional[int], configuration: Optional[int]) -> Optional[Expect]:
+    """The mjb_expect for keyword arguments ``expect_tick``/``expect_configuration`` (None when
+    neither is given: the plain export runs)."""
+    if tick is None and configuration is None:
+        return None
+    e = Expect()
+    _set_expect(e, tick, configuration)
+    return e
+
+
+def _set_expect(e: Expect, tick: Optional[int], configuration: Optional[int]) -> None:
+    flags = 0
+    if tick is not None:
+        if tick < 0:
+            raise ValueError("expect_tick is a tick, not %d" % tick)
+        flags |= EXPECT_TICK
+        e.tick = tick
+    if configuration is not None:
+        if configuration < 0:
+            raise ValueError("expect_configuration is a configuration, not %d" % configuration)
+        flags |= EXPECT_CONFIGURATION
+        e.configuration = configuration
+    e.flags = flags
+
+
 def _json_default(value: Any) -> Any:
     """json.dumps hook: paths are strings (``pathlib.Path``, any ``os.PathLike``)."""
     if isinstance(value, os.PathLike):
@@ -346,10 +442,11 @@ def _dumps(doc: Any) -> bytes:
     )
 
 
-Document = Union[str, bytes, bytearray, memoryview, Mapping[str, Any]]
+# What a document may be given as (a Document is a str, so it is one).
+DocumentLike = Union[str, bytes, bytearray, memoryview, Mapping[str, Any]]
 
 
-def _utf8(doc: Union[Document, "Config"]) -> bytes:
+def _utf8(doc: Union[DocumentLike, "Config"]) -> bytes:
     if isinstance(doc, bytes):
         return doc
     if isinstance(doc, (bytearray, memoryview)):
@@ -532,7 +629,7 @@ def field_name_of(field: int) -> str:
     return Field(field).name.lower()
 
 
-ConfigLike = Union[Config, Document, "os.PathLike[str]"]
+ConfigLike = Union[Config, DocumentLike, "os.PathLike[str]"]
 
 
 def _config_bytes(config: ConfigLike) -> bytes:
@@ -685,6 +782,15 @@ class Stepper(FrameReader):
     ``report.reason == Reason.STOP_LATCHED``. One stepper per thread. Its buffers are sized for
     the model it was made for: after ``replace_model`` make a new one (a size that no longer
     fits is refused by the library, never read or written out of bounds).
+
+    The controller's compare-and-step, on the same fast path:
+
+        info = st.step(action, expect_tick=seen_tick)   # MjbError (Reason.PRECONDITION),
+                                                        # nothing written, if moved on
+    The C ABI has no conditional ``mjb_write_step_read``: with a precondition a step is
+    ``mjb_write_step_if`` then the frame read (two calls, every argument still built once); the
+    first such step checks the requests with one read into scratch arrays, so a field the frame
+    cannot serve is refused before anything is written, as without a precondition.
     """
 
     def __init__(
@@ -741,32 +847,118 @@ class Stepper(FrameReader):
             self._info_ref,
             ctypes.byref(self.report),
         )
+        # The conditional step: mjb_write_step_if, then the frame read (see the class doc).
+        self._expect = Expect()
+        self._step_if = ep._lib["mjb_write_step_if"]
+        self._step_if.restype = ctypes.c_int32
+        self._args_if = (
+            ep._ep,
+            ctypes.byref(self._expect),
+            self._inputs,
+            ctypes.c_size_t(m),
+            ctypes.c_uint32(nstep),
+            ctypes.c_uint32(timeout_ms),
+            ctypes.byref(self.report),
+        )
+        self._requests_checked = False
+        self._info_addr = ctypes.addressof(self.info)
 
     @property
     def nstep(self) -> int:
         n: int = self._args[3].value
         return n
 
-    def step(self, ctrl: Optional[Doubles] = None) -> FrameInfo:
+    def step(
+        self,
+        ctrl: Optional[Doubles] = None,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> FrameInfo:
         """Write ``ctrl`` (when given; else the ``ctrl`` array as it is) and the other input
-        arrays, step, read the frame. Returns ``info`` (the same FrameInfo every call)."""
+        arrays, step, read the frame. Returns ``info`` (the same FrameInfo every call). With
+        ``expect_tick``/``expect_configuration``, only if the endpoint is still there (else
+        MjbError, ``Reason.PRECONDITION``: nothing written, no step, the buffers as they were)."""
         if ctrl is not None:
             self.ctrl[:] = ctrl
-        o = self._step(*self._args)
+        if expect_tick is None and expect_configuration is None:
+            o = self._step(*self._args)
+            if o:
+                raise _refusal(o, self._report_copy())
+            return self.info
+        _set_expect(self._expect, expect_tick, expect_configuration)
+        if not self._requests_checked:
+            self._check_requests()
+        o = self._step_if(*self._args_if)
+        ctypes.memset(self._info_addr, 0, ctypes.sizeof(FrameInfo))
         if o:
-            r = Report()
-            ctypes.pointer(r)[0] = self.report
-            raise _refusal(o, r)
+            raise _refusal(o, self._report_copy())
+        if self._read(self._ep._ep, self._requests, self._n, self._info_ref):
+            # As mjb_write_step_read after a concurrent model replacement: the step stands,
+            # ``info.frame`` is 0 and mjb_last_error names why nothing was read.
+            ctypes.memset(self._info_addr, 0, ctypes.sizeof(FrameInfo))
         return self.info
 
-    def restore(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> FrameInfo:
+    def _report_copy(self) -> Report:
+        r = Report()
+        ctypes.pointer(r)[0] = self.report
+        return r
+
+    def _check_requests(self) -> None:
+        """One frame read into scratch arrays of the same sizes, so that a request the frame
+        cannot serve refuses a conditional step before anything is written (the unconditional
+        step checks them in the same call), leaving the caller's arrays alone."""
+        scratch = (FrameRequest * len(self._requests))()
+        keep = []
+        for mine, r in zip(scratch, self._requests):
+            buf = (ctypes.c_double * max(r.cap, 1))()
+            keep.append(buf)
+            mine.field, mine.cap = r.field, r.cap
+            mine.buf = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double))
+        info = FrameInfo()
+        o = self._read(self._ep._ep, scratch, self._n, ctypes.byref(info))
+        del keep
+        if o:
+            err = _refusal(o)
+            err.report = Report(outcome=o, reason=int(err.reason))
+            raise err
+        self._requests_checked = True
+
+    def restore(
+        self,
+        doc: DocumentLike,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> FrameInfo:
         """Restore a checkpoint (an RL reset), then read the frame into ``values``; when the
         frame carries ctrl, the restored controls are copied into ``ctrl`` too (else ``ctrl``
         keeps what it held, and the next ``step`` writes it). Poses in the frame are
         recomputed by kinematics; sensordata, qacc and actuator_force are stale
         (``info.stale``) until the next step: the bridge never runs ``mj_forward`` on a
         restore."""
-        self._ep.restore(doc, timeout_ms)
+        self._ep.restore(
+            doc, timeout_ms, expect_tick=expect_tick, expect_configuration=expect_configuration
+        )
+        return self._after_reset()
+
+    def apply(
+        self,
+        rp: "RestorePoint",
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> FrameInfo:
+        """``restore`` from a restore point (no JSON): an RL reset to a saved state at engine
+        speed, the frame (and ctrl) read after it, as for ``restore``."""
+        self._ep.apply(
+            rp, timeout_ms, expect_tick=expect_tick, expect_configuration=expect_configuration
+        )
+        return self._after_reset()
+
+    def _after_reset(self) -> FrameInfo:
         if Field.CTRL in self.inputs:
             self._ep._read_ctrl_into(self.input_buffers[Field.CTRL], document=False)
         return self.read()
@@ -838,7 +1030,9 @@ class Endpoint:
             self._closed = True
             self._lib.mjb_endpoint_free(self._ep)
 
-    # Mutations: a Report on success; MjbError (with the report) otherwise.
+    # Mutations: a Report on success; MjbError (with the report) otherwise. Each takes
+    # keyword-only expect_tick= and expect_configuration= (the mjb_*_if exports): when the
+    # endpoint is no longer there, MjbError with Reason.PRECONDITION and nothing is done.
     def _mutate(self, fn: Any, *args: Any) -> Report:
         report = Report()
         o = fn(self._ep, *args, ctypes.byref(report))
@@ -846,48 +1040,137 @@ class Endpoint:
             raise _refusal(o, report)
         return report
 
-    def step(self, nstep: int = 1, timeout_ms: int = WAIT_FOREVER) -> Report:
+    def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
+        """The export ``name`` (``expect`` None), or its ``_if`` form with ``expect``."""
+        if expect is None:
+            return self._mutate(getattr(self._lib, name), *args)
+        return self._mutate(getattr(self._lib, name + "_if"), ctypes.byref(expect), *args)
+
+    def step(
+        self,
+        nstep: int = 1,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> Report:
         """Step ``nstep`` times. A stop latched meanwhile halts at a step boundary and returns
         the report with ``reason == Reason.STOP_LATCHED``; ``tick_after`` shows the steps done."""
-        return self._mutate(self._lib.mjb_step, nstep, timeout_ms)
+        e = _expect(expect_tick, expect_configuration)
+        return self._mutate_if("mjb_step", e, nstep, timeout_ms)
 
-    def set_ctrl(self, ctrl: Doubles, timeout_ms: int = WAIT_FOREVER) -> Report:
+    def set_ctrl(
+        self,
+        ctrl: Doubles,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> Report:
+        e = _expect(expect_tick, expect_configuration)
         ptr, n, keep = _doubles(ctrl)
-        report = self._mutate(self._lib.mjb_set_ctrl, ptr, n, timeout_ms)
+        report = self._mutate_if("mjb_set_ctrl", e, ptr, n, timeout_ms)
         del keep
         return report
 
-    def world_write(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> Report:
+    def world_write(
+        self,
+        doc: DocumentLike,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> Report:
+        e = _expect(expect_tick, expect_configuration)
         b = _utf8(doc)
-        return self._mutate(self._lib.mjb_world_write, b, len(b), timeout_ms)
+        return self._mutate_if("mjb_world_write", e, b, len(b), timeout_ms)
 
-    def restore(self, doc: Document, timeout_ms: int = WAIT_FOREVER) -> Report:
+    def restore(
+        self,
+        doc: DocumentLike,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> Report:
         """Restore a checkpoint document (or a snapshot's world document) and its tick. Bytes
-        go to the library as they are (keep a checkpoint as bytes to reset often)."""
+        go to the library as they are (keep a checkpoint as bytes to reset often; to restore
+        the same state many times, ``restore_point_from_json`` once and ``apply``)."""
+        e = _expect(expect_tick, expect_configuration)
         b = doc if isinstance(doc, bytes) else _utf8(doc)
-        return self._mutate(self._lib.mjb_restore, b, len(b), timeout_ms)
+        return self._mutate_if("mjb_restore", e, b, len(b), timeout_ms)
 
-    def replace_model(self, config: ConfigLike, timeout_ms: int = WAIT_FOREVER) -> Report:
-        """Replace the model: ``{"model": {...}}``, a Config (its model alone) or a path."""
+    def replace_model(
+        self,
+        config: ConfigLike,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> Report:
+        """Replace the model: ``{"model": {...}}``, a Config (its model alone) or a path. The
+        tick stays; the configuration counter goes up by one."""
+        e = _expect(expect_tick, expect_configuration)
         b = _replacement_bytes(config)
-        return self._mutate(self._lib.mjb_endpoint_replace_model, b, len(b), timeout_ms)
+        return self._mutate_if("mjb_endpoint_replace_model", e, b, len(b), timeout_ms)
 
-    # Documents.
-    def _read(self, fn: Any, timeout_ms: int) -> str:
-        s = ctypes.c_void_p()
-        o = fn(self._ep, timeout_ms, ctypes.byref(s))
+    # Restore points: a captured state restored without JSON.
+    def capture(self, timeout_ms: int = WAIT_FOREVER) -> "RestorePoint":
+        """A RestorePoint of the state the endpoint's profile restores, taken under the native
+        lock (no JSON)."""
+        rp = ctypes.c_void_p()
+        o = self._lib.mjb_restore_point_capture(self._ep, timeout_ms, ctypes.byref(rp))
         if o != Outcome.OK:
             raise _refusal(o)
-        return _take(s)
+        return RestorePoint._made(self._lib, rp)
 
-    def world(self, timeout_ms: int = WAIT_FOREVER) -> str:
-        return self._read(self._lib.mjb_world_read, timeout_ms)
+    def restore_point_from_json(self, doc: DocumentLike) -> "RestorePoint":
+        """A RestorePoint of this endpoint from a checkpoint or world document, validated
+        exactly as ``restore`` validates it (the same MjbError), restoring nothing: load a
+        saved state once, ``apply`` it many times."""
+        b = doc if isinstance(doc, bytes) else _utf8(doc)
+        rp = ctypes.c_void_p()
+        o = self._lib.mjb_restore_point_from_json(self._ep, b, len(b), ctypes.byref(rp))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return RestorePoint._made(self._lib, rp)
 
-    def snapshot(self, timeout_ms: int = WAIT_FOREVER) -> str:
-        return self._read(self._lib.mjb_snapshot, timeout_ms)
+    def apply(
+        self,
+        rp: "RestorePoint",
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
+    ) -> Report:
+        """Restore a restore point of this endpoint: the admission, fence, stop rules and native
+        phase of ``restore`` (setter, bitwise readback, rollback or fence), without a document.
+        Another endpoint's restore point is refused (``Reason.OTHER_ENDPOINT``), and so is one
+        from before a model replacement (``Reason.CONFIGURATION``)."""
+        e = _expect(expect_tick, expect_configuration)
+        if e is None:
+            return self._mutate(self._lib.mjb_restore_point_apply, rp._rp, timeout_ms)
+        return self._mutate(
+            self._lib.mjb_restore_point_apply_if, rp._rp, ctypes.byref(e), timeout_ms
+        )
 
-    def checkpoint(self, timeout_ms: int = WAIT_FOREVER) -> str:
-        return self._read(self._lib.mjb_checkpoint_read, timeout_ms)
+    # Documents, each with the tick and configuration it was read at.
+    def _read(self, fn: Any, timeout_ms: int) -> Document:
+        s = ctypes.c_void_p()
+        info = ReadInfo()
+        o = fn(self._ep, timeout_ms, ctypes.byref(s), ctypes.byref(info))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return _take_document(s, info)
+
+    def world(self, timeout_ms: int = WAIT_FOREVER) -> Document:
+        return self._read(self._lib.mjb_world_read_info, timeout_ms)
+
+    def snapshot(self, timeout_ms: int = WAIT_FOREVER) -> Document:
+        return self._read(self._lib.mjb_snapshot_info, timeout_ms)
+
+    def checkpoint(self, timeout_ms: int = WAIT_FOREVER) -> Document:
+        return self._read(self._lib.mjb_checkpoint_read_info, timeout_ms)
 
     # Safety: none of these waits for the native lock.
     def stop(self) -> SafetyState:
@@ -935,6 +1218,20 @@ class Endpoint:
         if o != Outcome.OK:
             raise _refusal(o)
         return i.value
+
+    def model_fingerprint(self) -> str:
+        """The model's identity, ``"sha256:<hex>"`` (the world document's
+        ``model_fingerprint``): two models with the same dimensions and another parameter
+        differ. No lock."""
+        needed = ctypes.c_size_t(0)
+        buf = ctypes.create_string_buffer(128)
+        o = self._lib.mjb_model_fingerprint(self._ep, buf, len(buf), ctypes.byref(needed))
+        if o != Outcome.OK and needed.value > len(buf):
+            buf = ctypes.create_string_buffer(needed.value)
+            o = self._lib.mjb_model_fingerprint(self._ep, buf, len(buf), ctypes.byref(needed))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return buf.value.decode("utf-8")
 
     def id_to_name(self, kind: int, id: int) -> str:
         """mj_id2name for an ObjectKind ("" for an unnamed object)."""
@@ -1049,11 +1346,19 @@ class Endpoint:
 
     # Typed inputs.
     def input(
-        self, field: int, values: Doubles, id: int = -1, timeout_ms: int = WAIT_FOREVER
+        self,
+        field: int,
+        values: Doubles,
+        id: int = -1,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
     ) -> Report:
         """Write an input field whole (``id`` -1) or one object's slice."""
+        e = _expect(expect_tick, expect_configuration)
         ptr, n, keep = _doubles(values)
-        report = self._mutate(self._lib.mjb_input_write, int(field), id, ptr, n, timeout_ms)
+        report = self._mutate_if("mjb_input_write", e, int(field), id, ptr, n, timeout_ms)
         del keep
         return report
 
@@ -1062,18 +1367,98 @@ class Endpoint:
         inputs: Sequence[Tuple[int, int, Doubles]],
         nstep: int = 1,
         timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect_tick: Optional[int] = None,
+        expect_configuration: Optional[int] = None,
     ) -> Report:
         """Write inputs (``[(field, id, values), ...]``), then step ``nstep`` times, under one
-        admission. For a loop, ``stepper`` builds all of this once."""
+        admission. For a loop, ``stepper`` builds all of this once. With ``expect_tick`` (the
+        tick of the frame the inputs were chosen from), the controller's compare-and-step."""
+        e = _expect(expect_tick, expect_configuration)
         arr = (Input * max(len(inputs), 1))()
         keep = []
         for slot, (field, id, values) in zip(arr, inputs):
             ptr, n, k = _doubles(values)
             keep.append(k)
             slot.field, slot.id, slot.values, slot.n = int(field), id, ptr, n
-        report = self._mutate(self._lib.mjb_write_step, arr, len(inputs), nstep, timeout_ms)
+        report = self._mutate_if("mjb_write_step", e, arr, len(inputs), nstep, timeout_ms)
         del keep
         return report
+
+
+class RestorePoint:
+    """A state captured by ``Endpoint.capture()`` (or read once by
+    ``Endpoint.restore_point_from_json``), restored by ``Endpoint.apply(rp)`` without JSON and
+    with every check of a restore: a planner's rollouts, a reset, an editor's rewind.
+
+    Immutable: it may be applied to its endpoint, and read, from any thread at once (another
+    endpoint refuses it with ``Reason.OTHER_ENDPOINT``; its own, after a model replacement,
+    with ``Reason.CONFIGURATION``). ``tick`` and ``configuration`` say what it restores. A
+    context manager; ``close()`` frees it (safe to repeat, and while another thread applies it:
+    that call finishes with it); a closed one is refused by every call."""
+
+    _lib: ctypes.CDLL
+    _rp: ctypes.c_void_p
+    _closed: bool
+    tick: int
+    configuration: int
+
+    def __init__(self) -> None:
+        raise TypeError("restore points come from Endpoint.capture or restore_point_from_json")
+
+    @classmethod
+    def _made(cls, lib: ctypes.CDLL, rp: ctypes.c_void_p) -> "RestorePoint":
+        self = cls.__new__(cls)
+        self._lib, self._rp, self._closed = lib, rp, False
+        info = ReadInfo()
+        o = lib.mjb_restore_point_info(rp, ctypes.byref(info))
+        if o != Outcome.OK:
+            err = _refusal(o)
+            self.close()
+            raise err
+        self.tick, self.configuration = info.tick, info.configuration
+        return self
+
+    @property
+    def handle(self) -> Optional[int]:
+        """The C handle (an integer), for calls through ``library()``."""
+        return self._rp.value
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def to_json(self) -> Document:
+        """Its checkpoint document: byte for byte what ``checkpoint()`` returned at the
+        capture, with the restore point's tick and configuration. No lock."""
+        s = ctypes.c_void_p()
+        o = self._lib.mjb_restore_point_to_json(self._rp, ctypes.byref(s))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        info = ReadInfo(tick=self.tick, configuration=self.configuration)
+        return _take_document(s, info)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._lib.mjb_restore_point_free(self._rp)
+
+    def __enter__(self) -> "RestorePoint":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_closed", True) is False:
+            self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "tick=%d, configuration=%d" % (
+            self.tick,
+            self.configuration,
+        )
+        return "RestorePoint(%s)" % state
 
 
 def _writable(buf: Any) -> Tuple[Any, int, Any]:

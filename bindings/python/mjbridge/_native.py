@@ -143,12 +143,34 @@ class Input(ctypes.Structure):
     ]
 
 
+class Expect(ctypes.Structure):
+    """mjb_expect: the precondition of a mutation (the ``_if`` exports): each member is checked
+    when its flag (EXPECT_TICK, EXPECT_CONFIGURATION) is set."""
+
+    _fields_ = [
+        ("flags", c_uint32),
+        ("tick", c_uint64),
+        ("configuration", c_uint64),
+    ]
+
+
+class ReadInfo(ctypes.Structure):
+    """mjb_read_info: where the endpoint was when a document was read (the ``_info`` reads), or
+    what a restore point restores."""
+
+    _fields_ = [
+        ("tick", c_uint64),
+        ("configuration", c_uint64),
+    ]
+
+
 # mjb_log_fn: (user_data, level, message); message valid during the call only.
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int32, c_char_p)
 
-# Opaque pointers: an mjb_endpoint* (a number, not an address), an mjb_string*, MuJoCo's
-# mjModel*/mjData* (for adopt).
+# Opaque pointers: an mjb_endpoint* (a number, not an address), an mjb_restore_point* (likewise),
+# an mjb_string*, MuJoCo's mjModel*/mjData* (for adopt).
 ENDPOINT = c_void_p
+RESTORE_POINT = c_void_p
 STRING = c_void_p
 OUTCOME = c_int32
 
@@ -222,6 +244,63 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "mjb_plugin_load": (OUTCOME, [c_char_p, POINTER(c_size_t)]),
     "mjb_plugin_load_dir": (OUTCOME, [c_char_p, POINTER(c_size_t), POINTER(c_size_t)]),
     "mjb_set_log_callback": (OUTCOME, [LOG_FN, c_void_p, c_int32]),
+    "mjb_model_fingerprint": (OUTCOME, [ENDPOINT, c_char_p, c_size_t, POINTER(c_size_t)]),
+    # Preconditions: each mutation's _if form takes an Expect after the handle.
+    "mjb_step_if": (OUTCOME, [ENDPOINT, POINTER(Expect), c_uint32, c_uint32, POINTER(Report)]),
+    "mjb_set_ctrl_if": (
+        OUTCOME,
+        [ENDPOINT, POINTER(Expect), POINTER(c_double), c_size_t, c_uint32, POINTER(Report)],
+    ),
+    "mjb_world_write_if": (
+        OUTCOME,
+        [ENDPOINT, POINTER(Expect), c_char_p, c_size_t, c_uint32, POINTER(Report)],
+    ),
+    "mjb_endpoint_replace_model_if": (
+        OUTCOME,
+        [ENDPOINT, POINTER(Expect), c_char_p, c_size_t, c_uint32, POINTER(Report)],
+    ),
+    "mjb_restore_if": (
+        OUTCOME,
+        [ENDPOINT, POINTER(Expect), c_char_p, c_size_t, c_uint32, POINTER(Report)],
+    ),
+    "mjb_input_write_if": (
+        OUTCOME,
+        [
+            ENDPOINT,
+            POINTER(Expect),
+            c_int32,
+            c_int32,
+            POINTER(c_double),
+            c_size_t,
+            c_uint32,
+            POINTER(Report),
+        ],
+    ),
+    "mjb_write_step_if": (
+        OUTCOME,
+        [ENDPOINT, POINTER(Expect), POINTER(Input), c_size_t, c_uint32, c_uint32, POINTER(Report)],
+    ),
+    # Reads that say where they were.
+    "mjb_checkpoint_read_info": (
+        OUTCOME,
+        [ENDPOINT, c_uint32, POINTER(STRING), POINTER(ReadInfo)],
+    ),
+    "mjb_world_read_info": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING), POINTER(ReadInfo)]),
+    "mjb_snapshot_info": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING), POINTER(ReadInfo)]),
+    # Restore points.
+    "mjb_restore_point_capture": (OUTCOME, [ENDPOINT, c_uint32, POINTER(RESTORE_POINT)]),
+    "mjb_restore_point_apply": (OUTCOME, [ENDPOINT, RESTORE_POINT, c_uint32, POINTER(Report)]),
+    "mjb_restore_point_apply_if": (
+        OUTCOME,
+        [ENDPOINT, RESTORE_POINT, POINTER(Expect), c_uint32, POINTER(Report)],
+    ),
+    "mjb_restore_point_to_json": (OUTCOME, [RESTORE_POINT, POINTER(STRING)]),
+    "mjb_restore_point_from_json": (
+        OUTCOME,
+        [ENDPOINT, c_char_p, c_size_t, POINTER(RESTORE_POINT)],
+    ),
+    "mjb_restore_point_info": (OUTCOME, [RESTORE_POINT, POINTER(ReadInfo)]),
+    "mjb_restore_point_free": (OUTCOME, [RESTORE_POINT]),
 }
 
 SONAME = "libmjbridge.so.0"

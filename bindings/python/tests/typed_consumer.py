@@ -9,7 +9,18 @@ import sys
 from typing import Dict, List, Optional
 
 import mjbridge
-from mjbridge import Config, Endpoint, Field, FrameInfo, MjbError, ModelIndex, Reason, Report
+from mjbridge import (
+    Config,
+    Document,
+    Endpoint,
+    Field,
+    FrameInfo,
+    MjbError,
+    ModelIndex,
+    Reason,
+    Report,
+    RestorePoint,
+)
 
 
 def main(model: pathlib.Path) -> int:
@@ -20,6 +31,7 @@ def main(model: pathlib.Path) -> int:
         joints: List[str] = idx.joints
         st = ep.stepper(read=[Field.QPOS, Field.QVEL], nstep=2)
         info: FrameInfo = st.step([0.1] * ep.dims().nu)
+        first: int = info.tick  # (info is the stepper's own FrameInfo, refreshed by each step)
         checkpoint: bytes = ep.checkpoint().encode("utf-8")
         report: Report = ep.step(3)
         tick: int = st.restore(checkpoint).tick
@@ -28,10 +40,19 @@ def main(model: pathlib.Path) -> int:
         except MjbError as e:
             refused: bool = e.reason == Reason.MISSING_FIELD
         world: Dict[str, object] = json.loads(ep.world())["world"]
+        # Restore points, documents with their tick, a compare-and-step, the fingerprint.
+        doc: Document = ep.checkpoint()
+        rp: RestorePoint
+        with ep.capture() as rp:
+            st.step(expect_tick=doc.tick, expect_configuration=doc.configuration)
+            back: Report = ep.apply(rp, expect_tick=doc.tick + 2)
+            saved: Document = rp.to_json()
+        fingerprint: str = ep.model_fingerprint()
         print(
             "library %s | joints %s | tick %d -> %d -> %d | refused %s | tick %s | plugins %s"
-            % (mjbridge.library()._name, joints, info.tick, report.tick_after, tick, refused,
-               world["tick"], plugins)
+            " | restore point %d -> %d, %s | %s"
+            % (mjbridge.library()._name, joints, first, report.tick_after, tick, refused,
+               world["tick"], plugins, rp.tick, back.tick_after, saved == doc, fingerprint[:7])
         )
     return 0
 
