@@ -643,6 +643,10 @@ fn superseded_by_info<'h>(h: &'h Header, f: &Function) -> Option<&'h Function> {
     (last == "mjb_read_info*" && first == f.params.as_slice() && info.ret == f.ret).then_some(info)
 }
 
+/// Exports that are the same call under another name (the second is the one to call:
+/// `mjb_step` is also a function of MuJoCo 4.0's batch API).
+const SAME_CALL: &[(&str, &str)] = &[("mjb_step", "mjb_endpoint_step")];
+
 #[test]
 fn cpp_binding_calls_every_exported_function() {
     let h = header();
@@ -651,7 +655,11 @@ fn cpp_binding_calls_every_exported_function() {
     let missing: Vec<&str> = h
         .functions
         .iter()
-        .filter(|f| !called(&f.name) && !superseded_by_info(&h, f).is_some_and(|i| called(&i.name)))
+        .filter(|f| {
+            !called(&f.name)
+                && !superseded_by_info(&h, f).is_some_and(|i| called(&i.name))
+                && !SAME_CALL.iter().any(|(a, b)| *a == f.name && called(b))
+        })
         .map(|f| f.name.as_str())
         .collect();
     assert!(

@@ -628,8 +628,9 @@ class Endpoint {
 
   // ---- mutations: a Result, never an exception ----------------------------------------------
 
+  // mjb_endpoint_step: mjb_step under the name MuJoCo 4.0's batch API does not also export.
   Result step(uint32_t nstep, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) { return mjb_step(ep_, nstep, timeout_ms, r); });
+    return answer([&](mjb_report* r) { return mjb_endpoint_step(ep_, nstep, timeout_ms, r); });
   }
   Result set_ctrl(const double* ctrl, size_t n, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) { return mjb_set_ctrl(ep_, ctrl, n, timeout_ms, r); });
@@ -789,41 +790,16 @@ class Endpoint {
                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return ctrl_step(expect, ctrl.data(), ctrl.size(), nstep, timeout_ms);
   }
-  // write_step_read with a precondition. The C ABI has no conditional mjb_write_step_read, so
-  // this is three calls: the requests are checked by a frame read into scratch memory of the
-  // calling thread (grown once; a request the frame cannot serve still refuses before anything
-  // is written, and a refusal leaves the caller's buffers alone), then mjb_write_step_if, then,
-  // after MJB_OK, the frame read into the buffers (`info`). A read that fails after the step
-  // leaves `info->frame` 0 and names its reason in `detail`, as write_step_read does after a
-  // concurrent model replacement.
+  // write_step_read with a precondition (mjb_write_step_read_if): the compare-and-step of a
+  // host loop in one call. Refused with nothing written, no step and no frame read when the
+  // endpoint moved on (or a request cannot be served).
   Result write_step_read(const Expect& expect, const mjb_input* inputs, size_t ninputs,
                          uint32_t nstep, mjb_frame_request* requests, size_t nrequests,
                          mjb_frame_info* info, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    if (info) *info = mjb_frame_info{};
-    for (size_t k = 0; k < nrequests; k++) requests[k].written = 0;
-    thread_local std::vector<double> scratch;
-    std::array<mjb_frame_request, 64> check{};
-    mjb_frame_request* checked = requests;  // more than 64: refused before any is read
-    if (nrequests <= check.size()) {
-      size_t total = 0;
-      for (size_t k = 0; k < nrequests; k++) total += requests[k].cap;
-      if (scratch.size() < total) scratch.resize(total);
-      for (size_t k = 0, at = 0; k < nrequests; at += requests[k].cap, k++)
-        check[k] = {requests[k].field, scratch.data() + at, requests[k].cap, 0};
-      checked = check.data();
-    }
-    mjb_frame_info seen{};
-    mjb_outcome o = mjb_frame_read_many(ep_, checked, nrequests, &seen);
-    if (o != MJB_OK) return refused_early(o);
-    Result res = write_step(expect, inputs, ninputs, nstep, timeout_ms);
-    if (!res.ok()) return res;
-    mjb_frame_info got{};
-    if (mjb_frame_read_many(ep_, requests, nrequests, &got) != MJB_OK) {
-      res.detail = last_error();
-    } else if (info) {
-      *info = got;
-    }
-    return res;
+    return answer([&](mjb_report* r) {
+      return mjb_write_step_read_if(ep_, expect.get(), inputs, ninputs, nstep, timeout_ms,
+                                    requests, nrequests, info, r);
+    });
   }
   Result ctrl_step_read(const Expect& expect, Span<const double> ctrl, uint32_t nstep,
                         std::initializer_list<FieldSpan> read, mjb_frame_info* info = nullptr,
@@ -1062,16 +1038,6 @@ class Endpoint {
     size_t k = 0;
     for (const FieldSpan& f : fields) reqs[k++] = {f.field, f.buf.data(), f.buf.size(), 0};
     return k;
-  }
-
-  // A refusal the binding met before the mutation's export ran (its outcome and reason in the
-  // report, as the library's own early refusals report them).
-  static Result refused_early(mjb_outcome o) {
-    Result res;
-    res.detail = last_error();
-    res.report.outcome = o;
-    res.report.reason = impl::reason_of(res.detail);
-    return res;
   }
 
   Expected<Document> read(

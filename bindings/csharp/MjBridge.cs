@@ -385,6 +385,9 @@ namespace MjBridge
         public static extern Outcome mjb_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_set_ctrl(EndpointHandle ep, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
@@ -479,6 +482,9 @@ namespace MjBridge
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_write_step_read(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
+
+        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_read_if(EndpointHandle ep, [In] ref Expect expect, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_plugin_load(byte[] path, out UIntPtr plugins);

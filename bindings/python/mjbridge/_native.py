@@ -179,6 +179,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "mjb_endpoint_adopt": (OUTCOME, [c_void_p, c_void_p, c_char_p, c_size_t, POINTER(ENDPOINT)]),
     "mjb_endpoint_free": (OUTCOME, [ENDPOINT]),
     "mjb_step": (OUTCOME, [ENDPOINT, c_uint32, c_uint32, POINTER(Report)]),
+    "mjb_endpoint_step": (OUTCOME, [ENDPOINT, c_uint32, c_uint32, POINTER(Report)]),
     "mjb_set_ctrl": (OUTCOME, [ENDPOINT, POINTER(c_double), c_size_t, c_uint32, POINTER(Report)]),
     "mjb_world_write": (OUTCOME, [ENDPOINT, c_char_p, c_size_t, c_uint32, POINTER(Report)]),
     "mjb_world_read": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING)]),
@@ -226,6 +227,21 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "mjb_write_step": (
         OUTCOME,
         [ENDPOINT, POINTER(Input), c_size_t, c_uint32, c_uint32, POINTER(Report)],
+    ),
+    "mjb_write_step_read_if": (
+        OUTCOME,
+        [
+            ENDPOINT,
+            POINTER(Expect),
+            POINTER(Input),
+            c_size_t,
+            c_uint32,
+            c_uint32,
+            POINTER(FrameRequest),
+            c_size_t,
+            POINTER(FrameInfo),
+            POINTER(Report),
+        ],
     ),
     "mjb_write_step_read": (
         OUTCOME,
