@@ -224,12 +224,18 @@ fn load_plugins(asked: &[PathBuf]) -> Result<()> {
     }
     if asked.is_empty() {
         if let Some(dir) = default_plugin_dir() {
-            if let Err(r) = mjbridge::load_plugin_dir(dir.as_os_str().as_encoded_bytes()) {
-                warn(&format!(
+            match mjbridge::load_plugin_dir(dir.as_os_str().as_encoded_bytes()) {
+                // An engine without a plugin API cannot use a folder nobody asked for.
+                Ok(_)
+                | Err(mjbridge::outcome::Refusal {
+                    reason: mjbridge::outcome::Reason::MJB_REASON_UNSUPPORTED,
+                    ..
+                }) => {}
+                Err(r) => warn(&format!(
                     "the plugin folder {} could not be loaded: {}",
                     dir.display(),
                     r.message
-                ));
+                )),
             }
         }
     }
@@ -238,7 +244,8 @@ fn load_plugins(asked: &[PathBuf]) -> Result<()> {
 
 /// The engine plugin folder that goes with this command: its install's (`PREFIX/bin/mjbridge`
 /// beside `PREFIX/lib/mujoco_plugin`, or `bin/mujoco_plugin` on Windows), else the folder the
-/// build took the engine from.
+/// build took the engine from. Only a folder with something in it: a system library folder
+/// (Debian's `/usr/lib/<triple>`) may have an empty or unrelated `plugin` folder beside it.
 fn default_plugin_dir() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let bin = exe.parent()?;
@@ -249,7 +256,10 @@ fn default_plugin_dir() -> Option<PathBuf> {
     let built = Path::new(mjbridge::native::engine().build_library)
         .parent()
         .map(|d| d.join("plugin"));
-    installed.into_iter().chain(built).find(|d| d.is_dir())
+    installed.into_iter().chain(built).find(|d| {
+        d.read_dir()
+            .is_ok_and(|mut entries| entries.next().is_some())
+    })
 }
 
 fn main() -> ExitCode {
