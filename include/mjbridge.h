@@ -69,6 +69,9 @@ struct mjData_;
 // `mjb_expect.flags`: check the model configuration.
 #define MJB_EXPECT_CONFIGURATION 2
 
+// `mjb_expect.flags`: check the last frame's publication number (nothing changed at all).
+#define MJB_EXPECT_FRAME 4
+
 // What happened to the endpoint's native state. Values are part of the ABI: never renumber.
 enum mjb_outcome
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -379,12 +382,17 @@ typedef struct mjb_safety_state {
 // be when the call is admitted. A member is checked when its flag is set; when one does not
 // hold, the call is `MJB_REJECTED` with `MJB_REASON_PRECONDITION` and nothing is done.
 typedef struct mjb_expect {
-  // `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, or both.
+  // `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, `MJB_EXPECT_FRAME`, or any of them.
   uint32_t flags;
   // The tick the caller saw (a frame's, a read's, a report's `tick_after`).
   uint64_t tick;
   // The model configuration the caller saw (`mjb_dims`, a frame, a read).
   uint64_t configuration;
+  // The publication number of the last frame the caller saw (`mjb_frame_info.frame`, a
+  // read's `mjb_read_info.frame`). Every change of the native state publishes a frame (a
+  // step, a restore, an input write, a replacement, a rollback), so this catches what a
+  // tick cannot: a restore to the same tick, an input write, a replacement back at tick 0.
+  uint64_t frame;
 } mjb_expect;
 
 // Where the endpoint was when a document was read (the `_info` reads).
@@ -393,6 +401,9 @@ typedef struct mjb_read_info {
   uint64_t tick;
   // The model configuration it was read under.
   uint64_t configuration;
+  // The publication number of the endpoint's last frame when it was read (for
+  // `MJB_EXPECT_FRAME`); 0 for a restore point, which is not a reading of the endpoint.
+  uint64_t frame;
 } mjb_read_info;
 
 // Model dimensions and the configuration counter, as `mjb_dims` reports them.
@@ -668,8 +679,8 @@ MJB_API mjb_outcome mjb_safety_reset(struct mjb_endpoint *ep);
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
 MJB_API mjb_outcome mjb_safety_read(struct mjb_endpoint *ep, struct mjb_safety_state *safety_state);
 
-// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick and/or model
-// configuration the caller expects at admission; when one does not hold the call is
+// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick, model
+// configuration and/or last frame number the caller expects at admission; when one does not hold the call is
 // `MJB_REJECTED` (`MJB_REASON_PRECONDITION`) and no step is taken. Unknown flag bits are
 // `MJB_INVALID_ARGUMENT`. Everything else as for `mjb_step`.
 MJB_API
@@ -895,9 +906,11 @@ mjb_outcome mjb_input_write_if(struct mjb_endpoint *ep,
                                struct mjb_report *report);
 
 // `mjb_write_step` with a precondition (`expect` as for `mjb_step_if`): the controller's
-// compare-and-step. Read a frame, choose the inputs for its tick, and pass that tick with
-// `MJB_EXPECT_TICK`: if another thread stepped, restored or replaced the model meanwhile, the
-// call is refused (`MJB_REASON_PRECONDITION`) with nothing written and no step taken.
+// compare-and-step. Read a frame, choose the inputs for it, and pass its publication number
+// with `MJB_EXPECT_FRAME`: if another call changed anything meanwhile (a step, a restore even
+// to the same tick, an input write, a replacement), the call is refused
+// (`MJB_REASON_PRECONDITION`) with nothing written and no step taken. `MJB_EXPECT_TICK`
+// alone catches steps but not a restore to the same tick.
 MJB_API
 mjb_outcome mjb_write_step_if(struct mjb_endpoint *ep,
                               const struct mjb_expect *expect,
@@ -1069,8 +1082,8 @@ mjb_outcome mjb_restore_point_apply(struct mjb_endpoint *ep,
 // restored when it does not hold).
 MJB_API
 mjb_outcome mjb_restore_point_apply_if(struct mjb_endpoint *ep,
-                                       const struct mjb_restore_point *rp,
                                        const struct mjb_expect *expect,
+                                       const struct mjb_restore_point *rp,
                                        uint32_t timeout_ms,
                                        struct mjb_report *report);
 

@@ -14,15 +14,23 @@ fn at_tick(tick: u64) -> mjb_expect {
     mjb_expect {
         flags: MJB_EXPECT_TICK,
         tick,
-        configuration: 0,
+        ..Default::default()
     }
 }
 
 fn at_configuration(configuration: u64) -> mjb_expect {
     mjb_expect {
         flags: MJB_EXPECT_CONFIGURATION,
-        tick: 0,
         configuration,
+        ..Default::default()
+    }
+}
+
+fn at_frame(frame: u64) -> mjb_expect {
+    mjb_expect {
+        flags: MJB_EXPECT_FRAME,
+        frame,
+        ..Default::default()
     }
 }
 
@@ -131,6 +139,7 @@ fn the_expected_tick_and_configuration_admit_every_mutation() {
             flags: MJB_EXPECT_TICK | MJB_EXPECT_CONFIGURATION,
             tick: ep.frame_info().tick,
             configuration: ep.dims().configuration,
+            frame: 0,
         };
         let (o, r) = one(&ep, &expect, name);
         assert_eq!(o, Outcome::MJB_OK, "{name}: {}", last_error());
@@ -224,6 +233,83 @@ fn restore_and_replacement_take_preconditions_too() {
     }
 }
 
+/// What a tick cannot see, the frame number does: a restore back to the same tick, an input
+/// write (no step), a replacement back at tick 0. Each refuses every mutation expecting the
+/// frame from before it, changing nothing; the tick precondition alone admits them.
+#[test]
+fn the_frame_precondition_sees_every_change_the_tick_misses() {
+    let ep = open_model("contact_act.xml", "");
+    ep.step_ok(4);
+    let at_four = ep.checkpoint();
+    let ctrl = vec![0.5; ep.dims().nu as usize];
+    let replace = format!(
+        "{{\"model\":{{\"xml_path\":{}}}}}",
+        js(&model_path("contact_act.xml"))
+    );
+    let changes: [(&str, &dyn Fn()); 3] = [
+        ("a restore to the same tick", &|| {
+            ep.step_ok(3);
+            assert_eq!(ep.restore(&at_four).0, Outcome::MJB_OK);
+        }),
+        ("an input write", &|| {
+            assert_eq!(ep.set_ctrl(&ctrl), Outcome::MJB_OK)
+        }),
+        ("a replacement at tick 0", &|| {
+            let mut r = mjb_report::default();
+            let o = unsafe {
+                mjb_endpoint_replace_model(
+                    ep.0,
+                    replace.as_ptr().cast(),
+                    replace.len(),
+                    WAIT_FOREVER,
+                    &mut r,
+                )
+            };
+            assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+        }),
+    ];
+    for (what, change) in changes {
+        let seen = ep.frame_info();
+        change();
+        let now = ep.frame_info();
+        assert!(now.frame > seen.frame, "{what} published a frame");
+        let before = (ep.hash(), ep.world(), ep.safety(), ep.dims());
+        for (name, o, r, e) in every_mutation(&ep, &at_frame(seen.frame)) {
+            assert_eq!(o, Outcome::MJB_REJECTED, "{what}: {name}");
+            assert_eq!(
+                reason_of(&r),
+                Reason::MJB_REASON_PRECONDITION,
+                "{what}: {name}"
+            );
+            let expected = format!(
+                "the last frame is number {}, not the expected {}",
+                now.frame, seen.frame
+            );
+            assert!(
+                e["message"].as_str().unwrap().contains(&expected),
+                "{what}: {name}: {e}"
+            );
+            assert_eq!(
+                (ep.hash(), ep.world(), ep.safety(), ep.dims()),
+                before,
+                "{what}: {name} changed the endpoint"
+            );
+        }
+        // The current frame number admits a mutation.
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_step_if(ep.0, &at_frame(now.frame), 1, WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::MJB_OK, "{what}: {}", last_error());
+    }
+    // The tick alone cannot tell a restore to the same tick from nothing at all.
+    let tick = ep.frame_info().tick;
+    let here = ep.checkpoint();
+    ep.step_ok(2);
+    assert_eq!(ep.restore(&here).0, Outcome::MJB_OK);
+    let mut r = mjb_report::default();
+    let o = unsafe { mjb_step_if(ep.0, &at_tick(tick), 1, WAIT_FOREVER, &mut r) };
+    assert_eq!(o, Outcome::MJB_OK, "the tick matched after the restore");
+}
+
 #[test]
 fn a_null_precondition_is_none_and_unknown_flags_are_invalid() {
     let ep = open_model("contact_act.xml", "");
@@ -232,9 +318,9 @@ fn a_null_precondition_is_none_and_unknown_flags_are_invalid() {
     assert_eq!((o, r.tick_after), (Outcome::MJB_OK, 2));
     let before = ep.hash();
     let bad = mjb_expect {
-        flags: 4,
+        flags: 8,
         tick: 2,
-        configuration: 0,
+        ..Default::default()
     };
     let o = unsafe { mjb_step_if(ep.0, &bad, 1, WAIT_FOREVER, &mut r) };
     assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
@@ -262,6 +348,7 @@ fn reads_report_the_tick_and_configuration_they_saw() {
         let mut info = mjb_read_info {
             tick: 99,
             configuration: 99,
+            frame: 99,
         };
         assert_eq!(
             unsafe { read(ep.0, WAIT_FOREVER, &mut s, &mut info) },
@@ -269,6 +356,11 @@ fn reads_report_the_tick_and_configuration_they_saw() {
         );
         let text = take_string(s);
         assert_eq!((info.tick, info.configuration), (11, 0), "{name}");
+        assert_eq!(
+            info.frame,
+            ep.frame_info().frame,
+            "{name}: the last frame's number"
+        );
         let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
         let tick = doc["tick"].as_u64().or(doc["world"]["tick"].as_u64());
         assert_eq!(tick, Some(11), "{name}: the document's own tick");
@@ -285,6 +377,7 @@ fn reads_report_the_tick_and_configuration_they_saw() {
     let mut info = mjb_read_info {
         tick: 5,
         configuration: 5,
+        frame: 5,
     };
     let closed = {
         let other = open_model("contact_act.xml", "");

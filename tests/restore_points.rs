@@ -192,10 +192,10 @@ fn a_foreign_endpoints_or_stale_configurations_restore_point_is_refused() {
     let stale = mjb_expect {
         flags: MJB_EXPECT_TICK,
         tick: 5,
-        configuration: 0,
+        ..Default::default()
     };
     let mut r = mjb_report::default();
-    let o = unsafe { mjb_restore_point_apply_if(a.0, rp.0, &stale, WAIT_FOREVER, &mut r) };
+    let o = unsafe { mjb_restore_point_apply_if(a.0, &stale, rp.0, WAIT_FOREVER, &mut r) };
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION);
 }

@@ -7,11 +7,12 @@
 //   answers a control loop handles every tick;
 // - reads and facts return an mjb::Expected<T> (the value, or the outcome and detail);
 // - acknowledgements and settings return an mjb::Status.
-// Every mutation has an overload whose first argument is an mjb::Expect: the tick and/or model
-// configuration the caller saw (a frame's, a Document's); when the endpoint has moved on, the
+// Every mutation has an overload whose first argument is an mjb::Expect: the tick, model
+// configuration and last frame number the caller saw (a frame's, a Document's); when the
+// endpoint has moved on, the
 // call is refused with MJB_REASON_PRECONDITION and nothing is done (the `_if` exports).
-// Documents come back as an mjb::Document: the text and the tick and configuration it was read
-// at (it converts to std::string and std::string_view, as the text these reads returned).
+// Documents come back as an mjb::Document: the text and the tick, configuration and frame
+// number it was read at (it converts to std::string and std::string_view, as the text these reads returned).
 // Restore points (mjb::RestorePoint, move-only, freed by its destructor) restore a captured
 // state without JSON; one is immutable and may be applied from any thread to its endpoint.
 // With exceptions enabled, Expected::value() and Result::ensure_ok() throw mjb::Error on a
@@ -213,7 +214,8 @@ struct Result {
 };
 
 // A document the bridge served and where the endpoint was when it was read (mjb_read_info):
-// its tick and model configuration, for a mutation conditional on them (Expect::at(doc))
+// its tick, model configuration and the endpoint's last frame number (0 for a restore point's
+// document), for a mutation conditional on them (Expect::at(doc))
 // without parsing. Converts to const std::string& and std::string_view wherever the text is
 // wanted (code written for the std::string these reads returned keeps compiling); compares
 // by its text.
@@ -221,14 +223,16 @@ struct Document {
   std::string text;
   uint64_t tick = 0;
   uint64_t configuration = 0;
+  uint64_t frame = 0;
 
   Document() = default;
-  explicit Document(std::string t, uint64_t at_tick = 0, uint64_t at_configuration = 0)
-      : text(std::move(t)), tick(at_tick), configuration(at_configuration) {}
+  explicit Document(std::string t, uint64_t at_tick = 0, uint64_t at_configuration = 0,
+                    uint64_t at_frame = 0)
+      : text(std::move(t)), tick(at_tick), configuration(at_configuration), frame(at_frame) {}
   operator const std::string&() const& noexcept { return text; }        // NOLINT: implicit
   operator std::string() && noexcept { return std::move(text); }        // NOLINT: implicit
   operator std::string_view() const noexcept { return text; }           // NOLINT: implicit
-  mjb_read_info info() const noexcept { return mjb_read_info{tick, configuration}; }
+  mjb_read_info info() const noexcept { return mjb_read_info{tick, configuration, frame}; }
   const char* data() const noexcept { return text.data(); }
   size_t size() const noexcept { return text.size(); }
 
@@ -247,19 +251,23 @@ struct Document {
 //   mjb_frame_info seen = ep.frame({{MJB_FIELD_QPOS, qpos}}).value();
 //   choose(qpos, ctrl);
 //   mjb::Result r = ep.ctrl_step(mjb::Expect::at(seen), ctrl, 1);  // refused if moved on
-// The tick says where the endpoint is, not which state it holds: a model replacement keeps
-// the tick (at() checks the configuration too) and a restore can land on the tick seen.
+// The tick says where the endpoint is, not which state it holds: a restore can land on the
+// tick seen and an input write keeps it. The frame number changes with every change of the
+// native state, so at() checks it too (with the tick and the configuration, for the message).
 class Expect {
  public:
   Expect() = default;
   static Expect tick(uint64_t t) { return Expect().with_tick(t); }
   static Expect configuration(uint64_t c) { return Expect().with_configuration(c); }
-  // The tick and the configuration of what the caller saw.
+  static Expect frame(uint64_t n) { return Expect().with_frame(n); }
+  // The tick, the configuration and the frame number of what the caller saw (frame 0, a
+  // restore point's document, is not checked: frames are numbered from 1).
   static Expect at(const mjb_frame_info& f) {
-    return tick(f.tick).with_configuration(f.configuration);
+    return tick(f.tick).with_configuration(f.configuration).with_frame(f.frame);
   }
   static Expect at(const mjb_read_info& r) {
-    return tick(r.tick).with_configuration(r.configuration);
+    Expect e = tick(r.tick).with_configuration(r.configuration);
+    return r.frame != 0 ? e.with_frame(r.frame) : e;
   }
   static Expect at(const Document& d) { return at(d.info()); }
   Expect& with_tick(uint64_t t) noexcept {
@@ -270,6 +278,11 @@ class Expect {
   Expect& with_configuration(uint64_t c) noexcept {
     raw_.flags |= MJB_EXPECT_CONFIGURATION;
     raw_.configuration = c;
+    return *this;
+  }
+  Expect& with_frame(uint64_t n) noexcept {
+    raw_.flags |= MJB_EXPECT_FRAME;
+    raw_.frame = n;
     return *this;
   }
   const mjb_expect& raw() const noexcept { return raw_; }
@@ -566,7 +579,7 @@ class RestorePoint {
     mjb_string* s = nullptr;
     mjb_outcome o = mjb_restore_point_to_json(rp_, &s);
     if (o != MJB_OK) return Expected<Document>::refused(o);
-    return Document(take(s), i->tick, i->configuration);
+    return Document(take(s), i->tick, i->configuration, i->frame);
   }
 
  private:
@@ -823,7 +836,7 @@ class Endpoint {
   Result apply(const Expect& expect, const RestorePoint& rp,
                uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_restore_point_apply_if(ep_, rp.get(), expect.get(), timeout_ms, r);
+      return mjb_restore_point_apply_if(ep_, expect.get(), rp.get(), timeout_ms, r);
     });
   }
 
@@ -1047,7 +1060,7 @@ class Endpoint {
     mjb_read_info info{};
     mjb_outcome o = f(ep_, timeout_ms, &s, &info);
     if (o != MJB_OK) return Expected<Document>::refused(o);
-    return Document(take(s), info.tick, info.configuration);
+    return Document(take(s), info.tick, info.configuration, info.frame);
   }
 
   mjb_endpoint* ep_ = nullptr;

@@ -167,6 +167,8 @@ namespace MjBridge
         public const uint ExpectTick = 1;
         /// <summary>Expect.Flags: check the model configuration.</summary>
         public const uint ExpectConfiguration = 2;
+        /// <summary>Expect.Flags: check the last frame's publication number.</summary>
+        public const uint ExpectFrame = 4;
     }
 
     /// <summary>mjb_report: the result of a mutation, written on every outcome.</summary>
@@ -269,16 +271,18 @@ namespace MjBridge
     /// when the call is admitted (each member checked when its flag is set). Pass it as the
     /// `expect` argument of a mutation; when it does not hold the call is refused
     /// (Reason.Precondition) and nothing is done. A value type: no allocation.
-    /// The tick says where the endpoint is, not which state it holds: a model replacement keeps
-    /// the tick (At() checks the configuration too) and a restore can land on the tick seen.
+    /// The tick says where the endpoint is, not which state it holds: a restore can land on
+    /// the tick seen and an input write keeps it. The frame number changes with every change
+    /// of the native state, so At() checks it too, with the tick and the configuration.
     /// </summary>
-    [StructLayout(LayoutKind.Explicit, Size = 24)]
+    [StructLayout(LayoutKind.Explicit, Size = 32)]
     public struct Expect
     {
-        /// <summary>Constants.ExpectTick, Constants.ExpectConfiguration, or both.</summary>
+        /// <summary>Constants.ExpectTick, ExpectConfiguration, ExpectFrame, or any of them.</summary>
         [FieldOffset(0)] public uint Flags;
         [FieldOffset(8)] public ulong Tick;
         [FieldOffset(16)] public ulong Configuration;
+        [FieldOffset(24)] public ulong Frame;
 
         /// <summary>The endpoint must be at this tick.</summary>
         public static Expect AtTick(ulong tick) { return new Expect().WithTick(tick); }
@@ -286,11 +290,19 @@ namespace MjBridge
         /// <summary>The endpoint's model must be this configuration.</summary>
         public static Expect AtConfiguration(ulong configuration) { return new Expect().WithConfiguration(configuration); }
 
-        /// <summary>The tick and the configuration of a frame the caller read.</summary>
-        public static Expect At(FrameInfo seen) { return AtTick(seen.Tick).WithConfiguration(seen.Configuration); }
+        /// <summary>The endpoint's last frame must be this one (nothing changed since).</summary>
+        public static Expect AtFrame(ulong frame) { return new Expect().WithFrame(frame); }
 
-        /// <summary>The tick and the configuration of a document or restore point.</summary>
-        public static Expect At(ReadInfo seen) { return AtTick(seen.Tick).WithConfiguration(seen.Configuration); }
+        /// <summary>The tick, the configuration and the frame number of a frame the caller read.</summary>
+        public static Expect At(FrameInfo seen) { return AtTick(seen.Tick).WithConfiguration(seen.Configuration).WithFrame(seen.Frame); }
+
+        /// <summary>The tick, the configuration and the frame number of a document (a restore
+        /// point's frame number, 0, is not checked: frames are numbered from 1).</summary>
+        public static Expect At(ReadInfo seen)
+        {
+            Expect e = AtTick(seen.Tick).WithConfiguration(seen.Configuration);
+            return seen.Frame != 0 ? e.WithFrame(seen.Frame) : e;
+        }
 
         public static Expect At(Document seen)
         {
@@ -315,15 +327,26 @@ namespace MjBridge
             e.Configuration = configuration;
             return e;
         }
+
+        /// <summary>This precondition and the last frame's publication number.</summary>
+        public Expect WithFrame(ulong frame)
+        {
+            Expect e = this;
+            e.Flags |= Constants.ExpectFrame;
+            e.Frame = frame;
+            return e;
+        }
     }
 
     /// <summary>mjb_read_info: where the endpoint was when a document was read (or what a restore
-    /// point restores): its tick and model configuration.</summary>
-    [StructLayout(LayoutKind.Explicit, Size = 16)]
+    /// point restores): its tick, model configuration and the endpoint's last frame number
+    /// (0 for a restore point).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 24)]
     public struct ReadInfo
     {
         [FieldOffset(0)] public ulong Tick;
         [FieldOffset(8)] public ulong Configuration;
+        [FieldOffset(16)] public ulong Frame;
     }
 
     /// <summary>mjb_log_fn: level is an mjb_log_level, message NUL-terminated UTF-8 valid
@@ -539,7 +562,7 @@ namespace MjBridge
         public static extern Outcome mjb_restore_point_apply(EndpointHandle ep, RestorePointHandle rp, uint timeoutMs, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_apply_if(EndpointHandle ep, RestorePointHandle rp, [In] ref Expect expect, uint timeoutMs, out Report report);
+        public static extern Outcome mjb_restore_point_apply_if(EndpointHandle ep, [In] ref Expect expect, RestorePointHandle rp, uint timeoutMs, out Report report);
 
         [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_restore_point_to_json(RestorePointHandle rp, out IntPtr outString);
@@ -933,7 +956,7 @@ namespace MjBridge
             Report r;
             if (!expect.HasValue) return Result.Of(Native.mjb_restore_point_apply(handle, rp.Handle, timeoutMs, out r), r);
             Expect e = expect.GetValueOrDefault();
-            return Result.Of(Native.mjb_restore_point_apply_if(handle, rp.Handle, ref e, timeoutMs, out r), r);
+            return Result.Of(Native.mjb_restore_point_apply_if(handle, ref e, rp.Handle, timeoutMs, out r), r);
         }
 
         /// <summary>Capture a restore point: the state the endpoint's profile restores, under the
@@ -1408,6 +1431,8 @@ namespace MjBridge
         public ulong Tick { get { return info.Tick; } }
         /// <summary>The model configuration it was read under.</summary>
         public ulong Configuration { get { return info.Configuration; } }
+        /// <summary>The endpoint's last frame number when it was read (0: a restore point's).</summary>
+        public ulong Frame { get { return info.Frame; } }
         public ReadInfo Info { get { return info; } }
 
         public static implicit operator string(Document d) { return d == null ? null : d.text; }
@@ -1462,6 +1487,8 @@ namespace MjBridge
         public ulong Tick { get { return info.Tick; } }
         /// <summary>The model configuration it belongs to.</summary>
         public ulong Configuration { get { return info.Configuration; } }
+        /// <summary>The endpoint's last frame number when it was read (0: a restore point's).</summary>
+        public ulong Frame { get { return info.Frame; } }
         public ReadInfo Info { get { return info; } }
         public bool IsClosed { get { return handle.IsClosed; } }
 

@@ -43,6 +43,8 @@ pub struct Expect {
     pub tick: Option<u64>,
     /// The model configuration the caller saw (bumped by each model replacement).
     pub configuration: Option<u64>,
+    /// The publication number of the last frame the caller saw (bumped by every change).
+    pub frame: Option<u64>,
 }
 
 impl From<u32> for Call {
@@ -56,7 +58,7 @@ impl From<u32> for Call {
 
 impl Expect {
     /// The refusal when the endpoint is not where the caller expects it.
-    fn refusal(&self, tick: u64, configuration: u64) -> Option<Refusal> {
+    fn refusal(&self, tick: u64, configuration: u64, frame: u64) -> Option<Refusal> {
         let mut wrong = Vec::new();
         if let Some(t) = self.tick.filter(|t| *t != tick) {
             wrong.push(format!("the tick is {tick}, not the expected {t}"));
@@ -64,6 +66,11 @@ impl Expect {
         if let Some(c) = self.configuration.filter(|c| *c != configuration) {
             wrong.push(format!(
                 "the model configuration is {configuration}, not the expected {c}"
+            ));
+        }
+        if let Some(f) = self.frame.filter(|f| *f != frame) {
+            wrong.push(format!(
+                "the last frame is number {frame}, not the expected {f}"
             ));
         }
         (!wrong.is_empty()).then(|| {
@@ -130,7 +137,11 @@ impl Endpoint {
         }
         native.admitted += 1;
         let sequence = native.admitted;
-        if let Some(r) = call.expect.refusal(native.tick, native.shape.configuration) {
+        if let Some(r) = call.expect.refusal(
+            native.tick,
+            native.shape.configuration,
+            native.writer.published(),
+        ) {
             let mut a = Answer::refused(r, native.tick, native.tick);
             a.report.sequence = sequence;
             return a;

@@ -17,6 +17,8 @@ use crate::world;
 pub struct Seen {
     pub tick: u64,
     pub configuration: u64,
+    /// The publication number of the endpoint's last frame.
+    pub frame: u64,
 }
 
 impl Seen {
@@ -24,6 +26,7 @@ impl Seen {
         Seen {
             tick: n.tick,
             configuration: n.shape.configuration,
+            frame: n.writer.published(),
         }
     }
 }

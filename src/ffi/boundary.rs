@@ -319,19 +319,20 @@ pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a
 pub unsafe fn expect(
     p: *const super::types::mjb_expect,
 ) -> Result<crate::endpoint::Expect, Refusal> {
-    use super::types::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_TICK};
+    use super::types::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_FRAME, MJB_EXPECT_TICK};
     let Some(e) = p.as_ref() else {
         return Ok(Default::default());
     };
-    if e.flags & !(MJB_EXPECT_TICK | MJB_EXPECT_CONFIGURATION) != 0 {
+    if e.flags & !(MJB_EXPECT_TICK | MJB_EXPECT_CONFIGURATION | MJB_EXPECT_FRAME) != 0 {
         return Err(out_of_range(format!(
-            "mjb_expect.flags {:#x} has bits that are not MJB_EXPECT_TICK or MJB_EXPECT_CONFIGURATION",
+            "mjb_expect.flags {:#x} has bits that are not MJB_EXPECT_TICK, MJB_EXPECT_CONFIGURATION or MJB_EXPECT_FRAME",
             e.flags
         )));
     }
     Ok(crate::endpoint::Expect {
         tick: (e.flags & MJB_EXPECT_TICK != 0).then_some(e.tick),
         configuration: (e.flags & MJB_EXPECT_CONFIGURATION != 0).then_some(e.configuration),
+        frame: (e.flags & MJB_EXPECT_FRAME != 0).then_some(e.frame),
     })
 }
 

@@ -306,14 +306,15 @@ pub unsafe extern "C" fn mjb_safety_read(
 
 // ---- preconditions and read information (v0.3) -------------------------------------------------
 //
-// A controller's compare-and-step: read a frame (or a document) and note its tick, choose the
-// inputs, then call the `_if` form with `MJB_EXPECT_TICK` and that tick. When another thread
-// stepped, restored or replaced the model in between, the call is refused
-// (`MJB_REASON_PRECONDITION`) with nothing done, so inputs chosen for one state never land on
-// another.
+// A controller's compare-and-step: read a frame (or a document) and note its publication
+// number, choose the inputs, then call the `_if` form with `MJB_EXPECT_FRAME` and that number.
+// When another call changed the endpoint in between (stepped, restored, wrote inputs, replaced
+// the model), the call is refused (`MJB_REASON_PRECONDITION`) with nothing done, so inputs
+// chosen for one state never land on another. `MJB_EXPECT_TICK` is the weaker check (a restore
+// to the same tick passes it); `MJB_EXPECT_CONFIGURATION` pins the model.
 
-/// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick and/or model
-/// configuration the caller expects at admission; when one does not hold the call is
+/// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick, model
+/// configuration and/or last frame number the caller expects at admission; when one does not hold the call is
 /// `MJB_REJECTED` (`MJB_REASON_PRECONDITION`) and no step is taken. Unknown flag bits are
 /// `MJB_INVALID_ARGUMENT`. Everything else as for `mjb_step`.
 #[no_mangle]

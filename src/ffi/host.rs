@@ -422,9 +422,11 @@ pub unsafe extern "C" fn mjb_input_write_if(
 }
 
 /// `mjb_write_step` with a precondition (`expect` as for `mjb_step_if`): the controller's
-/// compare-and-step. Read a frame, choose the inputs for its tick, and pass that tick with
-/// `MJB_EXPECT_TICK`: if another thread stepped, restored or replaced the model meanwhile, the
-/// call is refused (`MJB_REASON_PRECONDITION`) with nothing written and no step taken.
+/// compare-and-step. Read a frame, choose the inputs for it, and pass its publication number
+/// with `MJB_EXPECT_FRAME`: if another call changed anything meanwhile (a step, a restore even
+/// to the same tick, an input write, a replacement), the call is refused
+/// (`MJB_REASON_PRECONDITION`) with nothing written and no step taken. `MJB_EXPECT_TICK`
+/// alone catches steps but not a restore to the same tick.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_write_step_if(
     ep: *mut mjb_endpoint,

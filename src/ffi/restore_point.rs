@@ -52,7 +52,7 @@ pub unsafe extern "C" fn mjb_restore_point_apply(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    mjb_restore_point_apply_if(ep, rp, std::ptr::null(), timeout_ms, report)
+    mjb_restore_point_apply_if(ep, std::ptr::null(), rp, timeout_ms, report)
 }
 
 /// `mjb_restore_point_apply` with a precondition (`expect` as for `mjb_step_if`; nothing is
@@ -60,8 +60,8 @@ pub unsafe extern "C" fn mjb_restore_point_apply(
 #[no_mangle]
 pub unsafe extern "C" fn mjb_restore_point_apply_if(
     ep: *mut mjb_endpoint,
-    rp: *const mjb_restore_point,
     expect: *const mjb_expect,
+    rp: *const mjb_restore_point,
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
@@ -125,6 +125,7 @@ pub unsafe extern "C" fn mjb_restore_point_info(
         *info = mjb_read_info {
             tick: rp.tick(),
             configuration: rp.configuration(),
+            frame: 0,
         };
         Ok(Outcome::MJB_OK)
     })

@@ -164,18 +164,25 @@ impl mjb_model_dims {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
 pub struct mjb_expect {
-    /// `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, or both.
+    /// `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, `MJB_EXPECT_FRAME`, or any of them.
     pub flags: u32,
     /// The tick the caller saw (a frame's, a read's, a report's `tick_after`).
     pub tick: u64,
     /// The model configuration the caller saw (`mjb_dims`, a frame, a read).
     pub configuration: u64,
+    /// The publication number of the last frame the caller saw (`mjb_frame_info.frame`, a
+    /// read's `mjb_read_info.frame`). Every change of the native state publishes a frame (a
+    /// step, a restore, an input write, a replacement, a rollback), so this catches what a
+    /// tick cannot: a restore to the same tick, an input write, a replacement back at tick 0.
+    pub frame: u64,
 }
 
 /// `mjb_expect.flags`: check the tick.
 pub const MJB_EXPECT_TICK: u32 = 1;
 /// `mjb_expect.flags`: check the model configuration.
 pub const MJB_EXPECT_CONFIGURATION: u32 = 2;
+/// `mjb_expect.flags`: check the last frame's publication number (nothing changed at all).
+pub const MJB_EXPECT_FRAME: u32 = 4;
 
 /// Where the endpoint was when a document was read (the `_info` reads).
 #[repr(C)]
@@ -186,6 +193,9 @@ pub struct mjb_read_info {
     pub tick: u64,
     /// The model configuration it was read under.
     pub configuration: u64,
+    /// The publication number of the endpoint's last frame when it was read (for
+    /// `MJB_EXPECT_FRAME`); 0 for a restore point, which is not a reading of the endpoint.
+    pub frame: u64,
 }
 
 impl From<crate::endpoint::Seen> for mjb_read_info {
@@ -193,6 +203,7 @@ impl From<crate::endpoint::Seen> for mjb_read_info {
         mjb_read_info {
             tick: s.tick,
             configuration: s.configuration,
+            frame: s.frame,
         }
     }
 }

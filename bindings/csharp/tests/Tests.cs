@@ -569,9 +569,13 @@ static class Tests
             Equal(1UL, after.Configuration, "a replacement bumps the configuration");
             Equal(3UL, after.Tick, "and keeps the tick");
             Expect e = Expect.At(after);
-            Equal(Constants.ExpectTick | Constants.ExpectConfiguration, e.Flags, "At checks both");
+            Equal(Constants.ExpectTick | Constants.ExpectConfiguration | Constants.ExpectFrame, e.Flags, "At checks all three");
             Equal(3UL, e.Tick, "expected tick");
             Equal(1UL, e.Configuration, "expected configuration");
+            Check(after.Frame > w.Frame && w.Frame > 0, "the replacement published a frame");
+            Equal(after.Frame, e.Frame, "expected frame");
+            Check(ep.Step(1, Endpoint.WaitForever, Expect.AtFrame(w.Frame)).Reason == Reason.Precondition, "a stale frame number is refused");
+            Check(ep.Step(1, Endpoint.WaitForever, e).Ok, "the current one admits the step");
         }
     }
 

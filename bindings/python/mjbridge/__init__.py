@@ -31,9 +31,11 @@ Conventions:
 - Documents go in as str, bytes (UTF-8), a dict (serialised with json.dumps; paths may be
   ``os.PathLike``) or a Config; they come out as a Document: a str with the ``tick`` and
   ``configuration`` it was read at. Library-owned strings are copied and freed at once.
-- Every mutation takes keyword-only ``expect_tick=`` and ``expect_configuration=``: when the
-  endpoint is no longer there, the call raises MjbError with ``Reason.PRECONDITION`` and
-  nothing is done.
+- Every mutation takes keyword-only ``expect_tick=``, ``expect_configuration=`` and
+  ``expect_frame=`` (a frame's ``info.frame``, a Document's ``frame``: the last frame number,
+  which every change of the native state advances, so it also catches a restore to the same
+  tick): when the endpoint is no longer there, the call raises MjbError with
+  ``Reason.PRECONDITION`` and nothing is done.
 - Arrays go in as any sequence of floats or a numpy array (used without a copy when it is
   contiguous float64).
 - Threads: ctypes releases the GIL during each call, so ``stop()`` from another thread takes
@@ -125,6 +127,7 @@ __all__ = [
     "set_log_callback",
     "version",
     "EXPECT_CONFIGURATION",
+    "EXPECT_FRAME",
     "EXPECT_TICK",
     "WAIT_FOREVER",
 ]
@@ -139,6 +142,7 @@ MAX_CHECKPOINT_VALUES = 32768
 MAX_DOCUMENT_BYTES = 1048576
 EXPECT_TICK = 1
 EXPECT_CONFIGURATION = 2
+EXPECT_FRAME = 4
 
 
 class Outcome(IntEnum):
@@ -367,17 +371,22 @@ def _take(s: ctypes.c_void_p) -> str:
 class Document(str):
     """A document the bridge served (``world()``, ``snapshot()``, ``checkpoint()``,
     ``RestorePoint.to_json()``): the JSON text itself (a ``str``: compare it, parse it, pass it
-    to ``restore``), and where the endpoint was when it was read: ``tick`` and
-    ``configuration`` (the model configuration), for a mutation conditional on them
-    (``expect_tick=doc.tick``) without parsing. ``text`` is the plain ``str``."""
+    to ``restore``), and where the endpoint was when it was read: ``tick``,
+    ``configuration`` (the model configuration) and ``frame`` (the endpoint's last frame
+    number; 0 for a restore point's document), for a mutation conditional on them
+    (``expect_frame=doc.frame``) without parsing. ``text`` is the plain ``str``."""
 
     tick: int
     configuration: int
+    frame: int
 
-    def __new__(cls, text: str, tick: int = 0, configuration: int = 0) -> "Document":
+    def __new__(
+        cls, text: str, tick: int = 0, configuration: int = 0, frame: int = 0
+    ) -> "Document":
         doc = super().__new__(cls, text)
         doc.tick = tick
         doc.configuration = configuration
+        doc.frame = frame
         return doc
 
     @property
@@ -399,20 +408,25 @@ def _take_document(s: ctypes.c_void_p, info: ReadInfo) -> Document:
     doc = str.__new__(Document, raw, "utf-8")
     doc.tick = info.tick
     doc.configuration = info.configuration
+    doc.frame = info.frame
     return doc
 
 
-def _expect(tick: Optional[int], configuration: Optional[int]) -> Optional[Expect]:
-    """The mjb_expect for keyword arguments ``expect_tick``/``expect_configuration`` (None when
-    neither is given: the plain export runs)."""
-    if tick is None and configuration is None:
+def _expect(
+    tick: Optional[int], configuration: Optional[int], frame: Optional[int]
+) -> Optional[Expect]:
+    """The mjb_expect for keyword arguments ``expect_tick``/``expect_configuration``/
+    ``expect_frame`` (None when none is given: the plain export runs)."""
+    if tick is None and configuration is None and frame is None:
         return None
     e = Expect()
-    _set_expect(e, tick, configuration)
+    _set_expect(e, tick, configuration, frame)
     return e
 
 
-def _set_expect(e: Expect, tick: Optional[int], configuration: Optional[int]) -> None:
+def _set_expect(
+    e: Expect, tick: Optional[int], configuration: Optional[int], frame: Optional[int]
+) -> None:
     flags = 0
     if tick is not None:
         if tick < 0:
@@ -424,6 +438,11 @@ def _set_expect(e: Expect, tick: Optional[int], configuration: Optional[int]) ->
             raise ValueError("expect_configuration is a configuration, not %d" % configuration)
         flags |= EXPECT_CONFIGURATION
         e.configuration = configuration
+    if frame is not None:
+        if frame < 0:
+            raise ValueError("expect_frame is a frame number, not %d" % frame)
+        flags |= EXPECT_FRAME
+        e.frame = frame
     e.flags = flags
 
 
@@ -874,19 +893,21 @@ class Stepper(FrameReader):
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> FrameInfo:
         """Write ``ctrl`` (when given; else the ``ctrl`` array as it is) and the other input
         arrays, step, read the frame. Returns ``info`` (the same FrameInfo every call). With
-        ``expect_tick``/``expect_configuration``, only if the endpoint is still there (else
+        ``expect_tick``/``expect_configuration``/``expect_frame``, only if the endpoint is still
+        there (else
         MjbError, ``Reason.PRECONDITION``: nothing written, no step, the buffers as they were)."""
         if ctrl is not None:
             self.ctrl[:] = ctrl
-        if expect_tick is None and expect_configuration is None:
+        if expect_tick is None and expect_configuration is None and expect_frame is None:
             o = self._step(*self._args)
             if o:
                 raise _refusal(o, self._report_copy())
             return self.info
-        _set_expect(self._expect, expect_tick, expect_configuration)
+        _set_expect(self._expect, expect_tick, expect_configuration, expect_frame)
         if not self._requests_checked:
             self._check_requests()
         o = self._step_if(*self._args_if)
@@ -931,6 +952,7 @@ class Stepper(FrameReader):
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> FrameInfo:
         """Restore a checkpoint (an RL reset), then read the frame into ``values``; when the
         frame carries ctrl, the restored controls are copied into ``ctrl`` too (else ``ctrl``
@@ -939,7 +961,9 @@ class Stepper(FrameReader):
         (``info.stale``) until the next step: the bridge never runs ``mj_forward`` on a
         restore."""
         self._ep.restore(
-            doc, timeout_ms, expect_tick=expect_tick, expect_configuration=expect_configuration
+            doc, timeout_ms, expect_tick=expect_tick,
+            expect_configuration=expect_configuration,
+            expect_frame=expect_frame,
         )
         return self._after_reset()
 
@@ -950,11 +974,14 @@ class Stepper(FrameReader):
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> FrameInfo:
         """``restore`` from a restore point (no JSON): an RL reset to a saved state at engine
         speed, the frame (and ctrl) read after it, as for ``restore``."""
         self._ep.apply(
-            rp, timeout_ms, expect_tick=expect_tick, expect_configuration=expect_configuration
+            rp, timeout_ms, expect_tick=expect_tick,
+            expect_configuration=expect_configuration,
+            expect_frame=expect_frame,
         )
         return self._after_reset()
 
@@ -1031,7 +1058,7 @@ class Endpoint:
             self._lib.mjb_endpoint_free(self._ep)
 
     # Mutations: a Report on success; MjbError (with the report) otherwise. Each takes
-    # keyword-only expect_tick= and expect_configuration= (the mjb_*_if exports): when the
+    # keyword-only expect_tick=, expect_configuration= and expect_frame= (the mjb_*_if exports): when the
     # endpoint is no longer there, MjbError with Reason.PRECONDITION and nothing is done.
     def _mutate(self, fn: Any, *args: Any) -> Report:
         report = Report()
@@ -1053,10 +1080,11 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
         """Step ``nstep`` times. A stop latched meanwhile halts at a step boundary and returns
         the report with ``reason == Reason.STOP_LATCHED``; ``tick_after`` shows the steps done."""
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         return self._mutate_if("mjb_step", e, nstep, timeout_ms)
 
     def set_ctrl(
@@ -1066,8 +1094,9 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         ptr, n, keep = _doubles(ctrl)
         report = self._mutate_if("mjb_set_ctrl", e, ptr, n, timeout_ms)
         del keep
@@ -1080,8 +1109,9 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         b = _utf8(doc)
         return self._mutate_if("mjb_world_write", e, b, len(b), timeout_ms)
 
@@ -1092,11 +1122,12 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
         """Restore a checkpoint document (or a snapshot's world document) and its tick. Bytes
         go to the library as they are (keep a checkpoint as bytes to reset often; to restore
         the same state many times, ``restore_point_from_json`` once and ``apply``)."""
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         b = doc if isinstance(doc, bytes) else _utf8(doc)
         return self._mutate_if("mjb_restore", e, b, len(b), timeout_ms)
 
@@ -1107,10 +1138,11 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
         """Replace the model: ``{"model": {...}}``, a Config (its model alone) or a path. The
         tick stays; the configuration counter goes up by one."""
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         b = _replacement_bytes(config)
         return self._mutate_if("mjb_endpoint_replace_model", e, b, len(b), timeout_ms)
 
@@ -1142,16 +1174,17 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
         """Restore a restore point of this endpoint: the admission, fence, stop rules and native
         phase of ``restore`` (setter, bitwise readback, rollback or fence), without a document.
         Another endpoint's restore point is refused (``Reason.OTHER_ENDPOINT``), and so is one
         from before a model replacement (``Reason.CONFIGURATION``)."""
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         if e is None:
             return self._mutate(self._lib.mjb_restore_point_apply, rp._rp, timeout_ms)
         return self._mutate(
-            self._lib.mjb_restore_point_apply_if, rp._rp, ctypes.byref(e), timeout_ms
+            self._lib.mjb_restore_point_apply_if, ctypes.byref(e), rp._rp, timeout_ms
         )
 
     # Documents, each with the tick and configuration it was read at.
@@ -1354,9 +1387,10 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
         """Write an input field whole (``id`` -1) or one object's slice."""
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         ptr, n, keep = _doubles(values)
         report = self._mutate_if("mjb_input_write", e, int(field), id, ptr, n, timeout_ms)
         del keep
@@ -1370,11 +1404,12 @@ class Endpoint:
         *,
         expect_tick: Optional[int] = None,
         expect_configuration: Optional[int] = None,
+        expect_frame: Optional[int] = None,
     ) -> Report:
         """Write inputs (``[(field, id, values), ...]``), then step ``nstep`` times, under one
         admission. For a loop, ``stepper`` builds all of this once. With ``expect_tick`` (the
         tick of the frame the inputs were chosen from), the controller's compare-and-step."""
-        e = _expect(expect_tick, expect_configuration)
+        e = _expect(expect_tick, expect_configuration, expect_frame)
         arr = (Input * max(len(inputs), 1))()
         keep = []
         for slot, (field, id, values) in zip(arr, inputs):

@@ -145,22 +145,24 @@ class Input(ctypes.Structure):
 
 class Expect(ctypes.Structure):
     """mjb_expect: the precondition of a mutation (the ``_if`` exports): each member is checked
-    when its flag (EXPECT_TICK, EXPECT_CONFIGURATION) is set."""
+    when its flag (EXPECT_TICK, EXPECT_CONFIGURATION, EXPECT_FRAME) is set."""
 
     _fields_ = [
         ("flags", c_uint32),
         ("tick", c_uint64),
         ("configuration", c_uint64),
+        ("frame", c_uint64),
     ]
 
 
 class ReadInfo(ctypes.Structure):
     """mjb_read_info: where the endpoint was when a document was read (the ``_info`` reads), or
-    what a restore point restores."""
+    what a restore point restores (``frame`` 0)."""
 
     _fields_ = [
         ("tick", c_uint64),
         ("configuration", c_uint64),
+        ("frame", c_uint64),
     ]
 
 
@@ -308,7 +310,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "mjb_restore_point_apply": (OUTCOME, [ENDPOINT, RESTORE_POINT, c_uint32, POINTER(Report)]),
     "mjb_restore_point_apply_if": (
         OUTCOME,
-        [ENDPOINT, RESTORE_POINT, POINTER(Expect), c_uint32, POINTER(Report)],
+        [ENDPOINT, POINTER(Expect), RESTORE_POINT, c_uint32, POINTER(Report)],
     ),
     "mjb_restore_point_to_json": (OUTCOME, [RESTORE_POINT, POINTER(STRING)]),
     "mjb_restore_point_from_json": (

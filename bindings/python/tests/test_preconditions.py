@@ -100,6 +100,8 @@ def test_every_mutation_refuses_a_stale_tick_or_configuration_and_changes_nothin
                 {"expect_configuration": configuration + 1},
                 {"expect_tick": world.tick - 1, "expect_configuration": configuration},
                 {"expect_tick": world.tick, "expect_configuration": configuration + 1},
+                {"expect_frame": world.frame - 1},
+                {"expect_tick": world.tick, "expect_frame": world.frame + 1},
             ):
                 with pytest.raises(MjbError) as e:
                     call(**stale)
@@ -109,7 +111,9 @@ def test_every_mutation_refuses_a_stale_tick_or_configuration_and_changes_nothin
                 assert state(ep) == before, "%s changed the endpoint" % name
                 if name.startswith("stepper"):
                     assert {f: bits(st.values[f]) for f in READ} == kept, name
-            r = call(expect_tick=world.tick, expect_configuration=configuration)
+            r = call(
+                expect_tick=world.tick, expect_configuration=configuration, expect_frame=world.frame
+            )
             if isinstance(r, mjbridge.Report):
                 assert (r.outcome, r.tick_before) == (Outcome.OK, world.tick), name
             else:  # the stepper's FrameInfo: the frame after the call, read
