@@ -1,11 +1,12 @@
 //! Admission honours deadlines while another thread steps flat out on a busy machine: a reader
 //! with `timeout_ms = 1` is admitted or refused within about its deadline, never after many
-//! milliseconds (0.2.0's lock: p99 12 ms idle and 24 ms loaded, `cargo bench --bench
-//! admission`). The bound asserted is p99 ≤ 5 ms and no call over 25 ms: the deadline plus the
-//! scheduler's wake-up of a thread whose core runs a spinner (measured p99 1.4–1.9 ms, 3.0 ms
-//! when other builds loaded the machine too), still well under the old lock's idle p99. The
-//! figures themselves are the benchmark's; this test only catches a lock that overshoots
-//! deadlines again. Its own test binary, one test, so nothing else of the suite competes.
+//! milliseconds. The bound asserted is p99 ≤ 5 ms, no call over 25 ms and most calls admitted:
+//! the deadline plus the scheduler's wake-up of a thread whose core runs a spinner (this debug
+//! build measured p99 1.4–1.9 ms, 3.0 ms when other builds loaded the machine too). 0.2.0's
+//! lock fails it (`cargo bench --bench admission`, loaded: p99 12 ms, three calls in four
+//! refused busy after about 8 ms). The figures are the benchmark's; this
+//! test only catches a lock that overshoots deadlines again. Its own test binary, one test,
+//! so nothing else of the suite competes for the cores.
 
 mod common;
 use common::*;
