@@ -22,60 +22,6 @@ use counting::{peak_of, Counting};
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-// ---- raw MuJoCo (the same library the bridge links) -------------------------------------------
-
-#[repr(C)]
-struct MjModel {
-    _p: [u8; 0],
-}
-#[repr(C)]
-struct MjData {
-    _p: [u8; 0],
-}
-
-extern "C" {
-    fn mj_loadXML(
-        path: *const c_char,
-        vfs: *const c_void,
-        err: *mut c_char,
-        len: c_int,
-    ) -> *mut MjModel;
-    fn mj_makeData(m: *const MjModel) -> *mut MjData;
-    fn mj_deleteData(d: *mut MjData);
-    fn mj_deleteModel(m: *mut MjModel);
-    fn mj_step(m: *const MjModel, d: *mut MjData);
-    fn mj_stateSize(m: *const MjModel, sig: c_int) -> c_int;
-    fn mj_getState(m: *const MjModel, d: *const MjData, state: *mut f64, sig: c_int);
-    fn mj_setState(m: *const MjModel, d: *mut MjData, state: *const f64, sig: c_int);
-}
-
-struct Raw {
-    m: *mut MjModel,
-    d: *mut MjData,
-}
-
-impl Raw {
-    fn open(path: &Path) -> Raw {
-        let c = CString::new(path.to_str().unwrap()).unwrap();
-        let mut err = [0 as c_char; 1000];
-        let m = unsafe { mj_loadXML(c.as_ptr(), std::ptr::null(), err.as_mut_ptr(), 1000) };
-        assert!(!m.is_null(), "raw load of {}", path.display());
-        Raw {
-            m,
-            d: unsafe { mj_makeData(m) },
-        }
-    }
-}
-
-impl Drop for Raw {
-    fn drop(&mut self) {
-        unsafe {
-            mj_deleteData(self.d);
-            mj_deleteModel(self.m);
-        }
-    }
-}
-
 // ---- the nlohmann contender ---------------------------------------------------------------------
 
 struct Side {
@@ -177,7 +123,7 @@ struct CheckpointRef<'a> {
 
 #[path = "support.rs"]
 mod support;
-use support::{boxes, median, pin, walker};
+use support::{boxes, median, mj_getState, mj_setState, mj_stateSize, mj_step, pin, walker, Raw};
 
 // ---- measuring ----------------------------------------------------------------------------------
 

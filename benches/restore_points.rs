@@ -20,23 +20,17 @@
 mod common;
 #[path = "support.rs"]
 mod support;
-use support::{median, pin};
+use support::{median, mj_getState, mj_setState, mj_step, pin};
 
 use common::*;
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::native::fields::Field;
-use mjbridge::native::{MjData, MjModel, ModelSource, Mujoco};
+use mjbridge::native::{ModelSource, Mujoco};
 use mjbridge::outcome::Outcome;
 use std::os::raw::c_int;
 use std::path::Path;
 use std::time::Instant;
-
-extern "C" {
-    fn mj_step(m: *const MjModel, d: *mut MjData);
-    fn mj_getState(m: *const MjModel, d: *const MjData, state: *mut f64, sig: c_int);
-    fn mj_setState(m: *const MjModel, d: *mut MjData, state: *const f64, sig: c_int);
-}
 
 /// Nanoseconds per call of `f`, over `n` calls.
 fn per_call(n: usize, mut f: impl FnMut()) -> f64 {

@@ -13,33 +13,13 @@
 
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
-use std::ffi::CString;
-use std::os::raw::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-#[repr(C)]
-struct MjModel {
-    _p: [u8; 0],
-}
-#[repr(C)]
-struct MjData {
-    _p: [u8; 0],
-}
-
-extern "C" {
-    fn mj_loadXML(
-        path: *const c_char,
-        vfs: *const c_void,
-        err: *mut c_char,
-        len: c_int,
-    ) -> *mut MjModel;
-    fn mj_makeData(m: *const MjModel) -> *mut MjData;
-    fn mj_deleteData(d: *mut MjData);
-    fn mj_deleteModel(m: *mut MjModel);
-    fn mj_step(m: *const MjModel, d: *mut MjData);
-}
+#[path = "support.rs"]
+mod support;
+use support::{median, mj_step, Raw};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Contender {
@@ -55,7 +35,6 @@ fn model(name: &str) -> PathBuf {
 
 /// One thread's loop: set up its own pair, wait for the others, step until the window closes.
 fn worker(which: Contender, path: &Path, window: Duration, start: &Barrier) -> u64 {
-    let c = CString::new(path.to_str().unwrap()).unwrap();
     match which {
         Contender::Bridge => {
             let cfg = format!(
@@ -80,27 +59,15 @@ fn worker(which: Contender, path: &Path, window: Duration, start: &Barrier) -> u
             n
         }
         Contender::Raw => {
-            let mut err = [0 as c_char; 1000];
-            // MuJoCo's XML loader is not reentrant (the bridge serializes it too).
-            static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-            let (m, d) = {
-                let _g = LOAD.lock().unwrap();
-                let m = unsafe { mj_loadXML(c.as_ptr(), std::ptr::null(), err.as_mut_ptr(), 1000) };
-                assert!(!m.is_null(), "raw load of {}", path.display());
-                (m, unsafe { mj_makeData(m) })
-            };
+            let raw = Raw::open(path);
             start.wait();
             let end = Instant::now() + window;
             let mut n = 0u64;
             while Instant::now() < end {
                 for _ in 0..16 {
-                    unsafe { mj_step(m, d) };
+                    unsafe { mj_step(raw.m, raw.d) };
                 }
                 n += 16;
-            }
-            unsafe {
-                mj_deleteData(d);
-                mj_deleteModel(m);
             }
             n
         }
@@ -121,11 +88,6 @@ fn throughput(which: Contender, threads: usize, path: &Path, window: Duration) -
     let t0 = Instant::now();
     let steps: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
     steps as f64 / t0.elapsed().as_secs_f64().max(window.as_secs_f64())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
 }
 
 fn main() {

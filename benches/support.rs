@@ -1,6 +1,58 @@
 //! What the benches share: their own models (no file of `../shared` needed: a humanoid-sized
-//! walker and any number of free boxes), pinning to one CPU, and the median.
+//! walker and any number of free boxes), pinning to one CPU, the median, and raw MuJoCo (the
+//! same library the bridge links), the contender most figures are held against.
 #![allow(dead_code)]
+
+use mjbridge::native::{MjData, MjModel};
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::Path;
+
+extern "C" {
+    pub fn mj_loadXML(
+        path: *const c_char,
+        vfs: *const c_void,
+        err: *mut c_char,
+        len: c_int,
+    ) -> *mut MjModel;
+    pub fn mj_makeData(m: *const MjModel) -> *mut MjData;
+    pub fn mj_deleteData(d: *mut MjData);
+    pub fn mj_deleteModel(m: *mut MjModel);
+    pub fn mj_step(m: *const MjModel, d: *mut MjData);
+    pub fn mj_stateSize(m: *const MjModel, sig: c_int) -> c_int;
+    pub fn mj_getState(m: *const MjModel, d: *const MjData, state: *mut f64, sig: c_int);
+    pub fn mj_setState(m: *const MjModel, d: *mut MjData, state: *const f64, sig: c_int);
+}
+
+/// A raw MuJoCo model/data pair, loaded from XML, deleted on drop.
+pub struct Raw {
+    pub m: *mut MjModel,
+    pub d: *mut MjData,
+}
+
+impl Raw {
+    pub fn open(path: &Path) -> Raw {
+        // MuJoCo's XML loader is not reentrant (the bridge serializes it too).
+        static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        let mut err = [0 as c_char; 1000];
+        let _g = LOAD.lock().unwrap();
+        let m = unsafe { mj_loadXML(c.as_ptr(), std::ptr::null(), err.as_mut_ptr(), 1000) };
+        assert!(!m.is_null(), "raw load of {}", path.display());
+        Raw {
+            m,
+            d: unsafe { mj_makeData(m) },
+        }
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        unsafe {
+            mj_deleteData(self.d);
+            mj_deleteModel(self.m);
+        }
+    }
+}
 
 pub fn pin(cpu: usize) {
     unsafe {
