@@ -11,10 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn run(cmd: &mut Command) {
-    let status = cmd.status().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(status.success(), "{cmd:?}: {status}");
-}
+#[path = "support.rs"]
+mod support;
+use support::{release_library, run};
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -30,15 +29,7 @@ fn main() {
             return;
         }
     };
-    // The release cdylib beside this bench's own target folder (target/release).
-    let exe = std::env::current_exe().unwrap();
-    let release = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--release", "--lib", "--quiet", "--manifest-path"])
-            .arg(root.join("Cargo.toml"))
-            .env("CARGO_TARGET_DIR", release.parent().unwrap()),
-    );
+    let release = release_library();
     assert!(release.join("libmjbridge.so").is_file());
 
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());

@@ -5,7 +5,8 @@
 
 use mjbridge::native::{MjData, MjModel};
 use std::ffi::{c_char, c_int, c_void, CString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 extern "C" {
     pub fn mj_loadXML(
@@ -117,4 +118,24 @@ pub fn boxes(n: usize) -> String {
     format!(
         "<mujoco model=\"boxes{n}\"><option timestep=\"0.004\"/><size memory=\"200M\"/><worldbody><geom type=\"plane\" size=\"50 50 0.1\"/>{bodies}</worldbody></mujoco>"
     )
+}
+
+/// Run a command that must succeed.
+pub fn run(cmd: &mut Command) {
+    let status = cmd.status().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(status.success(), "{cmd:?}: {status}");
+}
+
+/// Build the release cdylib beside this bench's own target folder and return that folder
+/// (`target/release`), for the benches that drive a binding in another language.
+pub fn release_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let release = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    run(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--release", "--lib", "--quiet", "--manifest-path"])
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", release.parent().unwrap()),
+    );
+    release
 }
