@@ -806,10 +806,8 @@ class Stepper(FrameReader):
 
         info = st.step(action, expect_tick=seen_tick)   # MjbError (Reason.PRECONDITION),
                                                         # nothing written, if moved on
-    The C ABI has no conditional ``mjb_write_step_read``: with a precondition a step is
-    ``mjb_write_step_if`` then the frame read (two calls, every argument still built once); the
-    first such step checks the requests with one read into scratch arrays, so a field the frame
-    cannot serve is refused before anything is written, as without a precondition.
+    With a precondition the step is one ``mjb_write_step_read_if`` call (its arguments built
+    once too): the precondition and the requests are checked before anything is written.
     """
 
     def __init__(
@@ -866,21 +864,10 @@ class Stepper(FrameReader):
             self._info_ref,
             ctypes.byref(self.report),
         )
-        # The conditional step: mjb_write_step_if, then the frame read (see the class doc).
         self._expect = Expect()
-        self._step_if = ep._lib["mjb_write_step_if"]
+        self._step_if = ep._lib["mjb_write_step_read_if"]
         self._step_if.restype = ctypes.c_int32
-        self._args_if = (
-            ep._ep,
-            ctypes.byref(self._expect),
-            self._inputs,
-            ctypes.c_size_t(m),
-            ctypes.c_uint32(nstep),
-            ctypes.c_uint32(timeout_ms),
-            ctypes.byref(self.report),
-        )
-        self._requests_checked = False
-        self._info_addr = ctypes.addressof(self.info)
+        self._args_if = (self._args[0], ctypes.byref(self._expect)) + self._args[1:]
 
     @property
     def nstep(self) -> int:
@@ -908,42 +895,15 @@ class Stepper(FrameReader):
                 raise _refusal(o, self._report_copy())
             return self.info
         _set_expect(self._expect, expect_tick, expect_configuration, expect_frame)
-        if not self._requests_checked:
-            self._check_requests()
         o = self._step_if(*self._args_if)
-        ctypes.memset(self._info_addr, 0, ctypes.sizeof(FrameInfo))
         if o:
             raise _refusal(o, self._report_copy())
-        if self._read(self._ep._ep, self._requests, self._n, self._info_ref):
-            # As mjb_write_step_read after a concurrent model replacement: the step stands,
-            # ``info.frame`` is 0 and mjb_last_error names why nothing was read.
-            ctypes.memset(self._info_addr, 0, ctypes.sizeof(FrameInfo))
         return self.info
 
     def _report_copy(self) -> Report:
         r = Report()
         ctypes.pointer(r)[0] = self.report
         return r
-
-    def _check_requests(self) -> None:
-        """One frame read into scratch arrays of the same sizes, so that a request the frame
-        cannot serve refuses a conditional step before anything is written (the unconditional
-        step checks them in the same call), leaving the caller's arrays alone."""
-        scratch = (FrameRequest * len(self._requests))()
-        keep = []
-        for mine, r in zip(scratch, self._requests):
-            buf = (ctypes.c_double * max(r.cap, 1))()
-            keep.append(buf)
-            mine.field, mine.cap = r.field, r.cap
-            mine.buf = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double))
-        info = FrameInfo()
-        o = self._read(self._ep._ep, scratch, self._n, ctypes.byref(info))
-        del keep
-        if o:
-            err = _refusal(o)
-            err.report = Report(outcome=o, reason=int(err.reason))
-            raise err
-        self._requests_checked = True
 
     def restore(
         self,

@@ -189,7 +189,7 @@ def test_stepper_precondition_checks_its_requests_before_it_writes():
         assert (e.value.reason, e.value.pointer) == (Reason.NOT_IN_FRAME, "/requests/1/field")
         assert e.value.report is not None and e.value.report.reason == Reason.NOT_IN_FRAME
         assert ep.world() == before and not out[Field.XPOS].any()
-        # A stepper with good requests: checked once, then write_step_if + read each step.
+        # A stepper with good requests: mjb_write_step_read_if each step.
         ok = ep.stepper(read=READ, nstep=2)
         for k in range(3):
             tick = ep.world().tick
