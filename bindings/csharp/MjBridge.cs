@@ -1310,7 +1310,6 @@ namespace MjBridge
     {
         readonly Input[] inputs = new Input[1];
         GCHandle ctrlPin;
-        bool requestsChecked;
         readonly uint nstep, timeoutMs;
         /// <summary>The controls the next Step() writes (length nu); change them in place.</summary>
         public readonly double[] Ctrl;
@@ -1327,9 +1326,8 @@ namespace MjBridge
 
         /// <summary>Write Ctrl, step, read the frame (Info and the buffers). With `expect`, the
         /// controller's compare-and-step (see Expect): refused with Reason.Precondition, nothing
-        /// written or read, unless the endpoint is still where the caller saw it. (Two calls,
-        /// mjb_write_step_if and the frame read, allocation-free; the C ABI has no conditional
-        /// mjb_write_step_read.)</summary>
+        /// written or read, unless the endpoint is still where the caller saw it (one call,
+        /// mjb_write_step_read_if, allocation-free).</summary>
         public Result Step(Expect? expect = null)
         {
             Check();
@@ -1337,58 +1335,19 @@ namespace MjBridge
             UIntPtr n = (UIntPtr)(ulong)Fields.Length;
             if (!expect.HasValue)
             {
-                Outcome o = Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
-                    requests, n, out info, out r);
-                return Result.Of(o, r);
-            }
-            // The C ABI has no conditional mjb_write_step_read: mjb_write_step_if, then the frame
-            // read. The first conditional step checks the requests with one read into scratch
-            // arrays (a field the frame cannot serve refuses before anything is written, as it
-            // does without a precondition; the caller's buffers are left alone).
-            if (!requestsChecked)
-            {
-                Outcome c = CheckRequests();
-                if (c != Outcome.Ok)
-                {
-                    ErrorDetail d = ErrorDetail.Last();
-                    info = default(FrameInfo);
-                    return Result.Of(c, new Report { Outcome = c, Reason = d.Reason });
-                }
-                requestsChecked = true;
+                return Answer(Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
+                    requests, n, out info, out r), r);
             }
             Expect e = expect.GetValueOrDefault();
-            Outcome stepped = Native.mjb_write_step_if(endpoint.Handle, ref e, inputs, (UIntPtr)1UL, nstep, timeoutMs, out r);
-            info = default(FrameInfo);
-            if (stepped != Outcome.Ok) return Result.Of(stepped, r);
-            // As mjb_write_step_read after a concurrent model replacement: the step's Ok, Info.Frame
-            // 0 and the read's refusal in Detail.
-            if (Native.mjb_frame_read_many(endpoint.Handle, requests, n, out info) != Outcome.Ok)
-            {
-                info = default(FrameInfo);
-                return Result.WithDetail(r);
-            }
-            return Result.Of(stepped, r);
+            return Answer(Native.mjb_write_step_read_if(endpoint.Handle, ref e, inputs, (UIntPtr)1UL, nstep, timeoutMs,
+                requests, n, out info, out r), r);
         }
 
-        Outcome CheckRequests()
+        // Stepped, but the frame was not read (the model was replaced in between): the step's
+        // Ok, Info.Frame 0, and the library's reason in Detail.
+        Result Answer(Outcome o, Report r)
         {
-            var scratch = new FrameRequest[requests.Length];
-            var pins = new GCHandle[Fields.Length];
-            try
-            {
-                for (int i = 0; i < Fields.Length; i++)
-                {
-                    var buf = new double[Math.Max((int)(ulong)requests[i].Cap, 1)];
-                    pins[i] = GCHandle.Alloc(buf, GCHandleType.Pinned);
-                    scratch[i] = new FrameRequest { Field = requests[i].Field, Buf = pins[i].AddrOfPinnedObject(), Cap = requests[i].Cap };
-                }
-                FrameInfo ignored;
-                return Native.mjb_frame_read_many(endpoint.Handle, scratch, (UIntPtr)(ulong)Fields.Length, out ignored);
-            }
-            finally
-            {
-                foreach (var p in pins) if (p.IsAllocated) p.Free();
-            }
+            return o == Outcome.Ok && info.Frame == 0 ? Result.WithDetail(r) : Result.Of(o, r);
         }
 
         /// <summary>Copy `ctrl` into Ctrl, then Step(expect).</summary>
