@@ -665,8 +665,10 @@ int mjb_shim_save_model(const struct mjModel_* m, void* buf, int64_t cap, int64_
   mjModel* c = mj_copyModel(NULL, m);
 #if MJB_MJ_VERSION >= 3000000
   /* The paths array goes (its length is a size of the serialization), and with it every
-   * address into it. */
+   * address into it, and the buffer's byte count, which counts the paths (padded to 64
+   * bytes) and is written as a size too; every other array is written by its own size. */
   c->npaths = 0;
+  c->nbuffer = 0;
   for (int i = 0; i < c->nmesh; i++) c->mesh_pathadr[i] = -1;
   for (int i = 0; i < c->nskin; i++) c->skin_pathadr[i] = -1;
   for (int i = 0; i < c->nhfield; i++) c->hfield_pathadr[i] = -1;
