@@ -152,9 +152,6 @@ impl Endpoint {
             let mut answer = None;
             for i in 0..nstep {
                 if work.stop_latched() {
-                    if i == 0 && written != 0 && n.writer.publishes_every_step() {
-                        n.writer.publish_after_input(&mut n.mj, n.tick, written);
-                    }
                     answer = Some(if i == 0 && inputs.is_empty() {
                         Answer::refused(stop_refusal(), before, before)
                     } else {
@@ -190,6 +187,11 @@ impl Endpoint {
             }
             if !n.writer.publishes_every_step() && n.tick != before {
                 n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
+            }
+            // Inputs written but no step taken after them (a stop latched, or the pre-step
+            // state could not be read): their frame was left to a step that never came.
+            if written != 0 && nstep != 0 && n.tick == before && n.writer.publishes_every_step() {
+                n.writer.publish_after_input(&mut n.mj, n.tick, written);
             }
             let mut a = answer.unwrap_or_else(|| Answer::ok(before, n.tick));
             a.report.engine_resets = resets;
