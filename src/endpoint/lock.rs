@@ -19,7 +19,8 @@
 //! deadline; the only delay beyond that is the scheduler waking the thread.
 
 use parking_lot_core::{ParkResult, ParkToken, UnparkToken, DEFAULT_PARK_TOKEN};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
@@ -41,9 +42,17 @@ pub(super) struct NativeLock<T> {
 unsafe impl<T: Send> Send for NativeLock<T> {}
 unsafe impl<T: Send> Sync for NativeLock<T> {}
 
+/// Holds the lock; `Send` like the data, but never `Sync`: a shared `&Guard` would hand `&T`
+/// to several threads at once, and the data (MuJoCo's pair, with its `RefCell` caches) is not
+/// `Sync` (`std::sync::MutexGuard` is `Sync` only for `T: Sync`, for the same reason).
 pub(super) struct Guard<'a, T> {
     lock: &'a NativeLock<T>,
+    _not_sync: PhantomData<Cell<()>>,
 }
+
+// SAFETY: a shared guard gives shared access to the data, so it may be shared across threads
+// only when the data may.
+unsafe impl<T: Sync> Sync for Guard<'_, T> {}
 
 impl<T> NativeLock<T> {
     pub(super) fn new(data: T) -> Self {
@@ -58,7 +67,10 @@ impl<T> NativeLock<T> {
     }
 
     fn guard(&self) -> Guard<'_, T> {
-        Guard { lock: self }
+        Guard {
+            lock: self,
+            _not_sync: PhantomData,
+        }
     }
 
     /// Take the lock only if it is free now.
