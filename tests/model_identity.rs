@@ -275,3 +275,75 @@ fn what_a_checkpoint_is_valid_for() {
     let seeded = open_model("contact_act.xml", "\"seed\":9");
     assert_refused(&seeded, &cp0, "MJB_REASON_SEED", "/seed");
 }
+
+/// A replacement that lands while a world document is being restored is refused with the
+/// world document's pointer, wherever it lands: before the validation (the descriptor is
+/// judged against the new configuration) or between the validation and the admission (the
+/// restore sees the model replaced meanwhile).
+#[test]
+fn a_world_document_overtaken_by_a_replacement_points_into_the_world() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ep = open_model("many_bodies.xml", "\"frame\":[]");
+    let raw = ep.0 as usize;
+    let cfg = format!(
+        "{{\"model\":{{\"xml_path\":{}}}}}",
+        js(&model_path("many_bodies.xml"))
+    );
+    let done = AtomicBool::new(false);
+    // Set when the replacing thread ends, however it ends (a failed assertion included).
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+        }
+    }
+    let (mut admitted, mut refused) = (0u32, 0u32);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let _done = Done(&done);
+            for _ in 0..40 {
+                let mut r = mjb_report::default();
+                let o = unsafe {
+                    mjb_endpoint_replace_model(
+                        raw as *mut mjb_endpoint,
+                        cfg.as_ptr().cast(),
+                        cfg.len(),
+                        WAIT_FOREVER,
+                        &mut r,
+                    )
+                };
+                assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+            }
+        });
+        let ep = raw as *mut mjb_endpoint;
+        while !done.load(Ordering::Acquire) {
+            let mut s = std::ptr::null_mut();
+            assert_eq!(
+                unsafe { mjb_snapshot(ep, WAIT_FOREVER, &mut s) },
+                Outcome::MJB_OK
+            );
+            let world = take_string(s);
+            let mut r = mjb_report::default();
+            let o = unsafe {
+                mjb_restore(ep, world.as_ptr().cast(), world.len(), WAIT_FOREVER, &mut r)
+            };
+            if o == Outcome::MJB_OK {
+                admitted += 1;
+                continue;
+            }
+            refused += 1;
+            assert_eq!(o, Outcome::MJB_REJECTED);
+            assert_eq!(last_reason(), "MJB_REASON_CONFIGURATION");
+            assert_eq!(
+                last_error()["pointer"],
+                "/world/native_checkpoint/descriptor/configuration",
+                "{}",
+                last_error()
+            );
+        }
+    });
+    assert!(
+        admitted > 0 && refused > 0,
+        "{admitted} admitted, {refused} refused"
+    );
+}

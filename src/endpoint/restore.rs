@@ -50,7 +50,13 @@ impl Endpoint {
         let answer = self.mutate(call.into(), |n, _| {
             // The model may have been replaced between validation and admission.
             if let Some(r) = replaced_meanwhile(n, &shape, "the document") {
-                return Answer::refused_at(r.at("/descriptor/configuration"), n.tick);
+                // Where validation would have pointed: inside a world document, its checkpoint.
+                let at = if checkpoint.model_checked() {
+                    "/world/native_checkpoint/descriptor/configuration"
+                } else {
+                    "/descriptor/configuration"
+                };
+                return Answer::refused_at(r.at(at), n.tick);
             }
             let public;
             let target = match checkpoint.profile {
