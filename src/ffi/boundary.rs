@@ -109,20 +109,74 @@ const RP_BASE: usize = 0x7000_0000_0000;
 const RP_GEN_BITS: u32 = 20;
 const RP_GEN_MASK: usize = (1 << RP_GEN_BITS) - 1;
 
-struct RpSlot {
-    generation: usize,
-    rp: Option<Arc<RestorePoint>>,
-}
-
-struct RpSlab {
-    slots: Vec<RpSlot>,
+/// Slots with generations: a removed entry's slot serves the next insertion under the next
+/// generation, so every number a slot gave out before names nothing live. A slot whose
+/// generations are used up is retired (never handed out again) rather than wrapped, so a
+/// number is never reused, however many captures and frees a host makes.
+struct Slab<T> {
+    slots: Vec<(usize, Option<T>)>,
     free: Vec<usize>,
 }
 
-static RESTORE_POINTS: parking_lot::Mutex<RpSlab> = parking_lot::Mutex::new(RpSlab {
-    slots: Vec::new(),
-    free: Vec::new(),
-});
+/// What a number a slab did not resolve was.
+#[derive(Debug, PartialEq)]
+enum Gone {
+    /// Given out once; its entry was removed.
+    Freed,
+    /// Never given out by this slab.
+    Unknown,
+}
+
+impl<T> Slab<T> {
+    const RETIRED: usize = RP_GEN_MASK + 1;
+
+    const fn new() -> Self {
+        Slab {
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// Insert; returns the slot and its generation.
+    fn insert(&mut self, v: T) -> (usize, usize) {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i].1 = Some(v);
+                (i, self.slots[i].0)
+            }
+            None => {
+                self.slots.push((0, Some(v)));
+                (self.slots.len() - 1, 0)
+            }
+        }
+    }
+
+    fn get(&self, i: usize, generation: usize) -> Result<&T, Gone> {
+        match self.slots.get(i) {
+            Some((g, Some(v))) if *g == generation => Ok(v),
+            Some(_) => Err(Gone::Freed),
+            None => Err(Gone::Unknown),
+        }
+    }
+
+    fn remove(&mut self, i: usize, generation: usize) -> Result<T, Gone> {
+        let slot = self.slots.get_mut(i).ok_or(Gone::Unknown)?;
+        if slot.0 != generation || slot.1.is_none() {
+            return Err(Gone::Freed);
+        }
+        let v = slot.1.take();
+        if slot.0 == RP_GEN_MASK {
+            slot.0 = Self::RETIRED;
+        } else {
+            slot.0 += 1;
+            self.free.push(i);
+        }
+        v.ok_or(Gone::Freed)
+    }
+}
+
+static RESTORE_POINTS: parking_lot::Mutex<Slab<Arc<RestorePoint>>> =
+    parking_lot::Mutex::new(Slab::new());
 
 fn rp_handle(index: usize, generation: usize) -> *mut mjb_restore_point {
     (RP_BASE + ((index << RP_GEN_BITS) | generation) * HANDLE_STRIDE) as *mut mjb_restore_point
@@ -139,33 +193,22 @@ fn rp_slot(h: *const mjb_restore_point) -> Option<(usize, usize)> {
 }
 
 pub fn register_restore_point(rp: Arc<RestorePoint>) -> *mut mjb_restore_point {
-    let rp = Some(rp);
-    let mut s = RESTORE_POINTS.lock();
-    match s.free.pop() {
-        Some(i) => {
-            s.slots[i].rp = rp;
-            rp_handle(i, s.slots[i].generation)
-        }
-        None => {
-            s.slots.push(RpSlot { generation: 0, rp });
-            rp_handle(s.slots.len() - 1, 0)
-        }
-    }
+    let (i, g) = RESTORE_POINTS.lock().insert(rp);
+    rp_handle(i, g)
 }
 
-fn rp_refusal(issued: bool) -> Refusal {
-    if issued {
-        Refusal::new(
+fn rp_refusal(gone: Gone) -> Refusal {
+    match gone {
+        Gone::Freed => Refusal::new(
             Outcome::MJB_INVALID_ARGUMENT,
             Reason::MJB_REASON_CLOSED,
             "the restore point was freed",
-        )
-    } else {
-        Refusal::new(
+        ),
+        Gone::Unknown => Refusal::new(
             Outcome::MJB_INVALID_ARGUMENT,
             Reason::MJB_REASON_FOREIGN_HANDLE,
             "not a restore point of this library",
-        )
+        ),
     }
 }
 
@@ -175,35 +218,17 @@ pub fn resolve_restore_point(h: *const mjb_restore_point) -> Result<Arc<RestoreP
     if h.is_null() {
         return Err(null_refusal("restore point"));
     }
-    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(false))?;
+    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(Gone::Unknown))?;
     let s = RESTORE_POINTS.lock();
-    match s.slots.get(i) {
-        Some(slot) if slot.generation == g => slot.rp.clone().ok_or_else(|| rp_refusal(true)),
-        Some(_) => Err(rp_refusal(true)),
-        None => Err(rp_refusal(false)),
-    }
+    s.get(i, g).cloned().map_err(rp_refusal)
 }
 
 /// Free a restore point handle; a second free is refused (its slot moved on).
 pub fn unregister_restore_point(h: *mut mjb_restore_point) -> Result<(), Refusal> {
-    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(false))?;
-    let removed = {
-        let mut s = RESTORE_POINTS.lock();
-        let Some(slot) = s.slots.get_mut(i) else {
-            return Err(rp_refusal(false));
-        };
-        if slot.generation != g || slot.rp.is_none() {
-            return Err(rp_refusal(true));
-        }
-        slot.generation = (slot.generation + 1) & RP_GEN_MASK;
-        let rp = slot.rp.take();
-        s.free.push(i);
-        rp
-    };
+    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(Gone::Unknown))?;
+    let removed = RESTORE_POINTS.lock().remove(i, g).map_err(rp_refusal)?;
     // Outside the lock: back to its endpoint for the next capture, or dropped.
-    if let Some(rp) = removed {
-        crate::endpoint::recycle_restore_point(rp);
-    }
+    crate::endpoint::recycle_restore_point(removed);
     Ok(())
 }
 
@@ -546,4 +571,39 @@ pub unsafe fn read_into(
         *out = super::string::new_string(text);
         Ok(Outcome::MJB_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slot_whose_generations_are_used_up_is_retired_never_reused() {
+        let mut s = Slab::new();
+        let (i, g) = s.insert(1u32);
+        assert_eq!((i, g), (0, 0));
+        assert_eq!(s.remove(i, g), Ok(1));
+        assert_eq!(s.remove(i, g), Err(Gone::Freed), "a second free");
+        assert_eq!(s.get(i, g), Err(Gone::Freed));
+        // The freed slot serves the next insertion, under the next generation.
+        assert_eq!(s.insert(2), (0, 1));
+        assert_eq!(
+            s.get(0, 0),
+            Err(Gone::Freed),
+            "the old number names nothing"
+        );
+        assert_eq!(s.get(0, 1), Ok(&2));
+        // A slot at its last generation: removed, it is retired, not wrapped to 0.
+        s.slots[0].0 = RP_GEN_MASK;
+        assert_eq!(s.remove(0, RP_GEN_MASK), Ok(2));
+        assert_eq!(s.insert(3), (1, 0), "a new slot, not the retired one");
+        for g in [0, 1, RP_GEN_MASK] {
+            assert_eq!(s.get(0, g), Err(Gone::Freed), "generation {g}");
+            assert_eq!(s.remove(0, g), Err(Gone::Freed), "generation {g}");
+        }
+        assert_eq!(s.get(7, 0), Err(Gone::Unknown));
+        // Handles round-trip through their numbers.
+        let h = rp_handle(5, RP_GEN_MASK);
+        assert_eq!(rp_slot(h), Some((5, RP_GEN_MASK)));
+    }
 }
