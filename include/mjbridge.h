@@ -187,8 +187,9 @@ enum mjb_reason
   MJB_REASON_PLUGIN_LOAD = 43,
   // The field is not in the endpoint's frame selection (config `"frame"`).
   MJB_REASON_NOT_IN_FRAME = 44,
-  // The call's precondition (`mjb_expect`: the tick or the model configuration the caller
-  // saw) no longer holds: another call moved the endpoint on first. Nothing was done.
+  // The call's precondition (`mjb_expect`: the tick, the model configuration or the last
+  // frame's publication number the caller saw) no longer holds: another call moved the
+  // endpoint on first. Nothing was done.
   MJB_REASON_PRECONDITION = 45,
   // A world document's `model_fingerprint` is not the endpoint's model: another model,
   // even with the same dimensions (or the same file compiled by another engine build).
@@ -731,8 +732,9 @@ mjb_outcome mjb_restore_if(struct mjb_endpoint *ep,
                            struct mjb_report *report);
 
 // `mjb_checkpoint_read`, and where the endpoint was when it was read: `info` (nullable;
-// zeroed on entry, filled on `MJB_OK`) receives the tick and the model configuration, for a
-// mutation conditional on them (`mjb_expect`) without parsing the document.
+// zeroed on entry, filled on `MJB_OK`) receives the tick, the model configuration and the
+// last frame's publication number, for a mutation conditional on them (`mjb_expect`)
+// without parsing the document.
 MJB_API
 mjb_outcome mjb_checkpoint_read_info(struct mjb_endpoint *ep,
                                      uint32_t timeout_ms,

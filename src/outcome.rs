@@ -109,8 +109,9 @@ pub enum mjb_reason {
     MJB_REASON_PLUGIN_LOAD = 43,
     /// The field is not in the endpoint's frame selection (config `"frame"`).
     MJB_REASON_NOT_IN_FRAME = 44,
-    /// The call's precondition (`mjb_expect`: the tick or the model configuration the caller
-    /// saw) no longer holds: another call moved the endpoint on first. Nothing was done.
+    /// The call's precondition (`mjb_expect`: the tick, the model configuration or the last
+    /// frame's publication number the caller saw) no longer holds: another call moved the
+    /// endpoint on first. Nothing was done.
     MJB_REASON_PRECONDITION = 45,
     /// A world document's `model_fingerprint` is not the endpoint's model: another model,
     /// even with the same dimensions (or the same file compiled by another engine build).

@@ -403,8 +403,9 @@ pub unsafe extern "C" fn mjb_restore_if(
 }
 
 /// `mjb_checkpoint_read`, and where the endpoint was when it was read: `info` (nullable;
-/// zeroed on entry, filled on `MJB_OK`) receives the tick and the model configuration, for a
-/// mutation conditional on them (`mjb_expect`) without parsing the document.
+/// zeroed on entry, filled on `MJB_OK`) receives the tick, the model configuration and the
+/// last frame's publication number, for a mutation conditional on them (`mjb_expect`)
+/// without parsing the document.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_checkpoint_read_info(
     ep: *mut mjb_endpoint,
