@@ -281,21 +281,22 @@ impl Endpoint {
     pub fn replace_model<'a>(&self, config: impl Source<'a>, call: impl Into<Call>) -> Answer {
         let t = self.safety.view_tick();
         // Loading touches no endpoint state: do it before taking the lock.
+        // So is its shape (the layout, the fingerprint: a copy of the model serialized and
+        // hashed); only the configuration counter is the endpoint's.
         let loaded = config
             .text()
             .and_then(crate::config::parse_replacement)
-            .and_then(|source| load_model(&source));
-        let mj = match loaded {
-            Ok(mj) => mj,
+            .and_then(|source| load_model(&source))
+            .and_then(|mj| shape_of(&mj, 0).map(|shape| (mj, shape)));
+        let (mj, shape) = match loaded {
+            Ok(l) => l,
             Err(r) => return Answer::refused(r, t, t),
         };
         self.mutate(call.into(), move |n, _| {
-            let mut mj = mj;
+            let (mut mj, mut shape) = (mj, shape);
             let configuration = n.shape.configuration + 1;
-            let shape = match shape_of(&mj, configuration) {
-                Ok(s) => Arc::new(s),
-                Err(r) => return Answer::refused(r, n.tick, n.tick),
-            };
+            shape.configuration = configuration;
+            let shape = Arc::new(shape);
             let writer = match frame::Writer::new(
                 &mut mj,
                 &self.selection,
