@@ -81,6 +81,11 @@ pub struct RestorePoint {
 }
 
 impl RestorePoint {
+    /// The endpoint it belongs to ([`Endpoint::serial`]).
+    pub fn endpoint(&self) -> u64 {
+        self.endpoint
+    }
+
     /// The tick it restores.
     pub fn tick(&self) -> u64 {
         self.tick

@@ -102,12 +102,17 @@ pub fn unregister(ep: *mut mjb_endpoint) -> Result<(), Refusal> {
 
 // ---- restore point handles --------------------------------------------------------------------
 
-// Restore points are numbers too, in their own range: a slot of a slab and the slot's
-// generation, so that a freed handle is told from a live one (and from an endpoint's) without
-// touching freed memory, in constant time on the planner's hot path.
+// Restore points are numbers too, in their own range: a shard, a slot of the shard's slab and
+// the slot's generation, so that a freed handle is told from a live one (and from an
+// endpoint's) without touching freed memory, in constant time on the planner's hot path. A
+// restore point lives in its endpoint's shard (the endpoint's serial modulo the shards), each
+// shard with its own lock on its own cache lines: planners on different threads, each with
+// its own endpoint, do not contend.
 const RP_BASE: usize = 0x7000_0000_0000;
 const RP_GEN_BITS: u32 = 20;
 const RP_GEN_MASK: usize = (1 << RP_GEN_BITS) - 1;
+const RP_SHARD_BITS: u32 = 4;
+const RP_SHARDS: usize = 1 << RP_SHARD_BITS;
 
 /// Slots with generations: a removed entry's slot serves the next insertion under the next
 /// generation, so every number a slot gave out before names nothing live. A slot whose
@@ -175,26 +180,48 @@ impl<T> Slab<T> {
     }
 }
 
-static RESTORE_POINTS: parking_lot::Mutex<Slab<Arc<RestorePoint>>> =
-    parking_lot::Mutex::new(Slab::new());
+#[repr(align(128))]
+struct Shard(parking_lot::Mutex<Slab<Arc<RestorePoint>>>);
 
-fn rp_handle(index: usize, generation: usize) -> *mut mjb_restore_point {
-    (RP_BASE + ((index << RP_GEN_BITS) | generation) * HANDLE_STRIDE) as *mut mjb_restore_point
+static RESTORE_POINTS: [Shard; RP_SHARDS] =
+    [const { Shard(parking_lot::Mutex::new(Slab::new())) }; RP_SHARDS];
+
+/// A handle's number: which shard, which slot, which generation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct RpNumber {
+    shard: usize,
+    index: usize,
+    generation: usize,
 }
 
-/// The slot and generation a handle names, if it is one of this library's numbers.
-fn rp_slot(h: *const mjb_restore_point) -> Option<(usize, usize)> {
+fn rp_handle(n: RpNumber) -> *mut mjb_restore_point {
+    let v = (((n.index << RP_SHARD_BITS) | n.shard) << RP_GEN_BITS) | n.generation;
+    (RP_BASE + v * HANDLE_STRIDE) as *mut mjb_restore_point
+}
+
+/// The number a handle carries, if it is one of this library's.
+fn rp_number(h: *const mjb_restore_point) -> Option<RpNumber> {
     let h = (h as usize).checked_sub(RP_BASE)?;
     if !h.is_multiple_of(HANDLE_STRIDE) {
         return None;
     }
     let v = h / HANDLE_STRIDE;
-    Some((v >> RP_GEN_BITS, v & RP_GEN_MASK))
+    let slot = v >> RP_GEN_BITS;
+    Some(RpNumber {
+        shard: slot & (RP_SHARDS - 1),
+        index: slot >> RP_SHARD_BITS,
+        generation: v & RP_GEN_MASK,
+    })
 }
 
 pub fn register_restore_point(rp: Arc<RestorePoint>) -> *mut mjb_restore_point {
-    let (i, g) = RESTORE_POINTS.lock().insert(rp);
-    rp_handle(i, g)
+    let shard = (rp.endpoint() % RP_SHARDS as u64) as usize;
+    let (index, generation) = RESTORE_POINTS[shard].0.lock().insert(rp);
+    rp_handle(RpNumber {
+        shard,
+        index,
+        generation,
+    })
 }
 
 fn rp_refusal(gone: Gone) -> Refusal {
@@ -218,15 +245,19 @@ pub fn resolve_restore_point(h: *const mjb_restore_point) -> Result<Arc<RestoreP
     if h.is_null() {
         return Err(null_refusal("restore point"));
     }
-    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(Gone::Unknown))?;
-    let s = RESTORE_POINTS.lock();
-    s.get(i, g).cloned().map_err(rp_refusal)
+    let n = rp_number(h).ok_or_else(|| rp_refusal(Gone::Unknown))?;
+    let s = RESTORE_POINTS[n.shard].0.lock();
+    s.get(n.index, n.generation).cloned().map_err(rp_refusal)
 }
 
 /// Free a restore point handle; a second free is refused (its slot moved on).
 pub fn unregister_restore_point(h: *mut mjb_restore_point) -> Result<(), Refusal> {
-    let (i, g) = rp_slot(h).ok_or_else(|| rp_refusal(Gone::Unknown))?;
-    let removed = RESTORE_POINTS.lock().remove(i, g).map_err(rp_refusal)?;
+    let n = rp_number(h).ok_or_else(|| rp_refusal(Gone::Unknown))?;
+    let removed = RESTORE_POINTS[n.shard]
+        .0
+        .lock()
+        .remove(n.index, n.generation)
+        .map_err(rp_refusal)?;
     // Outside the lock: back to its endpoint for the next capture, or dropped.
     crate::endpoint::recycle_restore_point(removed);
     Ok(())
@@ -603,7 +634,13 @@ mod tests {
         }
         assert_eq!(s.get(7, 0), Err(Gone::Unknown));
         // Handles round-trip through their numbers.
-        let h = rp_handle(5, RP_GEN_MASK);
-        assert_eq!(rp_slot(h), Some((5, RP_GEN_MASK)));
+        for n in [(0, 0, 0), (5, RP_SHARDS - 1, RP_GEN_MASK), (1 << 20, 3, 7)] {
+            let n = RpNumber {
+                index: n.0,
+                shard: n.1,
+                generation: n.2,
+            };
+            assert_eq!(rp_number(rp_handle(n)), Some(n));
+        }
     }
 }
