@@ -235,4 +235,63 @@ fn main() {
         rounds.min(7),
         false,
     );
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/host.xml");
+    threads_apply(host.to_str().unwrap(), rounds);
+}
+
+/// Nanoseconds per apply on each of `threads` threads (thread k pinned to CPU k), each
+/// applying its own endpoint's restore point, started together.
+fn apply_on_threads(xml_path: &str, threads: usize, n: usize) -> Vec<f64> {
+    let start = std::sync::Arc::new(std::sync::Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|k| {
+            let (path, start) = (xml_path.to_owned(), start.clone());
+            std::thread::spawn(move || {
+                pin(k);
+                let ep = open(&format!(
+                    "{{\"model\":{{\"xml_path\":{}}},\"frame\":[]}}",
+                    js(&path)
+                ));
+                let mut rp = std::ptr::null_mut();
+                assert_eq!(
+                    unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) },
+                    Outcome::MJB_OK
+                );
+                let mut r = mjb_report::default();
+                start.wait();
+                let ns = per_call(n, || unsafe {
+                    mjb_restore_point_apply(ep.0, rp, WAIT_FOREVER, &mut r);
+                });
+                assert_eq!(r.outcome, Outcome::MJB_OK as i32);
+                unsafe { mjb_restore_point_free(rp) };
+                ns
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+/// Planners on every CPU, each with its own endpoint: does an apply cost more when the other
+/// CPUs apply too (a process-wide lock or a shared written cache line would show here)?
+fn threads_apply(xml_path: &str, rounds: usize) {
+    // The machine's CPUs (this thread is pinned, so its own affinity says 1).
+    let cpus = (unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).max(1) as usize;
+    let mut ratios = Vec::new();
+    let (mut alone, mut together) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let one = apply_on_threads(xml_path, 1, 100_000)[0];
+        let all = apply_on_threads(xml_path, cpus, 100_000);
+        let mean = all.iter().sum::<f64>() / all.len() as f64;
+        ratios.push(mean / one);
+        alone.push(one);
+        together.push(mean);
+    }
+    println!("host.xml (own): apply on {cpus} threads at once, each its own endpoint");
+    println!(
+        "  {:<44} {cpus} threads {:>8.1} ns  1 thread {:>8.1} ns  ratio {:.3}  (information)",
+        "apply per thread, all CPUs / one",
+        median(together),
+        median(alone),
+        median(ratios)
+    );
 }
