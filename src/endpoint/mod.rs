@@ -55,6 +55,21 @@ pub struct Shape {
     pub fingerprint: String,
 }
 
+impl Shape {
+    /// What a document of this model configuration is judged against, or printed with.
+    pub(super) fn facts(&self, profile: Profile, seed: u64) -> Facts<'_> {
+        Facts {
+            profile,
+            engine: native::engine(),
+            dims: self.dims,
+            configuration: self.configuration,
+            layout: self.layout.as_ref(),
+            seed,
+            fingerprint: &self.fingerprint,
+        }
+    }
+}
+
 struct Native {
     mj: Mujoco,
     tick: u64,
@@ -266,15 +281,7 @@ impl Endpoint {
     }
 
     pub(super) fn facts<'a>(&self, shape: &'a Shape) -> Facts<'a> {
-        Facts {
-            profile: self.profile,
-            engine: native::engine(),
-            dims: shape.dims,
-            configuration: shape.configuration,
-            layout: shape.layout.as_ref(),
-            seed: self.seed,
-            fingerprint: &shape.fingerprint,
-        }
+        shape.facts(self.profile, self.seed)
     }
 
     /// Replace the owned model/data; bumps the configuration counter, keeps tick and safety.

@@ -47,6 +47,11 @@ impl Endpoint {
                 return Answer::refused_at(r, self.safety.view_tick());
             }
         };
+        // The basic profile's fields, copied out before the lock is taken.
+        let public = match checkpoint.profile {
+            Profile::Integration => None,
+            Profile::Basic => Some(checkpoint.public()),
+        };
         let answer = self.mutate(call.into(), |n, _| {
             // The model may have been replaced between validation and admission.
             if let Some(r) = replaced_meanwhile(n, &shape, "the document") {
@@ -58,13 +63,9 @@ impl Endpoint {
                 };
                 return Answer::refused_at(r.at(at), n.tick);
             }
-            let public;
-            let target = match checkpoint.profile {
-                Profile::Integration => Image::State(&checkpoint.buffers.values),
-                Profile::Basic => {
-                    public = checkpoint.public();
-                    Image::Public(&public)
-                }
+            let target = match &public {
+                None => Image::State(&checkpoint.buffers.values),
+                Some(p) => Image::Public(p),
             };
             self.install(n, target, checkpoint.tick())
         });

@@ -13,9 +13,9 @@
 use super::image::Image;
 use super::read::print_checkpoint;
 use super::{engine_refusal, Answer, Call, Endpoint, Shape};
-use crate::checkpoint::{Buffers, Facts, Profile};
+use crate::checkpoint::{Buffers, Profile};
 use crate::doc::Source;
-use crate::native::{self, Public};
+use crate::native::Public;
 use crate::outcome::{Reason, Refusal};
 use crate::world;
 use std::sync::Arc;
@@ -106,15 +106,7 @@ impl RestorePoint {
     /// The checkpoint document of this state: what `mjb_checkpoint_read` served (or would have
     /// served) at the capture, byte for byte.
     pub fn to_json(&self) -> Result<String, Refusal> {
-        let facts = Facts {
-            profile: self.profile,
-            engine: native::engine(),
-            dims: self.shape.dims,
-            configuration: self.shape.configuration,
-            layout: self.shape.layout.as_ref(),
-            seed: self.seed,
-            fingerprint: &self.shape.fingerprint,
-        };
+        let facts = self.shape.facts(self.profile, self.seed);
         print_checkpoint(&facts, self.image(), self.tick, 0)
     }
 }
