@@ -67,6 +67,15 @@ typedef jmp_buf mjb_jmp_buf;
 
 static _Thread_local mjb_jmp_buf* tls_guard = NULL;
 static _Thread_local char* tls_msg = NULL;
+/* A recording guard (RECORD_BEGIN): an error is recorded and the handler returns to MuJoCo,
+ * which then returns from the call it was in. For calls whose error may be raised inside a
+ * frame that must not be jumped over: a plugin library registers its plugins from its
+ * constructor, inside dlopen/LoadLibrary with the system loader's lock held, and MuJoCo 3.x
+ * loads a directory's libraries holding its plugin table's lock. A jump out of either leaves
+ * that lock held and hangs the next library load on any thread. */
+static _Thread_local int tls_record_only = 0;
+static _Thread_local int tls_recorded = 0;
+static mjb_jmp_buf record_marker;
 
 static void copy_msg(char* dst, const char* text) {
   if (!dst) return;
@@ -74,15 +83,22 @@ static void copy_msg(char* dst, const char* text) {
   snprintf(dst, MJB_SHIM_MSG_CAP, "%s", text);
 }
 
-/* Leave through the active guard; returns only when this thread has none. Never inlined:
+/* Leave through the active guard; returns 0 only when this thread has none, 1 when a
+ * recording guard took the error (the caller returns to MuJoCo). Never inlined:
  * __builtin_longjmp must not run in the function that called __builtin_setjmp. */
-__attribute__((noinline)) static void leave_through_guard(const char* text) {
+__attribute__((noinline)) static int leave_through_guard(const char* text) {
   mjb_jmp_buf* guard = tls_guard;
+  if (guard && tls_record_only) {
+    if (!tls_recorded) copy_msg(tls_msg, text); /* the first error is the cause */
+    tls_recorded = 1;
+    return 1;
+  }
   if (guard) {
     copy_msg(tls_msg, text);
     tls_guard = NULL;
     MJB_LONGJMP(*guard);
   }
+  return 0;
 }
 
 /* Warnings (and MuJoCo's other non-error messages) raised inside a guard go to the bridge's
@@ -105,7 +121,7 @@ static int take_inside_guard(int level, const char* text) {
 MJAPI mjfLogHandler _mjPRIVATE_setTlsLogHandler(mjfLogHandler handler);
 
 static void guard_log(const mjLogMessage* message) {
-  if (message->level == mjLOG_ERROR) leave_through_guard(message->subject);
+  if (message->level == mjLOG_ERROR && leave_through_guard(message->subject)) return;
   if (take_inside_guard(message->level, message->subject)) return;
   /* Only installed while a guard is active, so not reached; never return from an error. */
   fprintf(stderr, "mjbridge: MuJoCo message outside a guard: %s\n", message->subject);
@@ -121,8 +137,11 @@ static void ensure_routing(void) {}
 static _Atomic(mjfLogHandler) prev_log_handler = NULL;
 
 static void route_log(const mjLogMessage* message) {
-  if (message->level == mjLOG_ERROR) leave_through_guard(message->subject);
-  else if (take_inside_guard(message->level, message->subject)) return;
+  if (message->level == mjLOG_ERROR) {
+    if (leave_through_guard(message->subject)) return;
+  } else if (take_inside_guard(message->level, message->subject)) {
+    return;
+  }
   mjfLogHandler prev = atomic_load(&prev_log_handler);
   if (prev) prev(message);
 }
@@ -141,7 +160,7 @@ typedef void (*mjb_error_fn)(const char*);
 static _Atomic(mjb_error_fn) prev_user_error = NULL;
 
 static void route_error(const char* text) {
-  leave_through_guard(text);
+  if (leave_through_guard(text)) return; /* a recording guard: MuJoCo returns from the call */
   mjb_error_fn prev = atomic_load(&prev_user_error);
   if (prev) {
     prev(text); /* must not return, by MuJoCo's contract */
@@ -208,6 +227,24 @@ void mjb_shim_install_error_handler(void) { ensure_routing(); }
   ROUTING_RESTORE            \
   tls_guard = guard_saved;   \
   tls_msg = guard_saved_msg;
+
+/* A recording guard: no jump; after RECORD_END, `tls_recorded` says whether MuJoCo raised an
+ * error (its message in msgbuf). Warnings go to the log sink as inside any guard. */
+#define RECORD_BEGIN(msgbuf)                              \
+  mjb_jmp_buf* guard_saved = tls_guard;                   \
+  char* guard_saved_msg = tls_msg;                        \
+  int record_saved = tls_record_only;                     \
+  ROUTING_SAVE                                            \
+  tls_msg = (msgbuf);                                     \
+  tls_recorded = 0;                                       \
+  tls_record_only = 1;                                    \
+  tls_guard = &record_marker;
+
+#define RECORD_END()                 \
+  ROUTING_RESTORE                    \
+  tls_guard = guard_saved;           \
+  tls_msg = guard_saved_msg;         \
+  tls_record_only = record_saved;
 
 /* ---- engine facts ------------------------------------------------------------------------- */
 
@@ -621,10 +658,14 @@ int mjb_shim_plugin_load(const char* path, int* plugins, char* msg) {
   *plugins = 0;
 #if MJB_HAS_PLUGIN_LOADING
   int before = mjp_pluginCount();
-  GUARD_BEGIN(msg)
+  RECORD_BEGIN(msg)
   mj_loadPluginLibrary(path);
-  GUARD_END()
+  RECORD_END()
   *plugins = mjp_pluginCount() - before;
+  if (tls_recorded) {
+    tls_recorded = 0;
+    return MJB_SHIM_ENGINE_ERROR;
+  }
   return MJB_SHIM_OK;
 #else
   (void)path;
@@ -640,11 +681,15 @@ int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char
 #if MJB_HAS_PLUGIN_LOADING
   tls_plugin_libraries = 0;
   tls_plugin_count = 0;
-  GUARD_BEGIN(msg)
+  RECORD_BEGIN(msg)
   mj_loadAllPluginLibraries(dir, count_plugins);
-  GUARD_END()
+  RECORD_END()
   *libraries = tls_plugin_libraries;
   *plugins = tls_plugin_count;
+  if (tls_recorded) {
+    tls_recorded = 0;
+    return MJB_SHIM_ENGINE_ERROR;
+  }
   return MJB_SHIM_OK;
 #else
   (void)dir;

@@ -5,7 +5,9 @@
  * setjmp guard so that mju_error returns here as a status instead of ending the
  * process. The jump only ever travels between frames of this file and MuJoCo's, never
  * unwinds (see the routing section of shim.c), and no Rust frame sits between a
- * guard's setjmp and the MuJoCo call that may raise. Portable C11: no threads library.
+ * guard's setjmp and the MuJoCo call that may raise. Plugin loading jumps nowhere: its
+ * errors can be raised inside the system loader, whose lock a jump would leave held, so
+ * they are recorded and MuJoCo returns from the call. Portable C11: no threads library.
  *
  * Policy (what an error means, rollback, fencing) lives in Rust.
  */

@@ -264,8 +264,8 @@ pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
 }
 
 /// Guarded `mj_loadAllPluginLibraries`: (libraries that registered plugins, plugins). Plugin
-/// registration is process-wide and permanent: when one library fails, those loaded before it
-/// stay registered (the refusal says so).
+/// registration is process-wide and permanent: when one library fails, what the others
+/// registered stays registered.
 pub fn load_plugin_dir(dir: &[u8]) -> Result<(usize, usize), Refusal> {
     let c = c_path(dir, "dir")?;
     let p = os_path(dir);

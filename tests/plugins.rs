@@ -82,6 +82,7 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
         (Outcome::MJB_OK, 0),
         "already registered: nothing new"
     );
+    refusals_inside_the_system_loader_leave_it_usable(&dir);
 
     let ep = open(&pid_config());
     assert_eq!(ep.set_ctrl(&[0.1, 0.1]), Outcome::MJB_OK);
@@ -124,4 +125,56 @@ fn an_engine_without_the_plugin_api_refuses_plugin_loading_clearly() {
         .expect("no plugins on this engine");
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
+}
+
+/// MuJoCo raises some plugin errors inside the system loader: a library's constructor registers
+/// its plugins from within `dlopen`, and a copy of a loaded library registers the same names
+/// again; MuJoCo 3.x loads a directory's libraries holding its plugin table's lock, and a file
+/// that is not a library raises there. Jumping out of either would leave that lock held, and
+/// the next library load on any thread would hang: each refusal is followed by a load on
+/// another thread, which must finish.
+#[cfg(mjb_plugins)]
+fn refusals_inside_the_system_loader_leave_it_usable(dir: &std::path::Path) {
+    fn another_thread_loads(path: std::path::PathBuf) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(load(&path.to_string_lossy()));
+        });
+        let answer = rx.recv_timeout(std::time::Duration::from_secs(30));
+        assert_eq!(
+            answer.map(|(o, _)| o),
+            Ok(Outcome::MJB_OK),
+            "a library load on another thread after the refusal"
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("libactuator_copy.so");
+    std::fs::copy(dir.join("libactuator.so"), &copy).unwrap();
+    assert_eq!(load(&copy.to_string_lossy()).0, Outcome::MJB_REJECTED);
+    assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
+    assert!(
+        last_error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("already registered"),
+        "MuJoCo's message: {}",
+        last_error()
+    );
+    another_thread_loads(dir.join("libactuator.so"));
+
+    let broken = tmp.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    std::fs::write(broken.join("libempty.so"), b"").unwrap();
+    let (o, libs, n) = load_dir(&broken.to_string_lossy());
+    assert_eq!((o, libs, n), (Outcome::MJB_REJECTED, 0, 0));
+    assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
+    assert!(
+        last_error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("libempty.so"),
+        "MuJoCo's message: {}",
+        last_error()
+    );
+    another_thread_loads(dir.join("libactuator.so"));
 }

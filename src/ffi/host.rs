@@ -613,9 +613,12 @@ unsafe fn frame_requests<'a>(
 /// Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links
 /// MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be NULL.
 /// `plugins` (nullable) receives how many plugins it registered (0 when it was loaded before).
-/// Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's loader message),
+/// Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's message: a library the loader
+/// refuses, a plugin already registered from another file under the same name),
 /// `MJB_REASON_UNSUPPORTED` (MuJoCo before 2.3.1 has no plugin API). Plugins are process-wide
-/// and stay registered. Thread-safe; takes no endpoint lock.
+/// and stay registered. Thread-safe; takes no endpoint lock; plugin loads through the bridge
+/// run one at a time (MuJoCo's errors inside the system loader are recorded, never jumped
+/// out of, so a refusal leaves the loader usable).
 #[no_mangle]
 pub unsafe extern "C" fn mjb_plugin_load(path: *const c_char, plugins: *mut usize) -> mjb_outcome {
     call(|| {
@@ -631,9 +634,10 @@ pub unsafe extern "C" fn mjb_plugin_load(path: *const c_char, plugins: *mut usiz
 /// Load every plugin library (`*.so`) of a directory (guarded `mj_loadAllPluginLibraries`).
 /// `dir`: NUL-terminated, borrowed; must not be NULL. `libraries` and `plugins` (nullable)
 /// receive how many libraries registered plugins and how many plugins they registered. A
-/// library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's message);
-/// libraries loaded before it stay registered. `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1.
-/// Thread-safe; takes no endpoint lock.
+/// library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's first
+/// message); what the directory's other libraries registered stays registered.
+/// `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1. Thread-safe; takes no endpoint lock; one at
+/// a time with `mjb_plugin_load`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_plugin_load_dir(
     dir: *const c_char,

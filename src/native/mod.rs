@@ -691,8 +691,12 @@ impl Mujoco {
     }
 }
 
+/// Plugin loads through the bridge, one at a time.
+static PLUGIN_LOADS: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
 /// Guarded `mj_loadPluginLibrary`: how many plugins the library registered.
 pub fn load_plugin_library(path: &CStr) -> Result<usize, NativeError> {
+    let _one = PLUGIN_LOADS.lock();
     let mut msg = msg_buf();
     let mut n: c_int = 0;
     // SAFETY: a C string and an out-pointer; the shim guards the call.
@@ -702,7 +706,10 @@ pub fn load_plugin_library(path: &CStr) -> Result<usize, NativeError> {
 }
 
 /// Guarded `mj_loadAllPluginLibraries`: (libraries that registered plugins, plugins).
+/// Plugin loads through the bridge run one at a time, so each counts what it registered
+/// (MuJoCo's count is process-wide; a host registering plugins itself meanwhile is counted).
 pub fn load_plugin_dir(dir: &CStr) -> Result<(usize, usize), NativeError> {
+    let _one = PLUGIN_LOADS.lock();
     let mut msg = msg_buf();
     let (mut libs, mut n): (c_int, c_int) = (0, 0);
     // SAFETY: as above.
