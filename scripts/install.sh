@@ -91,6 +91,12 @@ esac
 
 step() { printf '==> %s\n' "$*"; }
 need() { command -v "$1" >/dev/null || { echo "install.sh: $1 is required for $target ($2)" >&2; exit 1; }; }
+# Everything that can refuse is checked before anything is built or installed: a refusal never
+# leaves a half-made tree.
+if [ "$os" = windows ]; then
+  need llvm-dlltool "the MSVC import libraries; Debian: llvm"
+  need gendef "the .def files from the DLLs' export tables; Debian: mingw-w64-tools"
+fi
 
 # Build: release, with the install link flags (build.rs: SONAME, RUNPATH $ORIGIN). Its own target
 # folder, so the build tree's library (with its rpath for tests) is never overwritten. The wheel
@@ -155,6 +161,35 @@ for d in "$mujoco_dir/plugin" "$mujoco_dir/mujoco_plugin" "$mujoco_dir/../bin/mu
   if [ -d "$d" ]; then plugin_src="$(cd "$d" && pwd)"; break; fi
 done
 
+# What the loader will see, checked on the build before anything is installed.
+if [ "$os" = linux ] && command -v readelf >/dev/null; then
+  dyn="$(readelf -d "$built/libmjbridge.so")"
+  grep -q "Library soname: \[libmjbridge.so.$major\]" <<<"$dyn" || { echo "install.sh: SONAME is not libmjbridge.so.$major" >&2; exit 1; }
+  runpath="$(sed -n 's/.*Library r\(un\)\{0,1\}path: \[\(.*\)\]/\2/p' <<<"$dyn")"
+  [ "$runpath" = '$ORIGIN' ] || { echo "install.sh: RUNPATH is '$runpath', not \$ORIGIN" >&2; exit 1; }
+  case "$(readelf -h "$built/libmjbridge.so" | sed -n 's/.*Machine: *//p')" in
+    *X86-64*) [ "$target" = x86_64-unknown-linux-gnu ] ;;
+    *AArch64*) [ "$target" = aarch64-unknown-linux-gnu ] ;;
+    *) false ;;
+  esac || { echo "install.sh: libmjbridge.so is not built for $target" >&2; exit 1; }
+fi
+if [ "$os" = windows ]; then
+  # The build linked mujoco.dll itself (the wheel's layout) or the import library of a MuJoCo
+  # release (lib/mujoco.lib, the DLL in bin/): find the DLL and an MSVC import library apart.
+  mujoco_dll=""
+  mujoco_implib=""
+  case "$mujoco_file" in [Mm][Uu][Jj][Oo][Cc][Oo].[Dd][Ll][Ll]) mujoco_dll="$mujoco_lib" ;; esac
+  for d in "$mujoco_dir" "$mujoco_dir/../bin"; do
+    [ -n "$mujoco_dll" ] || [ ! -f "$d/mujoco.dll" ] || mujoco_dll="$(cd "$d" && pwd)/mujoco.dll"
+  done
+  for d in "$mujoco_dir" "$mujoco_dir/../lib"; do
+    [ -n "$mujoco_implib" ] || [ ! -f "$d/mujoco.lib" ] || mujoco_implib="$(cd "$d" && pwd)/mujoco.lib"
+  done
+  if [ -z "$mujoco_dll" ]; then
+    echo "install.sh: no mujoco.dll beside $mujoco_lib or in ../bin: a Windows tree needs the DLL the build linked" >&2
+    exit 1
+  fi
+fi
 dest="${DESTDIR:-}$prefix"
 lib="$dest/$libdir"
 step "installing mjbridge $version for $target into ${DESTDIR:+$DESTDIR}$prefix (MuJoCo $mujoco_file, bundled: $bundle)"
@@ -177,8 +212,6 @@ plugin_cmake=""
 mujoco_implib_cmake=""
 
 if [ "$os" = windows ]; then
-  need llvm-dlltool "the MSVC import libraries; Debian: llvm"
-  need gendef "the .def files from the DLLs' export tables; Debian: mingw-w64-tools"
   install -m 755 "$built/mjbridge.dll" "$built/mjbridge.exe" "$dest/bin/"
   install -m 644 "$built/libmjbridge.dll.a" "$lib/libmjbridge.dll.a"
   # The .def lists what the DLL exports (its own export table, read by mingw's gendef); the
@@ -187,7 +220,7 @@ if [ "$os" = windows ]; then
   grep -q '^mjb_endpoint_open' "$lib/mjbridge.def" || { echo "install.sh: gendef listed no mjb_ export of mjbridge.dll" >&2; exit 1; }
   llvm-dlltool -m i386:x86-64 -D mjbridge.dll -d "$lib/mjbridge.def" -l "$lib/mjbridge.lib"
   if [ "$bundle" = yes ]; then
-    install -m 755 "$mujoco_lib" "$dest/bin/mujoco.dll"
+    install -m 755 "$mujoco_dll" "$dest/bin/mujoco.dll"
     (cd "$dest/bin" && gendef - mujoco.dll 2>/dev/null) >"$lib/mujoco.def"
     llvm-dlltool -m i386:x86-64 -D mujoco.dll -d "$lib/mujoco.def" -l "$lib/mujoco.lib"
     if [ -n "$plugin_src" ]; then
@@ -205,8 +238,15 @@ if [ "$os" = windows ]; then
     plugin_pc="$plugin_src"
     plugin_cmake="$plugin_src"
     mujoco_pc="$mujoco_dir"
-    mujoco_cmake="$mujoco_lib"
-    mujoco_implib_cmake="$mujoco_lib"
+    mujoco_cmake="$mujoco_dll"
+    if [ -z "$mujoco_implib" ]; then
+      # No import library came with it (the wheel has none): made here, from the DLL.
+      (cd "$(dirname "$mujoco_dll")" && gendef - mujoco.dll 2>/dev/null) >"$lib/mujoco.def"
+      llvm-dlltool -m i386:x86-64 -D mujoco.dll -d "$lib/mujoco.def" -l "$lib/mujoco.lib"
+      mujoco_implib_cmake='${_mjbridge_libdir}/mujoco.lib'
+    else
+      mujoco_implib_cmake="$mujoco_implib"
+    fi
   fi
   pc_mujoco_link='-L${mujoco_libdir} -lmujoco'
 else
@@ -273,16 +313,4 @@ fill "$root/packaging/mjbridgeConfigVersion.cmake.in" "$lib/cmake/mjbridge/mjbri
   echo "mujoco_bundled=$bundle"
 } >"$dest/share/mjbridge/TARGET"
 
-# What the loader will see.
-if [ "$os" = linux ] && command -v readelf >/dev/null; then
-  dyn="$(readelf -d "$lib/libmjbridge.so.$version")"
-  grep -q "Library soname: \[libmjbridge.so.$major\]" <<<"$dyn" || { echo "install.sh: SONAME is not libmjbridge.so.$major" >&2; exit 1; }
-  runpath="$(sed -n 's/.*Library r\(un\)\{0,1\}path: \[\(.*\)\]/\2/p' <<<"$dyn")"
-  [ "$runpath" = '$ORIGIN' ] || { echo "install.sh: RUNPATH is '$runpath', not \$ORIGIN" >&2; exit 1; }
-  case "$(readelf -h "$lib/libmjbridge.so.$version" | sed -n 's/.*Machine: *//p')" in
-    *X86-64*) [ "$target" = x86_64-unknown-linux-gnu ] ;;
-    *AArch64*) [ "$target" = aarch64-unknown-linux-gnu ] ;;
-    *) false ;;
-  esac || { echo "install.sh: libmjbridge.so is not built for $target" >&2; exit 1; }
-fi
 step "installed: $(cd "$dest" && find . -mindepth 1 \( -type f -o -type l \) | sort | tr '\n' ' ')"

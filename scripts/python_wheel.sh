@@ -54,7 +54,7 @@ else
   prefix="$work/prefix"
   args=(--prefix "$prefix" --bundle-mujoco)
   [ -z "$target_dir" ] || args+=(--target-dir "$target_dir")
-  bash "$root/scripts/install.sh" "${args[@]}"
+  DESTDIR= bash "$root/scripts/install.sh" "${args[@]}"
 fi
 lib="$prefix/lib"
 version="$(sed -n 's/^#define MJB_VERSION "\(.*\)"$/\1/p' "$prefix/include/mjbridge.h")"

@@ -32,13 +32,24 @@ stage="$(mktemp -d)"
 cleanup() { rm -rf "$stage"; }
 trap cleanup EXIT
 
-bash "$root/scripts/install.sh" --target "$target" --bundle-mujoco --prefix "$stage/$name" \
+# The tree goes to the stage, whatever DESTDIR the caller's environment holds.
+DESTDIR= bash "$root/scripts/install.sh" --target "$target" --bundle-mujoco --prefix "$stage/$name" \
   --target-dir "$target_dir"
 mkdir -p "$out"
+# Written as a .part file and renamed into place whole: a failed run leaves no half-written
+# archive, and never an old archive's checksum beside a new archive.
 case "$target" in
-  *windows*) archive="$name.zip"; rm -f "$out/$archive"; (cd "$stage" && zip -qr -X "$out/$archive" "$name") ;;
-  *) archive="$name.tar.gz"; tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/$archive" "$name" ;;
+  *windows*) archive="$name.zip" ;;
+  *) archive="$name.tar.gz" ;;
 esac
-(cd "$out" && sha256sum "$archive" >"$archive.sha256")
+part="$out/$archive.part"
+trap 'rm -rf "$stage"; rm -f "$part" "$out/$archive.sha256.part"' EXIT
+rm -f "$out/$archive" "$out/$archive.sha256" "$part"
+case "$archive" in
+  *.zip) (cd "$stage" && zip -qr -X "$part" "$name") ;;
+  *) tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$part" "$name" ;;
+esac
+mv "$part" "$out/$archive"
+(cd "$out" && sha256sum "$archive" >"$archive.sha256.part" && mv "$archive.sha256.part" "$archive.sha256")
 echo "==> $out/$archive"
 echo "==> $out/$archive.sha256: $(cut -d' ' -f1 "$out/$archive.sha256")"

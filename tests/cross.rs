@@ -847,6 +847,97 @@ fn windows_tree_layout_states_its_target_and_needs_only_system_dlls() {
     assert!(out.contains(env!("CARGO_PKG_VERSION")), "{out}");
 }
 
+/// A host that brings its own MuJoCo for Windows (`MUJOCO_DIR` in the layout of MuJoCo's own
+/// release: `include/`, `bin/mujoco.dll`, `lib/mujoco.lib`): the build links the import
+/// library, and the tree must still bundle the DLL (not the import library under its name), and
+/// the CMake package, bundled or not, must name the DLL as the location and an import library
+/// as the implib.
+#[test]
+fn windows_tree_from_a_mujoco_release_layout_names_the_dll_and_its_import_library() {
+    let Some(_) = platform(WINDOWS) else { return };
+    let cache = std::env::var_os("MJB_MUJOCO_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/mujoco-cache"))
+        .join("4.0.0-x86_64-windows/mujoco");
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cross/mujoco-release-layout");
+    let _ = std::fs::remove_dir_all(&work);
+    let release = work.join("mujoco-4.0.0-windows-x86_64");
+    for d in ["bin/mujoco_plugin", "lib"] {
+        std::fs::create_dir_all(release.join(d)).unwrap();
+    }
+    let cp = Command::new("cp")
+        .arg("-r")
+        .arg(cache.join("include"))
+        .arg(&release)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    std::fs::copy(cache.join("mujoco.dll"), release.join("bin/mujoco.dll")).unwrap();
+    for e in std::fs::read_dir(cache.join("plugin")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), release.join("bin/mujoco_plugin").join(e.file_name())).unwrap();
+    }
+    let def = Command::new("gendef")
+        .args(["-", "mujoco.dll"])
+        .current_dir(release.join("bin"))
+        .output()
+        .unwrap();
+    std::fs::write(work.join("mujoco.def"), &def.stdout).unwrap();
+    let implib = Command::new("llvm-dlltool")
+        .args(["-m", "i386:x86-64", "-D", "mujoco.dll", "-d"])
+        .arg(work.join("mujoco.def"))
+        .arg("-l")
+        .arg(release.join("lib/mujoco.lib"))
+        .status()
+        .unwrap();
+    assert!(implib.success());
+
+    let install = |prefix: &Path, bundle: &str| {
+        let out = Command::new("bash")
+            .arg(root().join("scripts/install.sh"))
+            .args(["--target", WINDOWS, bundle, "--prefix"])
+            .arg(prefix)
+            .arg("--target-dir")
+            .arg(root().join("target/cross-install-mujoco-dir"))
+            .env_remove("CARGO_TARGET_DIR")
+            .env("MUJOCO_DIR", &release)
+            .output()
+            .expect("run install.sh");
+        assert!(
+            out.status.success(),
+            "install.sh {bundle} with MUJOCO_DIR failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(prefix.join("lib/cmake/mjbridge/mjbridgeConfig.cmake")).unwrap()
+    };
+    let bundled = work.join("bundled");
+    let cmake = install(&bundled, "--bundle-mujoco");
+    assert_eq!(
+        std::fs::read(bundled.join("bin/mujoco.dll")).unwrap(),
+        std::fs::read(cache.join("mujoco.dll")).unwrap(),
+        "the tree bundles the DLL itself"
+    );
+    assert!(bundled.join("bin/mujoco_plugin/actuator.dll").is_file());
+    assert!(
+        cmake.contains("set(mjbridge_MUJOCO_LIBRARY \"${_mjbridge_prefix}/bin/mujoco.dll\")")
+            && cmake.contains("IMPORTED_IMPLIB \"${_mjbridge_libdir}/mujoco.lib\""),
+        "{cmake}"
+    );
+
+    let external = work.join("external");
+    let cmake = install(&external, "--no-bundle-mujoco");
+    assert!(!external.join("bin/mujoco.dll").exists());
+    let location = release.join("bin/mujoco.dll");
+    let imported = release.join("lib/mujoco.lib");
+    assert!(
+        cmake.contains(&format!(
+            "set(mjbridge_MUJOCO_LIBRARY \"{}\")",
+            location.display()
+        )) && cmake.contains(&format!("IMPORTED_IMPLIB \"{}\"", imported.display())),
+        "{cmake}"
+    );
+}
+
 /// The fault-injection suite (`tests/faults.rs`), built for Windows and run under Wine: engine
 /// errors in `mj_step` and in the state setter come back through the guard's non-unwinding
 /// jump across MSVC-built MuJoCo frames and are rolled back and proven; unprovable ones fence.
@@ -1080,9 +1171,12 @@ fn release_archive_per_target_with_its_sha256() {
             .arg("--target-dir")
             .arg(root().join("target/cross-install"))
             .env_remove("CARGO_TARGET_DIR")
+            // A DESTDIR in the caller's environment is not the archive's business.
+            .env("DESTDIR", p.progs.join("stray-destdir"))
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!p.progs.join("stray-destdir").exists());
         let name = format!("mjbridge-{}-{triple}", env!("CARGO_PKG_VERSION"));
         let archive = if p.windows() {
             format!("{name}.zip")
@@ -1099,6 +1193,12 @@ fn release_archive_per_target_with_its_sha256() {
             "{}",
             String::from_utf8_lossy(&check.stdout)
         );
+        let leftovers: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".part"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
         let list = if p.windows() {
             Command::new("unzip")
                 .arg("-l")
