@@ -187,6 +187,52 @@ fn cpp_binding_without_exceptions_under_address_and_undefined_sanitizers() {
     cpp_binding_without_exceptions("binding_noexcept_asan", SANITIZE, SANITIZE_ENV);
 }
 
+/// A program may mix translation units built with and without exceptions (an Unreal module
+/// beside an exception-enabled library). The wrapper's inline functions then must not be one
+/// symbol with two definitions (the linker would keep either, and a no-exception caller could
+/// end up throwing): each mode's code lives in its own inline namespace.
+#[test]
+fn cpp_binding_modes_share_no_symbol_when_mixed_in_one_program() {
+    let Some(cxx) = tool("CXX", "c++") else {
+        return;
+    };
+    let objects: Vec<(String, std::path::PathBuf)> = [("with", "-fexceptions"), ("without", "-fno-exceptions")]
+        .iter()
+        .map(|(mode, flag)| {
+            let obj = out_dir().join(format!("mode_probe_{mode}.o"));
+            let o = std::process::Command::new(&cxx)
+                .args(["-std=c++17", "-O0", "-c", flag, "-I"])
+                .arg(root().join("include"))
+                .arg("-I")
+                .arg(root().join("bindings/cpp"))
+                .arg(root().join("tests/cpp/mode_probe.cpp"))
+                .arg("-o")
+                .arg(&obj)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            (mode.to_string(), obj)
+        })
+        .collect();
+    let mjb_symbols = |obj: &std::path::PathBuf| -> std::collections::BTreeSet<String> {
+        let o = std::process::Command::new("nm").args(["-C", "--defined-only"]).arg(obj).output().unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| l.splitn(3, ' ').nth(2))
+            .filter(|name| name.contains("mjb::"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let with = mjb_symbols(&objects[0].1);
+    let without = mjb_symbols(&objects[1].1);
+    assert!(
+        with.iter().any(|s| s.contains("fail")) && without.iter().any(|s| s.contains("fail")),
+        "the probes emit the wrapper's refusal path: {with:?} {without:?}"
+    );
+    let shared: Vec<_> = with.intersection(&without).collect();
+    assert!(shared.is_empty(), "defined in both modes: {shared:?}");
+}
+
 /// A panic caught inside the bridge reports where it happened and prints nothing on the
 /// host's stderr, even with RUST_BACKTRACE=1 (fault-injection builds only).
 #[cfg(feature = "fault-injection")]

@@ -53,7 +53,18 @@
 
 #include "mjbridge.h"
 
+// Everything below lives in an inline namespace named after the mode: a program whose
+// translation units are built some with exceptions and some without (an Unreal module beside
+// an exception-enabled library) gets two distinct sets of functions, never one mode's inline
+// definition picked by the linker for the other's callers. Code names mjb::Endpoint either way.
+#if MJB_EXCEPTIONS
+#define MJB_CPP_MODE with_exceptions
+#else
+#define MJB_CPP_MODE no_exceptions
+#endif
+
 namespace mjb {
+inline namespace MJB_CPP_MODE {
 
 // This thread's last refusal as JSON: {"outcome","reason","pointer","message"}.
 inline std::string last_error() {
@@ -930,9 +941,12 @@ class Endpoint {
     ModelIndex idx;
     idx.configuration_ = d->configuration;
     for (int32_t j = 0; j < d->njnt; j++) {
+      // Each refusal is answered before the next call (which would clear the thread's
+      // last error, and with it the refusal's detail).
       auto name = id_to_name(MJB_OBJ_JOINT, j);
+      if (!name) return Expected<ModelIndex>::refused(name.outcome());
       auto adr = joint_slice(j);
-      if (!name || !adr) return Expected<ModelIndex>::refused(name ? adr.outcome() : name.outcome());
+      if (!adr) return Expected<ModelIndex>::refused(adr.outcome());
       if (name->empty()) continue;
       idx.joints_.push_back(*name);
       idx.qpos_[*name] = Slice{size_t(adr->qpos_adr), size_t(adr->qpos_len)};
@@ -947,8 +961,9 @@ class Endpoint {
     }
     for (int32_t s = 0; s < d->nsensor; s++) {
       auto name = id_to_name(MJB_OBJ_SENSOR, s);
+      if (!name) return Expected<ModelIndex>::refused(name.outcome());
       auto sl = sensor_slice(s);
-      if (!name || !sl) return Expected<ModelIndex>::refused(name ? sl.outcome() : name.outcome());
+      if (!sl) return Expected<ModelIndex>::refused(sl.outcome());
       if (name->empty()) continue;
       idx.sensors_.push_back(*name);
       idx.sensor_[*name] = *sl;
@@ -1066,6 +1081,7 @@ class Endpoint {
   mjb_endpoint* ep_ = nullptr;
 };
 
+}  // namespace MJB_CPP_MODE
 }  // namespace mjb
 
 #endif  // MJBRIDGE_HPP
