@@ -51,9 +51,6 @@ struct mjData_;
 #define MJB_VERSION_MINOR 3
 #define MJB_VERSION_PATCH 0
 
-// At most this many inputs in one [`Endpoint::write_step`] (and `mjb_write_step`).
-#define MAX_INPUTS 64
-
 // `timeout_ms` value that waits for the native lock without a deadline.
 #define MJB_WAIT_FOREVER (uint32_t)UINT32_MAX
 
@@ -973,17 +970,21 @@ mjb_outcome mjb_write_step_read_if(struct mjb_endpoint *ep,
 // Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never links
 // MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be NULL.
 // `plugins` (nullable) receives how many plugins it registered (0 when it was loaded before).
-// Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's loader message),
+// Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's message: a library the loader
+// refuses, a plugin already registered from another file under the same name),
 // `MJB_REASON_UNSUPPORTED` (MuJoCo before 2.3.1 has no plugin API). Plugins are process-wide
-// and stay registered. Thread-safe; takes no endpoint lock.
+// and stay registered. Thread-safe; takes no endpoint lock; plugin loads through the bridge
+// run one at a time (MuJoCo's errors inside the system loader are recorded, never jumped
+// out of, so a refusal leaves the loader usable).
 MJB_API mjb_outcome mjb_plugin_load(const char *path, size_t *plugins);
 
 // Load every plugin library (`*.so`) of a directory (guarded `mj_loadAllPluginLibraries`).
 // `dir`: NUL-terminated, borrowed; must not be NULL. `libraries` and `plugins` (nullable)
 // receive how many libraries registered plugins and how many plugins they registered. A
-// library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's message);
-// libraries loaded before it stay registered. `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1.
-// Thread-safe; takes no endpoint lock.
+// library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's first
+// message); what the directory's other libraries registered stays registered.
+// `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1. Thread-safe; takes no endpoint lock; one at
+// a time with `mjb_plugin_load`.
 MJB_API mjb_outcome mjb_plugin_load_dir(const char *dir, size_t *libraries, size_t *plugins);
 
 // Send MuJoCo's warnings raised inside the bridge's calls and the bridge's notable events

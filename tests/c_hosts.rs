@@ -196,26 +196,31 @@ fn cpp_binding_modes_share_no_symbol_when_mixed_in_one_program() {
     let Some(cxx) = tool("CXX", "c++") else {
         return;
     };
-    let objects: Vec<(String, std::path::PathBuf)> = [("with", "-fexceptions"), ("without", "-fno-exceptions")]
-        .iter()
-        .map(|(mode, flag)| {
-            let obj = out_dir().join(format!("mode_probe_{mode}.o"));
-            let o = std::process::Command::new(&cxx)
-                .args(["-std=c++17", "-O0", "-c", flag, "-I"])
-                .arg(root().join("include"))
-                .arg("-I")
-                .arg(root().join("bindings/cpp"))
-                .arg(root().join("tests/cpp/mode_probe.cpp"))
-                .arg("-o")
-                .arg(&obj)
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            (mode.to_string(), obj)
-        })
-        .collect();
+    let objects: Vec<(String, std::path::PathBuf)> =
+        [("with", "-fexceptions"), ("without", "-fno-exceptions")]
+            .iter()
+            .map(|(mode, flag)| {
+                let obj = out_dir().join(format!("mode_probe_{mode}.o"));
+                let o = std::process::Command::new(&cxx)
+                    .args(["-std=c++17", "-O0", "-c", flag, "-I"])
+                    .arg(root().join("include"))
+                    .arg("-I")
+                    .arg(root().join("bindings/cpp"))
+                    .arg(root().join("tests/cpp/mode_probe.cpp"))
+                    .arg("-o")
+                    .arg(&obj)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                (mode.to_string(), obj)
+            })
+            .collect();
     let mjb_symbols = |obj: &std::path::PathBuf| -> std::collections::BTreeSet<String> {
-        let o = std::process::Command::new("nm").args(["-C", "--defined-only"]).arg(obj).output().unwrap();
+        let o = std::process::Command::new("nm")
+            .args(["-C", "--defined-only"])
+            .arg(obj)
+            .output()
+            .unwrap();
         String::from_utf8_lossy(&o.stdout)
             .lines()
             .filter_map(|l| l.splitn(3, ' ').nth(2))

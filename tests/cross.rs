@@ -875,7 +875,11 @@ fn windows_tree_from_a_mujoco_release_layout_names_the_dll_and_its_import_librar
     std::fs::copy(cache.join("mujoco.dll"), release.join("bin/mujoco.dll")).unwrap();
     for e in std::fs::read_dir(cache.join("plugin")).unwrap() {
         let e = e.unwrap();
-        std::fs::copy(e.path(), release.join("bin/mujoco_plugin").join(e.file_name())).unwrap();
+        std::fs::copy(
+            e.path(),
+            release.join("bin/mujoco_plugin").join(e.file_name()),
+        )
+        .unwrap();
     }
     let def = Command::new("gendef")
         .args(["-", "mujoco.dll"])
