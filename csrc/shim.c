@@ -75,7 +75,9 @@ static _Thread_local char* tls_msg = NULL;
  * that lock held and hangs the next library load on any thread. */
 static _Thread_local int tls_record_only = 0;
 static _Thread_local int tls_recorded = 0;
-static mjb_jmp_buf record_marker;
+#if MJB_HAS_PLUGIN_LOADING
+static mjb_jmp_buf record_marker; /* the guard slot's value inside a recording guard */
+#endif
 
 static void copy_msg(char* dst, const char* text) {
   if (!dst) return;
