@@ -9,31 +9,16 @@
 
 #include <mujoco/mujoco.h>
 
-/* mjVERSION_HEADER was 222 / 337 before 3.5.0 and 3005000 from then on. */
-#if mjVERSION_HEADER < 10000
-#define MJB_MJ_VERSION                                                      \
-  ((mjVERSION_HEADER / 100) * 1000000 + ((mjVERSION_HEADER / 10) % 10) * 1000 + \
-   (mjVERSION_HEADER % 10))
-#else
-#define MJB_MJ_VERSION mjVERSION_HEADER
-#endif
-
-#define MJB_HAS_STATE_API (MJB_MJ_VERSION >= 2003006)
-#define MJB_HAS_EQ_ACTIVE_STATE (MJB_MJ_VERSION >= 3000000)
-#define MJB_HAS_HISTORY_STATE (MJB_MJ_VERSION >= 3005000)
-#define MJB_HAS_PLASTIC_STATE (MJB_MJ_VERSION >= 4000000)
-#define MJB_HAS_LOG_HANDLER (MJB_MJ_VERSION >= 4000000)
-#define MJB_HAS_BUFFER_VFS (MJB_MJ_VERSION >= 3001003)
-#define MJB_HAS_PRINTF_ERROR (MJB_MJ_VERSION >= 2003003)
-#define MJB_HAS_PLUGIN_STATE (MJB_MJ_VERSION >= 2003000)
-/* mj_loadPluginLibrary and mj_loadAllPluginLibraries (with its callback) from 2.3.1. */
-#define MJB_HAS_PLUGIN_LOADING (MJB_MJ_VERSION >= 2003001)
-
-/* The state API took `unsigned int` signatures before 4.0 and `int` from 4.0. */
-#if MJB_MJ_VERSION >= 4000000
-typedef int mjb_sig_t;
-#else
-typedef unsigned int mjb_sig_t;
+/* What the headers declare: build.rs reads them and defines each MJB_HAS_* (and
+ * MJB_EQ_ACTIVE_IN_MODEL) as 0 or 1, never from the version number (the 3.x line went on
+ * being released beside 4.x). A build without them is refused rather than guessed. */
+#if !defined(MJB_HAS_STATE_API) || !defined(MJB_HAS_EQ_ACTIVE_STATE) ||                \
+    !defined(MJB_EQ_ACTIVE_IN_MODEL) || !defined(MJB_HAS_HISTORY_STATE) ||             \
+    !defined(MJB_HAS_PLASTIC_STATE) || !defined(MJB_HAS_LOG_HANDLER) ||                \
+    !defined(MJB_HAS_BUFFER_VFS) || !defined(MJB_HAS_PRINTF_ERROR) ||                  \
+    !defined(MJB_HAS_PLUGIN_STATE) || !defined(MJB_HAS_PLUGIN_LOADING) ||              \
+    !defined(MJB_HAS_MODEL_PATHS)
+#error "the MJB_HAS_* facts of the MuJoCo headers are defined by build.rs"
 #endif
 
 /* ---- error routing ------------------------------------------------------------------------
@@ -256,6 +241,7 @@ void mjb_shim_engine_info(mjb_shim_engine* out) {
   out->version_string = mj_versionString();
   out->has_state_api = MJB_HAS_STATE_API;
   out->has_eq_active_state = MJB_HAS_EQ_ACTIVE_STATE;
+  out->eq_active_in_model = MJB_EQ_ACTIVE_IN_MODEL;
 #if MJB_HAS_STATE_API
   out->sig_integration = (uint32_t)mjSTATE_INTEGRATION;
 #else
@@ -405,7 +391,7 @@ int mjb_shim_state_size(const struct mjModel_* m, uint32_t sig, int* out, char* 
   *out = 0;
 #if MJB_HAS_STATE_API
   GUARD_BEGIN(msg)
-  int size = mj_stateSize(m, (mjb_sig_t)sig);
+  int size = mj_stateSize(m, sig);
   GUARD_END()
   *out = size;
   return MJB_SHIM_OK;
@@ -422,7 +408,7 @@ int mjb_shim_get_state(const struct mjModel_* m, const struct mjData_* d, double
   msg[0] = '\0';
 #if MJB_HAS_STATE_API
   GUARD_BEGIN(msg)
-  mj_getState(m, d, state, (mjb_sig_t)sig);
+  mj_getState(m, d, state, sig);
   GUARD_END()
   return MJB_SHIM_OK;
 #else
@@ -440,7 +426,7 @@ int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double
   msg[0] = '\0';
 #if MJB_HAS_STATE_API
   GUARD_BEGIN(msg)
-  mj_setState(m, d, state, (mjb_sig_t)sig);
+  mj_setState(m, d, state, sig);
   GUARD_END()
   return MJB_SHIM_OK;
 #else
@@ -710,7 +696,7 @@ int mjb_shim_save_model(const struct mjModel_* m, void* buf, int64_t cap, int64_
   *written = 0;
   GUARD_BEGIN(msg)
   mjModel* c = mj_copyModel(NULL, m);
-#if MJB_MJ_VERSION >= 3000000
+#if MJB_HAS_MODEL_PATHS
   /* The paths array goes (its length is a size of the serialization), and with it every
    * address into it, and the buffer's byte count, which counts the paths (padded to 64
    * bytes) and is written as a size too; every other array is written by its own size. */

@@ -10,7 +10,7 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 fn plugin_dir() -> PathBuf {
-    let lib = PathBuf::from(mjbridge::native::engine().build_library);
+    let lib = PathBuf::from(env!("MJB_ENGINE_LIBRARY"));
     lib.parent().unwrap().join("plugin")
 }
 
