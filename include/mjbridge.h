@@ -1036,10 +1036,15 @@ MJB_API const char *mjb_reason_name(int32_t reason);
 // The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not free.
 MJB_API const char *mjb_version(void);
 
-// Which MuJoCo the bridge was built against and which it runs with, as a JSON object:
-// `{"bridge", "engine_header_version", "engine_runtime_version", "engine", "engine_source",
-// "engine_library", "integration_profile"}`. `out_string`: must not be NULL; the caller frees
-// the result with `mjb_string_free`.
+// Which MuJoCo the bridge was built against and which it runs with, and how it was built, as
+// a JSON object: `{"bridge", "engine_header_version", "engine_runtime_version", "engine",
+// "engine_source", "engine_library", "integration_profile", "engine_origin", "engine_wheel",
+// "engine_wheel_sha256", "target", "build_profile", "install_build", "fault_injection"}`.
+// `engine_source` describes where MuJoCo came from (the pinned wheel with its SHA-256, or
+// `MUJOCO_DIR`, `MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR`, `pkg-config mujoco`), `engine_origin` is
+// that kind alone, `engine_library` the file name linked; no value names a folder of the
+// build machine. `out_string`: must not be NULL; the caller frees the result with
+// `mjb_string_free`.
 MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
 
 #if defined(MJB_FAULT_INJECTION)

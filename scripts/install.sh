@@ -102,6 +102,22 @@ fi
 # folder, so the build tree's library (with its rpath for tests) is never overwritten. The wheel
 # cache is shared with the build tree's unless MJB_MUJOCO_CACHE says otherwise.
 export MJB_MUJOCO_CACHE="${MJB_MUJOCO_CACHE:-$root/target/mujoco-cache}"
+# Reproducible: the installed files are the same bytes whatever folder the checkout, the target
+# folder or cargo's home is in (scripts/repro_check.sh checks it). The crate's own sources reach
+# rustc as paths relative to the checkout, but its dependencies' panic locations would name
+# their sources under CARGO_HOME: they are remapped to a fixed prefix. (Cargo's `trim-paths`
+# profile setting does this too, but is not stable yet.) The flags go through
+# CARGO_ENCODED_RUSTFLAGS, so a folder with spaces stays one argument; RUSTFLAGS of the
+# caller are kept.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+if [ -z "${CARGO_ENCODED_RUSTFLAGS+set}" ]; then
+  encoded=""
+  for flag in ${RUSTFLAGS:-}; do encoded+="$flag"$'\x1f'; done
+  export CARGO_ENCODED_RUSTFLAGS="${encoded}--remap-path-prefix=$cargo_home=/cargo"
+  unset RUSTFLAGS
+else
+  export CARGO_ENCODED_RUSTFLAGS="${CARGO_ENCODED_RUSTFLAGS:+$CARGO_ENCODED_RUSTFLAGS$'\x1f'}--remap-path-prefix=$cargo_home=/cargo"
+fi
 mkdir -p "$target_dir"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"

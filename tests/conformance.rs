@@ -273,6 +273,7 @@ fn a_different_mujoco_release_at_run_time_is_refused_at_open() {
 mod integration {
     use super::*;
 
+    #[cfg(any(mjb_eq_active, mjb_history))]
     fn segment(ep: &Ep, name: &str) -> std::ops::Range<usize> {
         with_endpoint(ep, |e| e.shape().layout.as_ref().unwrap().range(name))
     }
