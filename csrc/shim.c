@@ -1,6 +1,7 @@
 /* See shim.h: accessors, constants and setjmp-guarded calls, nothing else. */
 #include "shim.h"
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -631,6 +632,62 @@ void mjb_shim_joint_slice(const struct mjModel_* m, int j, int64_t* qposadr, int
 static _Thread_local int tls_plugin_libraries = 0;
 static _Thread_local int tls_plugin_count = 0;
 
+/* MuJoCo 2.3.x ignores a plugin library it cannot load (no error, no warning), where later
+ * releases raise an error. So after a load that raised nothing, the shim checks that each
+ * library is in the process and refuses, naming the first that is not. On the releases that
+ * raise, every library that got this far is loaded and the check changes nothing. */
+#if defined(_WIN32)
+/* kernel32, declared here rather than through <windows.h> (whose macros MuJoCo's headers do
+ * not expect). MuJoCo loads a plugin DLL by its path; a module of that file name is looked
+ * for. */
+__declspec(dllimport) void* __stdcall GetModuleHandleA(const char* name);
+#define MJB_PLUGIN_SUFFIX ".dll"
+static int library_loaded(const char* path) {
+  const char* base = path;
+  for (const char* c = path; *c; c++) {
+    if (*c == '/' || *c == '\\') base = c + 1;
+  }
+  return GetModuleHandleA(base) != NULL;
+}
+#else
+#include <dlfcn.h>
+#if defined(__APPLE__)
+#define MJB_PLUGIN_SUFFIX ".dylib"
+#else
+#define MJB_PLUGIN_SUFFIX ".so"
+#endif
+/* RTLD_NOLOAD: a handle only when the file is already loaded (the loader compares the file
+ * itself, not the spelling of its path); nothing is loaded and no constructor runs. */
+static int library_loaded(const char* path) {
+  void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  if (handle) dlclose(handle);
+  return handle != NULL;
+}
+#endif
+
+static int refuse_unloaded(const char* path, char* msg) {
+  snprintf(msg, MJB_SHIM_MSG_CAP,
+           "MuJoCo did not load %s and raised no error (not a loadable library?)", path);
+  return MJB_SHIM_FAILED;
+}
+
+/* The first library file of `dir` (by MuJoCo's suffix) that is not in the process, or 0. */
+static int first_unloaded_in(const char* dir, char* path, size_t cap) {
+  DIR* d = opendir(dir);
+  if (!d) return 0;
+  const size_t k = strlen(MJB_PLUGIN_SUFFIX);
+  int found = 0;
+  struct dirent* e;
+  while (!found && (e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    if (n <= k || strcmp(e->d_name + n - k, MJB_PLUGIN_SUFFIX) != 0) continue;
+    snprintf(path, cap, "%s/%s", dir, e->d_name);
+    found = !library_loaded(path);
+  }
+  closedir(d);
+  return found;
+}
+
 static void count_plugins(const char* filename, int first, int count) {
   (void)filename;
   (void)first;
@@ -654,6 +711,7 @@ int mjb_shim_plugin_load(const char* path, int* plugins, char* msg) {
     tls_recorded = 0;
     return MJB_SHIM_ENGINE_ERROR;
   }
+  if (!library_loaded(path)) return refuse_unloaded(path, msg);
   return MJB_SHIM_OK;
 #else
   (void)path;
@@ -678,6 +736,8 @@ int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char
     tls_recorded = 0;
     return MJB_SHIM_ENGINE_ERROR;
   }
+  char unloaded[MJB_SHIM_MSG_CAP];
+  if (first_unloaded_in(dir, unloaded, sizeof unloaded)) return refuse_unloaded(unloaded, msg);
   return MJB_SHIM_OK;
 #else
   (void)dir;
