@@ -289,6 +289,17 @@ fn main() {
     for (name, present) in facts {
         shim.define(name, if present { "1" } else { "0" });
     }
+    if install_build() {
+        // Reproducible: were the shim built with debug information (a CFLAGS of the user's),
+        // it would name the checkout and the MuJoCo headers' folder; both are mapped to fixed
+        // names. (A release build has neither debug information nor __FILE__.)
+        let manifest = env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+        shim.flag_if_supported(format!("-ffile-prefix-map={manifest}=mjbridge"));
+        shim.flag_if_supported(format!(
+            "-ffile-prefix-map={}=mujoco-include",
+            found.include.display()
+        ));
+    }
     // MuJoCo >= 4.0 has a per-thread log handler (exported for its own Python bindings, which
     // route errors per thread the same way): a guard installs it on its own thread only, so the
     // per-step path writes no process-wide state. Without it the shim falls back to re-chaining

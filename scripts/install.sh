@@ -105,20 +105,24 @@ export MJB_MUJOCO_CACHE="${MJB_MUJOCO_CACHE:-$root/target/mujoco-cache}"
 # Reproducible: the installed files are the same bytes whatever folder the checkout, the target
 # folder or cargo's home is in (scripts/repro_check.sh checks it). The crate's own sources reach
 # rustc as paths relative to the checkout, but its dependencies' panic locations would name
-# their sources under CARGO_HOME: they are remapped to a fixed prefix. (Cargo's `trim-paths`
-# profile setting does this too, but is not stable yet.) The flags go through
-# CARGO_ENCODED_RUSTFLAGS, so a folder with spaces stays one argument; RUSTFLAGS of the
-# caller are kept.
-cargo_home="${CARGO_HOME:-$HOME/.cargo}"
-if [ -z "${CARGO_ENCODED_RUSTFLAGS+set}" ]; then
-  encoded=""
-  for flag in ${RUSTFLAGS:-}; do encoded+="$flag"$'\x1f'; done
-  export CARGO_ENCODED_RUSTFLAGS="${encoded}--remap-path-prefix=$cargo_home=/cargo"
-  unset RUSTFLAGS
-else
-  export CARGO_ENCODED_RUSTFLAGS="${CARGO_ENCODED_RUSTFLAGS:+$CARGO_ENCODED_RUSTFLAGS$'\x1f'}--remap-path-prefix=$cargo_home=/cargo"
-fi
+# their sources under CARGO_HOME: that is remapped to a fixed prefix, and so are the checkout
+# and the target folder (absolute there only in debug information or in a file a build
+# script generates). Cargo's `trim-paths` profile setting would do this, but is not stable
+# yet; these flags do not enter cargo's metadata hashes, so symbol names do not change. They
+# go through CARGO_ENCODED_RUSTFLAGS (a folder with spaces stays one argument); RUSTFLAGS of
+# the caller are kept.
 mkdir -p "$target_dir"
+target_dir="$(cd "$target_dir" && pwd)"
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+remap=("--remap-path-prefix=$cargo_home=/cargo" "--remap-path-prefix=$root=/mjbridge"
+  "--remap-path-prefix=$target_dir=/mjbridge-target")
+encoded="${CARGO_ENCODED_RUSTFLAGS:-}"
+if [ -z "${CARGO_ENCODED_RUSTFLAGS+set}" ]; then
+  for flag in ${RUSTFLAGS:-}; do encoded+="${encoded:+$'\x1f'}$flag"; done
+  unset RUSTFLAGS
+fi
+for flag in "${remap[@]}"; do encoded+="${encoded:+$'\x1f'}$flag"; done
+export CARGO_ENCODED_RUSTFLAGS="$encoded"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"
 step "building libmjbridge for $target (release, install link flags) in $target_dir"
