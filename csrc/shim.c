@@ -667,7 +667,7 @@ static int library_loaded(const char* path) {
 
 static int refuse_unloaded(const char* path, char* msg) {
   snprintf(msg, MJB_SHIM_MSG_CAP,
-           "MuJoCo did not load %s and raised no error (not a loadable library?)", path);
+           "MuJoCo did not load %.900s and raised no error (not a loadable library?)", path);
   return MJB_SHIM_FAILED;
 }
 
@@ -736,7 +736,7 @@ int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char
     tls_recorded = 0;
     return MJB_SHIM_ENGINE_ERROR;
   }
-  char unloaded[MJB_SHIM_MSG_CAP];
+  char unloaded[4096];
   if (first_unloaded_in(dir, unloaded, sizeof unloaded)) return refuse_unloaded(unloaded, msg);
   return MJB_SHIM_OK;
 #else
