@@ -45,6 +45,20 @@ struct mjData_;
 #endif
 #endif
 
+/* MJB_DEPRECATED(msg) marks an export that stays (same behaviour, never removed in 0.x) but has
+ * a replacement, named in msg: the compiler warns where a host calls it
+ * (-Wdeprecated-declarations, MSVC C4996). Define it (empty) before including this header to
+ * silence the warnings. */
+#ifndef MJB_DEPRECATED
+#if defined(__GNUC__) || defined(__clang__)
+#define MJB_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#define MJB_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define MJB_DEPRECATED(msg)
+#endif
+#endif
+
 /* The version of the bridge this header belongs to (mjb_version() at run time). */
 #define MJB_VERSION "0.3.0"
 #define MJB_VERSION_MAJOR 0
@@ -543,7 +557,10 @@ MJB_API mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 // call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 // Takes the native lock.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+// Deprecated (kept, unchanged): `mjb_endpoint_step` is the same call under a name MuJoCo 4.0
+// does not also export.
 MJB_API
+MJB_DEPRECATED("use mjb_endpoint_step, the same call (MuJoCo 4.0's mjbatch.h declares an mjb_step of its own)")
 mjb_outcome mjb_step(struct mjb_endpoint *ep,
                      uint32_t nstep,
                      uint32_t timeout_ms,
@@ -603,7 +620,9 @@ mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
 // Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
 // Ownership and locking as for `mjb_world_read`.
 // `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+// Deprecated (kept, unchanged): call `mjb_world_read`.
 MJB_API
+MJB_DEPRECATED("use mjb_world_read, the same call")
 mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
                          uint32_t timeout_ms,
                          struct mjb_string **out_string);
@@ -746,7 +765,9 @@ mjb_outcome mjb_world_read_info(struct mjb_endpoint *ep,
                                 struct mjb_read_info *info);
 
 // `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
+// Deprecated (kept, unchanged): call `mjb_world_read_info`.
 MJB_API
+MJB_DEPRECATED("use mjb_world_read_info, the same call")
 mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
                               uint32_t timeout_ms,
                               struct mjb_string **out_string,

@@ -12,7 +12,7 @@ use common::model_path;
 mod toolchain;
 use toolchain::*;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The tools the check needs; None (after saying so, or a panic in CI) when one is missing.
@@ -395,4 +395,87 @@ fn a_host_built_against_the_0_2_0_header_runs_on_the_current_library() {
         )),
         "{out}"
     );
+}
+
+/// Compile `source` against the current header and library with `flags` (and `-Wall -Wextra`),
+/// returning the executable on success and the compiler's messages either way.
+fn compile(cc: &Path, source: &str, out_name: &str, flags: &[&str]) -> (Option<PathBuf>, String) {
+    let exe = out_dir().join(out_name);
+    let _ = std::fs::remove_file(&exe);
+    let o = Command::new(cc)
+        // Plain ASCII quotes in the messages, whatever the machine's locale.
+        .env("LC_ALL", "C")
+        .args(["-std=c11", "-Wall", "-Wextra", "-g"])
+        .args(flags)
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(root().join("tests/c"))
+        .arg(root().join(source))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(lib_dir())
+        .arg("-lmjbridge")
+        .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
+        .output()
+        .expect("run the compiler");
+    let messages = String::from_utf8_lossy(&o.stderr).into_owned();
+    (o.status.success().then_some(exe), messages)
+}
+
+/// Deprecation, not removal: a host calling the deprecated exports builds with a warning that
+/// names each replacement and runs (they behave exactly as their replacements); a host that
+/// treats the warning as an error does not build; defining MJB_DEPRECATED empty silences it.
+#[test]
+fn deprecated_exports_warn_naming_their_replacement_and_still_work() {
+    let Some(cc) = tool("CC", "cc") else {
+        return;
+    };
+    let source = "tests/abi/deprecated_host.c";
+    let (exe, warnings) = compile(&cc, source, "deprecated_host", &[]);
+    let exe = exe.unwrap_or_else(|| panic!("a deprecated call must not stop a build:\n{warnings}"));
+    for (old, new) in [
+        ("mjb_step", "mjb_endpoint_step"),
+        ("mjb_snapshot", "mjb_world_read"),
+        ("mjb_snapshot_info", "mjb_world_read_info"),
+    ] {
+        assert!(
+            warnings.lines().any(|l| l.contains("warning")
+                && l.contains(&format!("'{old}' is deprecated: use {new},"))
+                && l.contains("-Wdeprecated-declarations")),
+            "no deprecation warning for {old} naming {new}:\n{warnings}"
+        );
+    }
+    // Nothing else warns.
+    let other: Vec<&str> = warnings
+        .lines()
+        .filter(|l| l.contains("warning:") && !l.contains("is deprecated"))
+        .collect();
+    assert!(other.is_empty(), "{other:?}");
+    let out = run(&exe, &[&model_path("pendulum.xml")], &[]);
+    assert!(out.contains("deprecated_host: all checks passed"), "{out}");
+
+    let (exe, errors) = compile(
+        &cc,
+        source,
+        "deprecated_host_werror",
+        &["-Werror=deprecated-declarations"],
+    );
+    assert!(
+        exe.is_none(),
+        "-Werror=deprecated-declarations let it build"
+    );
+    assert!(
+        errors.contains("error: 'mjb_step' is deprecated: use mjb_endpoint_step"),
+        "{errors}"
+    );
+
+    let (exe, messages) = compile(
+        &cc,
+        source,
+        "deprecated_host_silenced",
+        &["-Werror", "-DMJB_DEPRECATED(msg)="],
+    );
+    assert!(exe.is_some() && messages.is_empty(), "{messages}");
 }
