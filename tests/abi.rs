@@ -478,4 +478,32 @@ fn deprecated_exports_warn_naming_their_replacement_and_still_work() {
         &["-Werror", "-DMJB_DEPRECATED(msg)="],
     );
     assert!(exe.is_some() && messages.is_empty(), "{messages}");
+
+    // The Windows cross compiler (mingw-w64's gcc) takes the same branch of the macro.
+    let Some(mingw) = tool("MINGW_CC", "x86_64-w64-mingw32-gcc") else {
+        return;
+    };
+    let o = Command::new(mingw)
+        .env("LC_ALL", "C")
+        .args([
+            "-std=c11",
+            "-fsyntax-only",
+            "-Werror=deprecated-declarations",
+            "-I",
+        ])
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(root().join("tests/c"))
+        .arg(root().join(source))
+        .output()
+        .expect("run the mingw compiler");
+    let errors = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success(),
+        "mingw built a deprecated call as an error"
+    );
+    assert!(
+        errors.contains("error: 'mjb_snapshot' is deprecated: use mjb_world_read"),
+        "{errors}"
+    );
 }
