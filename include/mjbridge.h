@@ -57,6 +57,22 @@ struct mjData_;
 #endif
 
 /**
+ * @def MJB_DEPRECATED(msg)
+ * Marks an export that stays (same behaviour, never removed in 0.x) but has a replacement,
+ * named in msg: the compiler warns where a host calls it (-Wdeprecated-declarations, MSVC
+ * C4996). Define it (empty) before including this header to silence the warnings.
+ */
+#ifndef MJB_DEPRECATED
+#if defined(__GNUC__) || defined(__clang__)
+#define MJB_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#define MJB_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define MJB_DEPRECATED(msg)
+#endif
+#endif
+
+/**
  * The version of the bridge this header belongs to, as text. Compare it with
  * mjb_version() at run time to see which library a host actually loaded.
  */
@@ -999,8 +1015,11 @@ MJB_API mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
  * call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
  * Takes the native lock.
  * `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+ * @deprecated Kept, unchanged: use `mjb_endpoint_step`, the same call under a name MuJoCo 4.0
+ * does not also export.
  */
 MJB_API
+MJB_DEPRECATED("use mjb_endpoint_step, the same call (MuJoCo 4.0's mjbatch.h declares an mjb_step of its own)")
 mjb_outcome mjb_step(struct mjb_endpoint *ep,
                      uint32_t nstep,
                      uint32_t timeout_ms,
@@ -1069,8 +1088,10 @@ mjb_outcome mjb_world_read(struct mjb_endpoint *ep,
  * Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
  * Ownership and locking as for `mjb_world_read`.
  * `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+ * @deprecated Kept, unchanged: use `mjb_world_read`, the same call.
  */
 MJB_API
+MJB_DEPRECATED("use mjb_world_read, the same call")
 mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
                          uint32_t timeout_ms,
                          struct mjb_string **out_string);
@@ -1242,8 +1263,10 @@ mjb_outcome mjb_world_read_info(struct mjb_endpoint *ep,
 
 /**
  * `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
+ * @deprecated Kept, unchanged: use `mjb_world_read_info`, the same call.
  */
 MJB_API
+MJB_DEPRECATED("use mjb_world_read_info, the same call")
 mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
                               uint32_t timeout_ms,
                               struct mjb_string **out_string,

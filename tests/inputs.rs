@@ -389,7 +389,7 @@ fn a_restore_brings_every_input_back_exactly() {
     ep.input_ok(MJB_FIELD_EQ_ACTIVE, 0, &[1.0]);
     ep.step_ok(20);
     let cp = ep.checkpoint();
-    let snapshot = ep.snapshot();
+    let snapshot = ep.world();
     let a = inputs_of(&ep);
     let state_a = ep.state_vector().unwrap();
 
