@@ -676,8 +676,9 @@ fn every_code_block_is_compiled_run_or_marked_as_an_illustration() {
             Some(py) => python_blocks(by_lang.get("python").unwrap_or(&none), &py),
             None => Vec::new(),
         });
-        for h in [c, cpp, cs, py] {
+        for (lang, h) in [("C", c), ("C++", cpp), ("C#", cs), ("Python", py)] {
             failures.extend(h.join().unwrap());
+            println!("{lang} blocks done at {:.1} s", started.elapsed().as_secs_f64());
         }
     });
     println!("tested in {:.1} s", started.elapsed().as_secs_f64());
