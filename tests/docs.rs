@@ -28,11 +28,16 @@ const GENERATED: &[&str] = &["docs/api"];
 
 /// The Markdown pages whose links are checked, relative to the repository.
 fn linked_pages() -> Vec<PathBuf> {
-    let mut pages: Vec<PathBuf> = ["README.md", "CHANGELOG.md", "ARCHITECTURE.md", "BENCHMARKS.md"]
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| root().join(p).is_file())
-        .collect();
+    let mut pages: Vec<PathBuf> = [
+        "README.md",
+        "CHANGELOG.md",
+        "ARCHITECTURE.md",
+        "BENCHMARKS.md",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .filter(|p| root().join(p).is_file())
+    .collect();
     pages.extend(docs_pages());
     pages
 }
@@ -119,7 +124,11 @@ fn anchors(text: &str) -> HashSet<String> {
             Event::End(TagEnd::Heading(_)) => {
                 let s = slug(&heading.take().unwrap());
                 let n = seen.entry(s.clone()).or_insert(0);
-                out.insert(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+                out.insert(if *n == 0 {
+                    s.clone()
+                } else {
+                    format!("{s}-{n}")
+                });
                 *n += 1;
             }
             Event::Html(h) | Event::InlineHtml(h) => {
@@ -144,7 +153,8 @@ fn links(text: &str) -> Vec<(String, usize)> {
     parser(text)
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
-            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
+            Event::Start(Tag::Link { dest_url, .. })
+            | Event::Start(Tag::Image { dest_url, .. }) => {
                 Some((dest_url.into_string(), line_of(text, range.start)))
             }
             _ => None,
@@ -221,7 +231,10 @@ fn check_link(page: &Path, dest: &str) -> Option<String> {
     }
     if let Some(anchor) = anchor {
         if full.is_dir() || target.extension().is_none_or(|x| x != "md") {
-            return Some(format!("an anchor into {}, which is not a page", target.display()));
+            return Some(format!(
+                "an anchor into {}, which is not a page",
+                target.display()
+            ));
         }
         let want = percent_decode(anchor);
         if !anchors(&read(&target)).contains(&want) {
@@ -253,9 +266,15 @@ fn every_relative_link_in_the_documentation_resolves() {
 
 #[test]
 fn link_checker_follows_github_slugs_and_refuses_what_does_not_exist() {
-    assert_eq!(slug("What a checkpoint is valid for"), "what-a-checkpoint-is-valid-for");
+    assert_eq!(
+        slug("What a checkpoint is valid for"),
+        "what-a-checkpoint-is-valid-for"
+    );
     assert_eq!(slug("C++ and CMake"), "c-and-cmake");
-    assert_eq!(slug("`mjb_write_step_read` (one call)"), "mjb_write_step_read-one-call");
+    assert_eq!(
+        slug("`mjb_write_step_read` (one call)"),
+        "mjb_write_step_read-one-call"
+    );
     assert_eq!(slug("C#: Unity, Mono, .NET"), "c-unity-mono-net");
     assert_eq!(slug("Zoë's path"), "zoës-path");
     let page = "# Title\n\n## Twice\n\n## Twice\n\n<a id=\"here\"></a>\n";
@@ -272,7 +291,8 @@ fn link_checker_follows_github_slugs_and_refuses_what_does_not_exist() {
     assert!(check_link(readme, "#no-such-heading").is_some());
     assert!(check_link(readme, "../outside.md").is_some());
     assert!(check_link(readme, "include/mjbridge.h#x").is_some());
-    let found = links("[a](x.md) `[b](y.md)` ![c](z.svg)\n\n```\n[d](w.md)\n```\n\n[e][r]\n\n[r]: v.md\n");
+    let found =
+        links("[a](x.md) `[b](y.md)` ![c](z.svg)\n\n```\n[d](w.md)\n```\n\n[e][r]\n\n[r]: v.md\n");
     let dests: Vec<&str> = found.iter().map(|(d, _)| d.as_str()).collect();
     assert_eq!(dests, ["x.md", "z.svg", "v.md"]);
 }
@@ -338,6 +358,12 @@ fn blocks_of(page: &Path) -> Vec<Block> {
     out
 }
 
+/// The checkout whose `bindings/` the blocks are built against: this repository, or the one
+/// `MJB_DOCS_BINDINGS_FROM` names (to try the guides against a bindings branch before a merge).
+fn bindings_root() -> PathBuf {
+    std::env::var_os("MJB_DOCS_BINDINGS_FROM").map_or_else(root, PathBuf::from)
+}
+
 /// The languages this test compiles or runs, their file extension and prelude comment.
 const TESTED: &[(&str, &str)] = &[
     ("c", "c"),
@@ -354,8 +380,8 @@ fn compose(b: &Block, ext: &str, name: &str) -> Result<String, String> {
         return Ok(b.text.clone());
     };
     let path = root().join("tests/docs").join(format!("{prelude}.{ext}"));
-    let template = std::fs::read_to_string(&path)
-        .map_err(|e| format!("prelude {}: {e}", path.display()))?;
+    let template =
+        std::fs::read_to_string(&path).map_err(|e| format!("prelude {}: {e}", path.display()))?;
     let mut out = String::new();
     let mut placed = false;
     for line in template.lines() {
@@ -368,7 +394,10 @@ fn compose(b: &Block, ext: &str, name: &str) -> Result<String, String> {
         }
     }
     if !placed {
-        return Err(format!("prelude {} has no {{{{block}}}} line", path.display()));
+        return Err(format!(
+            "prelude {} has no {{{{block}}}} line",
+            path.display()
+        ));
     }
     Ok(out)
 }
@@ -458,7 +487,7 @@ fn native_blocks(blocks: &[(Block, String)], compiler: &Path, std: &str, ext: &s
         .arg("-I")
         .arg(root().join("include"))
         .arg("-I")
-        .arg(root().join("bindings/cpp"))
+        .arg(bindings_root().join("bindings/cpp"))
         .args(&files)
         .output()
         .expect("run the compiler");
@@ -498,7 +527,12 @@ fn native_blocks(blocks: &[(Block, String)], compiler: &Path, std: &str, ext: &s
         }
         let o = Command::new(&exe).current_dir(root()).output().unwrap();
         if !o.status.success() {
-            failures.push(format!("{}: exited {:?}:\n{}", b.at(), o.status, output_text(&o)));
+            failures.push(format!(
+                "{}: exited {:?}:\n{}",
+                b.at(),
+                o.status,
+                output_text(&o)
+            ));
         }
     }
     failures
@@ -554,18 +588,26 @@ fn python_blocks(blocks: &[(Block, String)], py: &Path) -> Vec<String> {
                     let o = Command::new(py)
                         .arg(&f)
                         .current_dir(root())
-                        .env("PYTHONPATH", root().join("bindings/python"))
+                        .env("PYTHONPATH", bindings_root().join("bindings/python"))
                         .env("MJBRIDGE_LIB", &lib)
                         .env("PYTHONDONTWRITEBYTECODE", "1")
                         .output()
                         .unwrap();
                     (!o.status.success()).then(|| {
-                        format!("{}: python exited {:?}:\n{}", b.at(), o.status, output_text(&o))
+                        format!(
+                            "{}: python exited {:?}:\n{}",
+                            b.at(),
+                            o.status,
+                            output_text(&o)
+                        )
                     })
                 })
             })
             .collect();
-        handles.into_iter().filter_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().unwrap())
+            .collect()
     })
 }
 
@@ -576,10 +618,9 @@ fn csharp_blocks(blocks: &[(Block, String)], mcs: &Path, mono: &Path) -> Vec<Str
     let dir = out_dir().join("docs-cs");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut files = vec![root().join("bindings/csharp/MjBridge.cs")];
-    let mut main = String::from(
-        "static class DocBlocksMain {\n  static int Main() {\n    int failed = 0;\n",
-    );
+    let mut files = vec![bindings_root().join("bindings/csharp/MjBridge.cs")];
+    let mut main =
+        String::from("static class DocBlocksMain {\n  static int Main() {\n    int failed = 0;\n");
     for (i, (b, src)) in blocks.iter().enumerate() {
         let f = dir.join(format!("block{i}.cs"));
         std::fs::write(&f, src).unwrap();
@@ -607,7 +648,11 @@ fn csharp_blocks(blocks: &[(Block, String)], mcs: &Path, mono: &Path) -> Vec<Str
             .enumerate()
             .map(|(i, (b, _))| format!("block{i}.cs = {}", b.at()))
             .collect();
-        return vec![format!("mcs failed ({}):\n{}", at.join(", "), output_text(&o))];
+        return vec![format!(
+            "mcs failed ({}):\n{}",
+            at.join(", "),
+            output_text(&o)
+        )];
     }
     let o = Command::new(mono)
         .arg("--debug")
@@ -669,7 +714,9 @@ fn every_code_block_is_compiled_run_or_marked_as_an_illustration() {
             None => Vec::new(),
         });
         let cs = s.spawn(|| match (tool("MCS", "mcs"), tool("MONO", "mono")) {
-            (Some(mcs), Some(mono)) => csharp_blocks(by_lang.get("csharp").unwrap_or(&none), &mcs, &mono),
+            (Some(mcs), Some(mono)) => {
+                csharp_blocks(by_lang.get("csharp").unwrap_or(&none), &mcs, &mono)
+            }
             _ => Vec::new(),
         });
         let py = s.spawn(|| match python() {
@@ -678,7 +725,10 @@ fn every_code_block_is_compiled_run_or_marked_as_an_illustration() {
         });
         for (lang, h) in [("C", c), ("C++", cpp), ("C#", cs), ("Python", py)] {
             failures.extend(h.join().unwrap());
-            println!("{lang} blocks done at {:.1} s", started.elapsed().as_secs_f64());
+            println!(
+                "{lang} blocks done at {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
         }
     });
     println!("tested in {:.1} s", started.elapsed().as_secs_f64());
@@ -695,18 +745,39 @@ fn block_markers_are_checked_not_trusted() {
         text: text.into(),
     };
     assert_eq!(classify(&b("c", &[], "int x;")), Ok("c"));
-    assert_eq!(classify(&b("sh", &["illustration"], "rm -rf /")), Ok("illustration"));
-    assert!(classify(&b("sh", &[], "make")).is_err(), "an unmarked shell block");
-    assert!(classify(&b("", &[], "a tree")).is_err(), "an unmarked block without a language");
-    assert!(classify(&b("c", &["ilustration"], "")).is_err(), "a misspelt marker");
+    assert_eq!(
+        classify(&b("sh", &["illustration"], "rm -rf /")),
+        Ok("illustration")
+    );
+    assert!(
+        classify(&b("sh", &[], "make")).is_err(),
+        "an unmarked shell block"
+    );
+    assert!(
+        classify(&b("", &[], "a tree")).is_err(),
+        "an unmarked block without a language"
+    );
+    assert!(
+        classify(&b("c", &["ilustration"], "")).is_err(),
+        "a misspelt marker"
+    );
     assert!(classify(&b("(indented)", &[], "x")).is_err());
     assert!(classify(&b("c", &["illustration", "prelude=c_endpoint"], "")).is_err());
     assert_eq!(
-        classify(&b("sh", &["verbatim=scripts/test.sh"], "bash scripts/tsan.sh\n")),
+        classify(&b(
+            "sh",
+            &["verbatim=scripts/test.sh"],
+            "bash scripts/tsan.sh\n"
+        )),
         Ok("verbatim")
     );
     assert!(
-        classify(&b("sh", &["verbatim=scripts/test.sh"], "bash scripts/nothing.sh\n")).is_err(),
+        classify(&b(
+            "sh",
+            &["verbatim=scripts/test.sh"],
+            "bash scripts/nothing.sh\n"
+        ))
+        .is_err(),
         "a command the named file does not run"
     );
     let missing = compose(&b("c", &["prelude=no_such_prelude"], "x"), "c", "n");
@@ -736,13 +807,19 @@ fn the_contract_lists_every_outcome_and_reason() {
     let contract = read(Path::new("docs/contract.md"));
     let outcomes = enum_values(&header, "mjb_outcome");
     let reasons = enum_values(&header, "mjb_reason");
-    assert!(outcomes.len() >= 7 && reasons.len() >= 48, "{outcomes:?} {reasons:?}");
+    assert!(
+        outcomes.len() >= 7 && reasons.len() >= 48,
+        "{outcomes:?} {reasons:?}"
+    );
     let missing: Vec<&String> = outcomes
         .iter()
         .chain(&reasons)
         .filter(|name| !contract.contains(&format!("`{name}`")))
         .collect();
-    assert!(missing.is_empty(), "docs/contract.md does not name {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "docs/contract.md does not name {missing:?}"
+    );
 }
 
 /// The model the snippets are written for has the sizes and names the guides state.
@@ -757,7 +834,12 @@ fn the_shipped_model_has_the_sizes_the_guides_state() {
     assert_eq!((d.nq, d.nv, d.nu, d.na, d.nsensordata), (13, 11, 2, 0, 8));
     assert_eq!((d.nbody, d.nmocap, d.neq), (6, 1, 1));
     let stated = "nq 13, nv 11, nu 2";
-    for page in ["docs/c.md", "docs/cpp.md", "docs/csharp.md", "docs/python.md"] {
+    for page in [
+        "docs/c.md",
+        "docs/cpp.md",
+        "docs/csharp.md",
+        "docs/python.md",
+    ] {
         assert!(
             read(Path::new(page)).contains(stated),
             "{page} does not state the model's sizes ({stated})"
@@ -807,6 +889,9 @@ fn performance_charts_are_what_the_script_makes_of_the_committed_data() {
     // Every chart is shown on the performance page.
     let page = read(Path::new("docs/performance.md"));
     for name in svgs(&out) {
-        assert!(page.contains(&format!("(perf/{name})")), "docs/performance.md does not show {name}");
+        assert!(
+            page.contains(&format!("(perf/{name})")),
+            "docs/performance.md does not show {name}"
+        );
     }
 }
