@@ -223,7 +223,7 @@ def svg(chart, data):
         try:
             value = data[bench]["figures"][key][model]
         except KeyError:
-            sys.exit("%s: no figure %r for %r in docs/perf/data/%s.json" % (chart["file"], key, model, bench))
+            sys.exit("%s: no figure %r for %r in %s.json" % (chart["file"], key, model, bench))
         bars.append((label, value, target))
     top = max([v for _, v, _ in bars] + [t for _, _, t in bars if t is not None] + [1.0])
     scale_max = next(s for s in [1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 15, 20] if s >= top * 1.08)
@@ -271,11 +271,11 @@ def svg(chart, data):
     return "\n".join(out) + "\n"
 
 
-def load():
+def load(folder):
     data = {}
-    for name in sorted(os.listdir(DATA)):
+    for name in sorted(os.listdir(folder)):
         if name.endswith(".json"):
-            with open(os.path.join(DATA, name), encoding="utf-8") as f:
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
                 data[name[:-5]] = json.load(f)
     return data
 
@@ -283,9 +283,12 @@ def load():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=OUT, help="folder for the SVG files (default docs/perf)")
+    ap.add_argument("--data", default=DATA, help="folder of the figures (default docs/perf/data)")
     ap.add_argument("--read", nargs=2, metavar=("BENCH", "FILE"),
                     help="take the figures of `cargo bench --bench BENCH` from FILE first")
     ap.add_argument("--source", help="with --read: where the figures come from (run, machine, date)")
+    ap.add_argument("--no-charts", dest="charts", action="store_false",
+                    help="with --read: keep the figures, draw nothing (a partial run)")
     args = ap.parse_args()
     if args.read:
         bench, path = args.read
@@ -296,16 +299,20 @@ def main():
         figures = READERS[bench](text)
         if not figures:
             sys.exit("--read %s: no figures found in %s" % (bench, path))
-        first = next((l for l in text.splitlines() if l.strip()), "")
+        lines = [l.strip() for l in text.splitlines() if l.strip()]
+        first = next((l for l in lines if "MuJoCo" in l), lines[0] if lines else "")
         record = {
             "bench": "cargo bench --bench %s" % bench,
             "source": args.source or "%s (%s)" % (os.path.basename(path), first.strip()),
             "figures": figures,
         }
-        with open(os.path.join(DATA, bench + ".json"), "w", encoding="utf-8") as f:
+        os.makedirs(args.data, exist_ok=True)
+        with open(os.path.join(args.data, bench + ".json"), "w", encoding="utf-8") as f:
             json.dump(record, f, indent=2, sort_keys=True, ensure_ascii=False)
             f.write("\n")
-    data = load()
+    if args.charts is False:
+        return
+    data = load(args.data)
     os.makedirs(args.out, exist_ok=True)
     for chart in CHARTS:
         with open(os.path.join(args.out, chart["file"]), "w", encoding="utf-8", newline="\n") as f:

@@ -895,3 +895,51 @@ fn performance_charts_are_what_the_script_makes_of_the_committed_data() {
         );
     }
 }
+
+/// `scripts/perf_charts.py --read BENCH FILE` finds the figures in what each bench prints (the
+/// samples in tests/docs/bench_output/ are real output of short runs on a loaded machine: a
+/// format, not a measurement).
+#[test]
+fn performance_charts_read_the_benches_output() {
+    let Some(python) = tool("PYTHON", "python3") else {
+        return;
+    };
+    let data = out_dir().join("perf-data");
+    let _ = std::fs::remove_dir_all(&data);
+    let mut read = |bench: &str| -> serde_json::Value {
+        let sample = root().join(format!("tests/docs/bench_output/{bench}.txt"));
+        let o = Command::new(&python)
+            .arg(root().join("scripts/perf_charts.py"))
+            .args(["--read", bench])
+            .arg(&sample)
+            .arg("--data")
+            .arg(&data)
+            .arg("--no-charts")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "--read {bench}: {}", output_text(&o));
+        let text = std::fs::read_to_string(data.join(format!("{bench}.json"))).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let perf = read("perf");
+    assert_eq!(perf["figures"]["step / mj_step"]["walker (own)"], 0.57);
+    assert_eq!(
+        perf["figures"]["restore / serde parse"]["walker (own)"],
+        0.78
+    );
+    assert!(perf["source"].as_str().unwrap().contains("MuJoCo 4.0.0"));
+    let rp = read("restore_points");
+    let apply = &rp["figures"]["apply / mj_setState + mj_getState + compare"];
+    assert_eq!(apply["humanoid (shared)"], 7.604);
+    assert_eq!(apply["1032 boxes (own)"], 0.823);
+    assert_eq!(
+        rp["figures"]["capture+free / mj_getState into a kept buffer"]["humanoid (shared)"],
+        1.783
+    );
+    let scaling = read("scaling");
+    assert_eq!(
+        scaling["figures"]["bridge / raw throughput, N = 2"]["many_bodies.xml"],
+        1.062
+    );
+}
