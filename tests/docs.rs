@@ -937,6 +937,12 @@ fn performance_charts_read_the_benches_output() {
         rp["figures"]["capture+free / mj_getState into a kept buffer"]["humanoid (shared)"],
         1.783
     );
+    let frames = read("frames");
+    assert_eq!(frames["figures"]["frame read / memcpy"]["humanoid"], 5.11);
+    assert_eq!(
+        frames["figures"]["host loop / MuJoCo directly"]["many_bodies"],
+        0.944
+    );
     let scaling = read("scaling");
     assert_eq!(
         scaling["figures"]["bridge / raw throughput, N = 2"]["many_bodies.xml"],
