@@ -300,7 +300,9 @@ def main():
         if not figures:
             sys.exit("--read %s: no figures found in %s" % (bench, path))
         lines = [l.strip() for l in text.splitlines() if l.strip()]
-        first = next((l for l in lines if "MuJoCo" in l), lines[0] if lines else "")
+        # The line that names the run: its engine, rounds or model.
+        header = re.compile(r"^(mjbridge \S+ on MuJoCo|engine \S+$|scaling: |rounds \d+)")
+        first = next((l for l in lines if header.match(l)), lines[0] if lines else "")
         record = {
             "bench": "cargo bench --bench %s" % bench,
             "source": args.source or "%s (%s)" % (os.path.basename(path), first.strip()),
