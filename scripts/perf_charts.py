@@ -301,7 +301,7 @@ def main():
             sys.exit("--read %s: no figures found in %s" % (bench, path))
         lines = [l.strip() for l in text.splitlines() if l.strip()]
         # The line that names the run: its engine, rounds or model.
-        header = re.compile(r"^(mjbridge \S+ on MuJoCo|engine \S+$|scaling: |rounds \d+)")
+        header = re.compile(r"^(mjbridge \S+ (on MuJoCo|\(engine)|engine \S+$|scaling: |rounds \d+)")
         first = next((l for l in lines if header.match(l)), lines[0] if lines else "")
         record = {
             "bench": "cargo bench --bench %s" % bench,

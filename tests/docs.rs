@@ -943,6 +943,18 @@ fn performance_charts_read_the_benches_output() {
         frames["figures"]["host loop / MuJoCo directly"]["many_bodies"],
         0.944
     );
+    let py = read("python_rl");
+    let skip5 = &py["figures"]["mjbridge / MuJoCo throughput, frame skip 5"];
+    assert_eq!(skip5["host"], 0.906);
+    assert_eq!(skip5["humanoid"], 0.998);
+    assert_eq!(
+        py["figures"]["restore / (setState + forward)"]["humanoid"],
+        0.52
+    );
+    assert!(py["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("python_rl.txt (mjbridge 0.3.0 (engine"));
     let scaling = read("scaling");
     assert_eq!(
         scaling["figures"]["bridge / raw throughput, N = 2"]["many_bodies.xml"],
