@@ -1,5 +1,5 @@
-// Prelude of docs/cpp.md's ctrl_step forms: each form must write both controls and take the
-// five steps it asks for.
+// Prelude of docs/cpp.md's ctrl_step forms: each of the five forms must write both controls and
+// take the five steps it asks for.
 #include <array>
 #include <cstdio>
 #include <vector>
@@ -18,6 +18,6 @@ int main() {
   auto info = ep.frame(MJB_FIELD_CTRL, ctrl);
   CHECK(info.ok());
   CHECK(ctrl[0] == 0.5 && ctrl[1] == -0.25);
-  CHECK(info->tick == 15);
+  CHECK(info->tick == 25);
   return 0;
 }
