@@ -906,7 +906,7 @@ fn performance_charts_read_the_benches_output() {
     };
     let data = out_dir().join("perf-data");
     let _ = std::fs::remove_dir_all(&data);
-    let mut read = |bench: &str| -> serde_json::Value {
+    let read = |bench: &str| -> serde_json::Value {
         let sample = root().join(format!("tests/docs/bench_output/{bench}.txt"));
         let o = Command::new(&python)
             .arg(root().join("scripts/perf_charts.py"))
