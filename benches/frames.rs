@@ -215,7 +215,7 @@ fn latency_while_stepping(name: &str, path: &Path) {
             while !stop.load(Ordering::Relaxed) {
                 let t = Instant::now();
                 let mut r = mjb_report::default();
-                unsafe { mjb_step(ep.0, 1, WAIT_FOREVER, &mut r) };
+                unsafe { mjb_endpoint_step(ep.0, 1, WAIT_FOREVER, &mut r) };
                 steps.push(t.elapsed().as_nanos() as u64);
             }
             steps

@@ -174,7 +174,7 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
     let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
     assert_eq!(o, Outcome::MJB_OK, "open {name}");
     let mut r = mjb_report::default();
-    unsafe { mjb_step(ep, 30, WAIT_FOREVER, &mut r) };
+    unsafe { mjb_endpoint_step(ep, 30, WAIT_FOREVER, &mut r) };
     let read = || {
         let mut s = std::ptr::null_mut();
         let o = unsafe { mjb_checkpoint_read(ep, WAIT_FOREVER, &mut s) };
@@ -303,10 +303,10 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
                     let t0 = Instant::now();
                     match (i + k) % 3 {
                         0 => unsafe {
-                            mjb_step(framed, 1, WAIT_FOREVER, &mut r);
+                            mjb_endpoint_step(framed, 1, WAIT_FOREVER, &mut r);
                         },
                         1 => unsafe {
-                            mjb_step(ep, 1, WAIT_FOREVER, &mut r);
+                            mjb_endpoint_step(ep, 1, WAIT_FOREVER, &mut r);
                         },
                         _ => unsafe { mj_step(raw.m, raw.d) },
                     }

@@ -50,7 +50,7 @@ fn worker(which: Contender, path: &Path, window: Duration, start: &Barrier) -> u
             let mut n = 0u64;
             while Instant::now() < end {
                 for _ in 0..16 {
-                    let o = unsafe { mjb_step(ep, 1, WAIT_FOREVER, &mut r) };
+                    let o = unsafe { mjb_endpoint_step(ep, 1, WAIT_FOREVER, &mut r) };
                     debug_assert_eq!(o as i32, 0);
                 }
                 n += 16;

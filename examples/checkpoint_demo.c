@@ -42,8 +42,8 @@ static void show(const char* doc, const char* key) {
 
 static void step(mjb_endpoint* ep, unsigned n) {
   mjb_report r;
-  mjb_outcome o = mjb_step(ep, n, MJB_WAIT_FOREVER, &r);
-  if (o != MJB_OK) fail("mjb_step", o);
+  mjb_outcome o = mjb_endpoint_step(ep, n, MJB_WAIT_FOREVER, &r);
+  if (o != MJB_OK) fail("mjb_endpoint_step", o);
 }
 
 int main(int argc, char** argv) {

@@ -99,7 +99,7 @@ impl Harness {
         let mut r = mjb_report::default();
         unsafe {
             mjb_set_ctrl(ep, ctrl.as_ptr(), ctrl.len(), WAIT_FOREVER, &mut r);
-            mjb_step(ep, steps, WAIT_FOREVER, &mut r);
+            mjb_endpoint_step(ep, steps, WAIT_FOREVER, &mut r);
         }
         let mut h = Harness {
             ep,

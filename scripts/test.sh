@@ -95,6 +95,14 @@ if nm -D --defined-only target/release/libmjbridge.so | grep -q ' mjb_test_'; th
 fi
 nm -D --defined-only target/release/libmjbridge.so | grep -c ' T mjb_' | sed 's/^/exported mjb_ functions: /'
 
+# The ABI promise (every 0.x release is a drop-in for an older one): the header, the release
+# library and the cross-built Windows DLL against every stored release baseline (abi/<version>/).
+# tests/abi.rs proves the same script fails on each kind of break.
+step "ABI check against the release baselines (abi/)"
+abi_start=$(date +%s)
+bash scripts/abi_check.sh
+echo "ABI check: $(( $(date +%s) - abi_start )) s"
+
 step "demo host"
 bash examples/run_demo.sh
 

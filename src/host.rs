@@ -22,9 +22,16 @@ use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[allow(non_camel_case_types)]
 pub enum mjb_log_level {
+    /// MuJoCo's debug messages raised inside a bridge call (engines with leveled logging);
+    /// the bridge itself sends none.
     MJB_LOG_DEBUG = 0,
+    /// A refused call (`MJB_REJECTED` other than busy or stop latched) with its reason and
+    /// pointer, and MuJoCo's info messages raised inside a bridge call.
     MJB_LOG_INFO = 1,
+    /// A rollback, an engine reset after NaN/Inf, poses a frame could not recompute, and
+    /// MuJoCo's warnings raised inside a bridge call.
     MJB_LOG_WARNING = 2,
+    /// An endpoint was fenced (`MJB_UNKNOWN`) or a panic was caught (`MJB_PANIC`).
     MJB_LOG_ERROR = 3,
 }
 

@@ -15,20 +15,9 @@
 //! - Hosts see the simulation through [`frame`]s (published under the lock, read without it,
 //!   never torn) and drive it through typed inputs.
 //!
-//! The module map (`ARCHITECTURE.md` has the graph and the walk of one restore):
-//!
-//! | module | owns | public for |
-//! | --- | --- | --- |
-//! | [`ffi`] | the C ABI: the only `catch_unwind`, handles, pointer checks, exports | hosts (C, and Rust through it) |
-//! | [`endpoint`] | the pair, its lock and tick; admission, native phases, rollback, reads | the `mjbridge` command, tests |
-//! | [`doc`] | the strict reader, the writer and printers, the RFC 8785 canonicalizer | the command's files |
-//! | [`checkpoint`] | the two checkpoint profiles: validation and printing | `Profile`, limits |
-//! | [`world`] | the world document, its hash, restore from it, world writes | field lists, `recompute_hash` |
-//! | [`conformance`] | corrupted checkpoints and the refusal each must get | the package gate, tests |
-//! | [`frame`] | frames: seqlock slots, publication, lock-free reads | frame requests |
-//! | [`native`] | the seam to MuJoCo: engine facts, dims, layout, the owned pair | engine facts, tests |
-//! | [`outcome`] | outcomes, reasons, refusals | everyone |
-//! | `config`, `inputs`, `safety`, `host`, `panics`, `log` | config schema, typed inputs, the lock-free safety state, plugins and log callback, panics off stderr, bridge events | the crate only |
+//! The room map (every module, what it owns, which way the modules depend on each other, and
+//! the walk of one restore through them) is `ARCHITECTURE.md` at the repository's root; the
+//! contract in full is `docs/contract.md`.
 
 /// `ALL`, `from_i32` and `name` for a `#[repr(i32)]` enum of the ABI. The enum itself is
 /// written out in full (cbindgen reads it for the header; it does not expand macros); its

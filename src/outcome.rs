@@ -38,9 +38,16 @@ pub enum mjb_reason {
     MJB_REASON_TOO_LARGE = 2,
     /// More than 32,768 native values.
     MJB_REASON_TOO_MANY_VALUES = 3,
+    /// An object member the document's schema does not have (also a config naming both
+    /// `xml_path` and `xml`, or a frame field that does not exist); the pointer names it.
     MJB_REASON_UNKNOWN_FIELD = 4,
+    /// A required member is absent; the pointer names where it belongs.
     MJB_REASON_MISSING_FIELD = 5,
+    /// A member appears twice in one object (or a frame field is listed twice); the pointer
+    /// names the second.
     MJB_REASON_DUPLICATE_FIELD = 6,
+    /// A value of the wrong JSON type (a string where a number goes, an object where the
+    /// schema has none); the pointer names it.
     MJB_REASON_WRONG_TYPE = 7,
     /// A fraction, an exponent or a boolean where an integer goes.
     MJB_REASON_NOT_AN_INTEGER = 8,
@@ -57,6 +64,8 @@ pub enum mjb_reason {
     MJB_REASON_DESCRIPTOR = 13,
     /// The model configuration counter differs (the model was replaced).
     MJB_REASON_CONFIGURATION = 14,
+    /// A checkpoint's `signature` is not the running engine's `mjSTATE_INTEGRATION` value: it
+    /// was taken by an engine whose integration state has other components.
     MJB_REASON_SIGNATURE = 15,
     /// `size` differs from the native state size, or `values` does not hold `size` numbers.
     MJB_REASON_SIZE = 16,
@@ -64,16 +73,34 @@ pub enum mjb_reason {
     MJB_REASON_EQ_ACTIVE_DOMAIN = 17,
     /// `time`/`qpos`/`qvel`/`ctrl` differ from their segment of `values`.
     MJB_REASON_PUBLIC_FIELD_MISMATCH = 18,
+    /// A checkpoint's `seed` is not the endpoint's configured `seed` (config `"seed"`).
     MJB_REASON_SEED = 19,
+    /// A world write names a served field that is not an input (`native_checkpoint`, `tick`,
+    /// `time`, `qpos`, `qvel`, ...), or a typed input names a field that is not an input.
     MJB_REASON_READ_ONLY_FIELD = 20,
     /// The deadline passed before the native lock was free.
     MJB_REASON_BUSY = 21,
+    /// A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
+    /// `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after
+    /// the latch took no step. `mjb_safety_reset` clears the latch.
     MJB_REASON_STOP_LATCHED = 22,
+    /// Native work is still in flight on the endpoint, so `mjb_confirm_paused` or
+    /// `mjb_safety_reset` cannot acknowledge the pause yet (retry when it has finished). Also
+    /// `mjb_set_log_callback` called from inside the log callback.
     MJB_REASON_UNRESOLVED_NATIVE_WORK = 23,
+    /// `mjb_confirm_paused` or `mjb_safety_reset` on an endpoint with no stop latched.
     MJB_REASON_NOT_STOPPED = 24,
+    /// A restore's native state write failed (the guarded setter raised a MuJoCo error or
+    /// reported a failure); with `MJB_ROLLED_BACK` the prior state was put back and proven.
     MJB_REASON_SETTER_FAILED = 25,
+    /// A restore's state setter returned a status that is neither completion nor an engine
+    /// error, so what it did is unknown: `MJB_UNKNOWN`, the endpoint is fenced.
     MJB_REASON_SETTER_UNEXPECTED_COMPLETION = 26,
+    /// A restored state did not read back bit for bit equal to the document; with
+    /// `MJB_ROLLED_BACK` the prior state was put back and proven.
     MJB_REASON_VERIFICATION_MISMATCH = 27,
+    /// After a failed step or restore, putting the prior state back failed or did not read
+    /// back bit for bit: `MJB_UNKNOWN`, the endpoint is fenced.
     MJB_REASON_ROLLBACK_UNPROVEN = 28,
     /// MuJoCo raised an error (`mju_error`) inside a guarded call.
     MJB_REASON_ENGINE_ERROR = 29,

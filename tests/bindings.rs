@@ -44,6 +44,8 @@ struct Header {
     /// `MJB_WAIT_FOREVER` -> `4294967295`, `MJB_VERSION` -> `"0.2.0"`: as written (the C
     /// program evaluates them).
     defines: BTreeMap<String, String>,
+    /// Deprecated exports (`MJB_DEPRECATED("use mjb_world_read, ...")`) -> their replacement.
+    deprecated: BTreeMap<String, String>,
 }
 
 fn header() -> Header {
@@ -71,8 +73,9 @@ fn parse_header(text: &str) -> Header {
             let mut parts = d.splitn(2, char::is_whitespace);
             let name = format!("MJB_{}", parts.next().unwrap());
             let value = parts.next().unwrap_or("").trim().to_owned();
-            // The export macro is no constant of the ABI.
-            if name != "MJB_API" {
+            // The export macro is no constant of the ABI, nor is a function-like macro
+            // (MJB_DEPRECATED).
+            if name != "MJB_API" && !name.contains('(') {
                 defines.insert(name, value);
             }
         }
@@ -103,12 +106,29 @@ fn parse_header(text: &str) -> Header {
         structs: BTreeMap::new(),
         callbacks: BTreeSet::new(),
         defines,
+        deprecated: BTreeMap::new(),
     };
     // `MJB_API` (the export macro) is not part of a declaration's type.
     for s in statements.iter().map(|s| {
         let s = s.replace('\n', " ");
         s.strip_prefix("MJB_API ").map(str::to_owned).unwrap_or(s)
     }) {
+        // `MJB_DEPRECATED("use <replacement>...")` (an attribute, not part of the type).
+        let (s, replacement) = match s.strip_prefix("MJB_DEPRECATED(\"") {
+            Some(rest) => {
+                let end = rest.find("\")").expect("closed MJB_DEPRECATED");
+                let note = &rest[..end];
+                let replacement = note
+                    .strip_prefix("use ")
+                    .and_then(|r| r.split(|c: char| !(c.is_alphanumeric() || c == '_')).next())
+                    .unwrap_or_else(|| panic!("MJB_DEPRECATED note names no replacement: {note}"));
+                (
+                    rest[end + 2..].trim().to_owned(),
+                    Some(replacement.to_owned()),
+                )
+            }
+            None => (s, None),
+        };
         let body = |s: &str| s[s.find('{').unwrap() + 1..s.rfind('}').unwrap()].to_owned();
         if let Some(rest) = s.strip_prefix("enum ") {
             let name = rest.split_whitespace().next().unwrap().to_owned();
@@ -159,6 +179,9 @@ fn parse_header(text: &str) -> Header {
                 .filter(|p| p != "void" && !p.is_empty())
                 .map(|p| param_type(&p))
                 .collect();
+            if let Some(r) = replacement {
+                h.deprecated.insert(name.clone(), r);
+            }
             h.functions.push(Function { name, ret, params });
         }
     }
@@ -643,9 +666,56 @@ fn superseded_by_info<'h>(h: &'h Header, f: &Function) -> Option<&'h Function> {
     (last == "mjb_read_info*" && first == f.params.as_slice() && info.ret == f.ret).then_some(info)
 }
 
-/// Exports that are the same call under another name (the second is the one to call:
-/// `mjb_step` is also a function of MuJoCo 4.0's batch API).
-const SAME_CALL: &[(&str, &str)] = &[("mjb_step", "mjb_endpoint_step")];
+/// Whether `text` calls or names the function `f` (as a whole identifier, followed by `(`, `,`,
+/// `)` or a quote: `mjb_step` in `mjb_step_if(` does not count).
+fn names_function(text: &str, f: &str) -> bool {
+    text.match_indices(f).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + f.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && after.is_some_and(|c| matches!(c, '(' | ',' | ')' | '"'))
+    })
+}
+
+#[test]
+fn the_deprecated_exports_name_their_replacements_and_no_binding_calls_them() {
+    let h = header();
+    assert_eq!(
+        h.deprecated,
+        BTreeMap::from([
+            ("mjb_snapshot".to_owned(), "mjb_world_read".to_owned()),
+            (
+                "mjb_snapshot_info".to_owned(),
+                "mjb_world_read_info".to_owned()
+            ),
+            ("mjb_step".to_owned(), "mjb_endpoint_step".to_owned()),
+        ])
+    );
+    for (old, new) in &h.deprecated {
+        let (a, b) = (
+            h.functions.iter().find(|f| &f.name == old).unwrap(),
+            h.functions.iter().find(|f| &f.name == new).unwrap(),
+        );
+        assert_eq!((&a.ret, &a.params), (&b.ret, &b.params), "{old} and {new}");
+    }
+    // The idiomatic layers call the replacements; the raw declarations (C# `Native`, Python's
+    // ctypes table) keep every export, deprecated ones included.
+    let cpp = std::fs::read_to_string(root().join("bindings/cpp/mjbridge.hpp")).unwrap();
+    let cs = std::fs::read_to_string(root().join("bindings/csharp/MjBridge.cs")).unwrap();
+    let py = std::fs::read_to_string(root().join("bindings/python/mjbridge/__init__.py")).unwrap();
+    for old in h.deprecated.keys() {
+        assert!(!names_function(&cpp, old), "mjbridge.hpp calls {old}");
+        assert!(
+            !names_function(&cs, &format!("Native.{old}")),
+            "MjBridge.cs calls {old}"
+        );
+        assert!(
+            !names_function(&py, &format!("_lib.{old}"))
+                && !names_function(&py, &format!("\"{old}")),
+            "mjbridge/__init__.py calls {old}"
+        );
+    }
+}
 
 #[test]
 fn cpp_binding_calls_every_exported_function() {
@@ -658,7 +728,13 @@ fn cpp_binding_calls_every_exported_function() {
         .filter(|f| {
             !called(&f.name)
                 && !superseded_by_info(&h, f).is_some_and(|i| called(&i.name))
-                && !SAME_CALL.iter().any(|(a, b)| *a == f.name && called(b))
+                && !h.deprecated.get(&f.name).is_some_and(|r| {
+                    called(r)
+                        || h.functions.iter().any(|g| {
+                            &g.name == r
+                                && superseded_by_info(&h, g).is_some_and(|i| called(&i.name))
+                        })
+                })
         })
         .map(|f| f.name.as_str())
         .collect();

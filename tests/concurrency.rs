@@ -229,7 +229,7 @@ fn a_confirmed_stop_is_never_followed_by_a_step() {
         let raw = ep.0 as usize;
         let stepper = thread::spawn(move || loop {
             let mut r = mjb_report::default();
-            let o = unsafe { mjb_step(raw as *mut mjb_endpoint, 1, WAIT_FOREVER, &mut r) };
+            let o = unsafe { mjb_endpoint_step(raw as *mut mjb_endpoint, 1, WAIT_FOREVER, &mut r) };
             if o == Outcome::MJB_REJECTED || r.reason == Reason::MJB_REASON_STOP_LATCHED as i32 {
                 return;
             }
@@ -316,7 +316,7 @@ fn stress_endpoint(
                     match rng.below(10) {
                         0..=2 => {
                             let n = 1 + rng.below(5) as u32;
-                            let o = unsafe { mjb_step(ep, n, timeout, &mut r) };
+                            let o = unsafe { mjb_endpoint_step(ep, n, timeout, &mut r) };
                             match (o, Reason::from_i32(r.reason).unwrap()) {
                                 (
                                     Outcome::MJB_OK,
@@ -373,6 +373,8 @@ fn stress_endpoint(
                         }
                         6 => {
                             let mut s = std::ptr::null_mut();
+                            // The deprecated name too: the same call, under the same lock.
+                            #[allow(deprecated)]
                             let f = if rng.below(2) == 0 {
                                 mjb_world_read
                             } else {

@@ -176,7 +176,7 @@ fn handles_closed_twice_or_foreign_are_invalid_arguments_not_ub() {
     assert_eq!(last_reason(), "MJB_REASON_CLOSED");
     let mut r = mjb_report::default();
     assert_eq!(
-        unsafe { mjb_step(raw, 1, 0, &mut r) },
+        unsafe { mjb_endpoint_step(raw, 1, 0, &mut r) },
         Outcome::MJB_INVALID_ARGUMENT
     );
     assert_eq!(reason_of(&r), Reason::MJB_REASON_CLOSED);

@@ -10,8 +10,19 @@ fn committed_header_matches_cbindgen_output() {
         cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
     // The version comes from Cargo.toml, so the header can never disagree with mjb_version().
     let version = format!(
-        "\n\n/* The version of the bridge this header belongs to (mjb_version() at run time). */\n\
-         #define MJB_VERSION \"{}\"\n#define MJB_VERSION_MAJOR {}\n#define MJB_VERSION_MINOR {}\n\
+        "\n\n/**\n \
+         * The version of the bridge this header belongs to, as text. Compare it with\n \
+         * mjb_version() at run time to see which library a host actually loaded.\n \
+         */\n\
+         #define MJB_VERSION \"{}\"\n\n\
+         /** The major part of #MJB_VERSION. */\n\
+         #define MJB_VERSION_MAJOR {}\n\n\
+         /**\n \
+         * The minor part of #MJB_VERSION. Within one major version the ABI only grows: a host\n \
+         * built against this header runs with a library of this minor version or a later one.\n \
+         */\n\
+         #define MJB_VERSION_MINOR {}\n\n\
+         /** The patch part of #MJB_VERSION. */\n\
          #define MJB_VERSION_PATCH {}",
         env!("CARGO_PKG_VERSION"),
         env!("CARGO_PKG_VERSION_MAJOR"),

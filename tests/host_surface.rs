@@ -263,7 +263,7 @@ fn a_snapshot_is_a_restore_point_and_a_tampered_one_is_refused() {
         let ep = open_model("host.xml", &format!("\"profile\":{}", js(profile)));
         ep.set_ctrl(&[0.5, -0.1]);
         ep.step_ok(10);
-        let snap = ep.snapshot();
+        let snap = ep.world();
         let at = ep.public();
         let hash_at = ep.hash();
         ep.step_ok(10);

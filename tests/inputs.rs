@@ -392,7 +392,7 @@ fn a_restore_brings_every_input_back_exactly() {
     }
     ep.step_ok(20);
     let cp = ep.checkpoint();
-    let snapshot = ep.snapshot();
+    let snapshot = ep.world();
     let a = inputs_of(&ep);
     let state_a = ep.state_vector().unwrap();
 

@@ -141,7 +141,7 @@ fn a_world_document_of_another_model_with_the_same_dimensions_is_refused() {
     assert_ne!(fingerprint(&a), fingerprint(&b), "another model");
     a.step_ok(5);
     b.step_ok(5);
-    let other_world = b.snapshot();
+    let other_world = b.world();
     assert_refused(
         &a,
         &other_world,
@@ -319,7 +319,7 @@ fn a_world_document_overtaken_by_a_replacement_points_into_the_world() {
         while !done.load(Ordering::Acquire) {
             let mut s = std::ptr::null_mut();
             assert_eq!(
-                unsafe { mjb_snapshot(ep, WAIT_FOREVER, &mut s) },
+                unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) },
                 Outcome::MJB_OK
             );
             let world = take_string(s);

@@ -121,7 +121,7 @@ fn from_json_validates_exactly_like_restore_and_changes_nothing() {
         let ep = contact(profile);
         ep.step_ok(12);
         let cp = ep.checkpoint();
-        let world = ep.snapshot();
+        let world = ep.world();
         ep.step_ok(8);
         let before = (ep.hash(), ep.world(), ep.safety());
         let cases = with_endpoint(&ep, |e| mjbridge::conformance::corruptions(e, &cp));

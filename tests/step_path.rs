@@ -94,7 +94,7 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
     let mut run = |n: usize| {
         for _ in 0..n {
             assert_eq!(
-                unsafe { mjb_step(ep.0, 1, WAIT_FOREVER, &mut report) },
+                unsafe { mjb_endpoint_step(ep.0, 1, WAIT_FOREVER, &mut report) },
                 Outcome::MJB_OK
             );
             let o =

@@ -20,7 +20,7 @@ fn validation_alone_refuses_what_restore_refuses_and_changes_nothing() {
     ep.set_ctrl(&[0.4, -0.2]);
     ep.step_ok(40);
     let cp = ep.checkpoint();
-    let snapshot = ep.snapshot();
+    let snapshot = ep.world();
     ep.step_ok(5);
 
     let mut docs = vec![

@@ -876,7 +876,7 @@ class Endpoint {
     return read(mjb_world_read_info, timeout_ms);
   }
   Expected<Document> snapshot(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
-    return read(mjb_snapshot_info, timeout_ms);
+    return read(mjb_world_read_info, timeout_ms);  // mjb_snapshot_info is deprecated: the same call
   }
   Expected<Document> checkpoint(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
     return read(mjb_checkpoint_read_info, timeout_ms);

@@ -891,7 +891,7 @@ namespace MjBridge
         public Result Step(uint nstep, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_step(handle, nstep, timeoutMs, out r), r);
+            if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_step(handle, nstep, timeoutMs, out r), r);
             Expect e = expect.GetValueOrDefault();
             return Result.Of(Native.mjb_step_if(handle, ref e, nstep, timeoutMs, out r), r);
         }
@@ -983,7 +983,7 @@ namespace MjBridge
 
         /// <summary>The world document (MjbException when refused), with its tick and configuration.</summary>
         public Document World(uint timeoutMs = WaitForever) { return Read(Native.mjb_world_read_info, timeoutMs); }
-        public Document Snapshot(uint timeoutMs = WaitForever) { return Read(Native.mjb_snapshot_info, timeoutMs); }
+        public Document Snapshot(uint timeoutMs = WaitForever) { return Read(Native.mjb_world_read_info, timeoutMs); }
         public Document Checkpoint(uint timeoutMs = WaitForever) { return Read(Native.mjb_checkpoint_read_info, timeoutMs); }
 
         /// <summary>The model's identity, "sha256:&lt;hex&gt;" (the world document's

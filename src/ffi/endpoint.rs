@@ -99,7 +99,12 @@ pub extern "C" fn mjb_endpoint_free(ep: *mut mjb_endpoint) -> mjb_outcome {
 /// call is `MJB_REJECTED` (busy) with no effect. `report`: nullable.
 /// Takes the native lock.
 /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+/// @deprecated Kept, unchanged: use `mjb_endpoint_step`, the same call under a name MuJoCo 4.0
+/// does not also export.
 #[cfg(not(mjbridge_no_mjb_step))]
+#[deprecated(
+    note = "use mjb_endpoint_step, the same call (MuJoCo 4.0's mjbatch.h declares an mjb_step of its own)"
+)]
 #[no_mangle]
 pub unsafe extern "C" fn mjb_step(
     ep: *mut mjb_endpoint,
@@ -179,6 +184,8 @@ pub unsafe extern "C" fn mjb_world_read(
 /// Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
 /// Ownership and locking as for `mjb_world_read`.
 /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+/// @deprecated Kept, unchanged: use `mjb_world_read`, the same call.
+#[deprecated(note = "use mjb_world_read, the same call")]
 #[no_mangle]
 pub unsafe extern "C" fn mjb_snapshot(
     ep: *mut mjb_endpoint,
@@ -428,6 +435,8 @@ pub unsafe extern "C" fn mjb_world_read_info(
 }
 
 /// `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
+/// @deprecated Kept, unchanged: use `mjb_world_read_info`, the same call.
+#[deprecated(note = "use mjb_world_read_info, the same call")]
 #[no_mangle]
 pub unsafe extern "C" fn mjb_snapshot_info(
     ep: *mut mjb_endpoint,

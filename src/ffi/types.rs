@@ -73,8 +73,9 @@ pub struct mjb_safety_state {
     pub confirmed: bool,
     /// Stops ever latched on this endpoint (never rewound).
     pub stop_count: u64,
-    /// Tick of the first and last stop (valid when `stop_count` > 0).
+    /// The tick at which the first stop was latched (0 while `stop_count` is 0).
     pub first_stop_tick: u64,
+    /// The tick at which the most recent stop was latched (0 while `stop_count` is 0).
     pub last_stop_tick: u64,
     /// Native mutations in flight right now.
     pub in_flight: u64,
@@ -117,19 +118,33 @@ impl From<Report> for mjb_report {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[allow(non_camel_case_types)]
 pub struct mjb_model_dims {
+    /// Generalized coordinates (`mjModel.nq`): the length of `qpos`.
     pub nq: i64,
+    /// Degrees of freedom (`nv`): the length of `qvel`, `qacc` and `qfrc_applied`.
     pub nv: i64,
+    /// Actuator activations (`na`): the length of `act`.
     pub na: i64,
+    /// Actuators (`nu`): the length of `ctrl` and `actuator_force`.
     pub nu: i64,
+    /// Bodies (`nbody`), the world body included: `xpos` holds 3 × `nbody` values.
     pub nbody: i64,
+    /// Joints (`njnt`): ids for `mjb_joint_slice` and `MJB_OBJ_JOINT`.
     pub njnt: i64,
+    /// Geoms (`ngeom`): `geom_xpos` holds 3 × `ngeom` values.
     pub ngeom: i64,
+    /// Sites (`nsite`): `site_xpos` holds 3 × `nsite` values.
     pub nsite: i64,
+    /// Sensors (`nsensor`): ids for `mjb_sensor_slice` and `MJB_OBJ_SENSOR`.
     pub nsensor: i64,
+    /// Sensor values (`nsensordata`): the length of `sensordata`.
     pub nsensordata: i64,
+    /// Mocap bodies (`nmocap`): `mocap_pos` holds 3 × `nmocap` values.
     pub nmocap: i64,
+    /// Equality constraints (`neq`): the length of `eq_active`.
     pub neq: i64,
+    /// User data values (`nuserdata`): the length of `userdata`.
     pub nuserdata: i64,
+    /// The timestep in seconds (`mjModel.opt.timestep`): the simulated time one step advances.
     pub timestep: f64,
     /// The endpoint's model configuration (bumped by `mjb_endpoint_replace_model`).
     pub configuration: u64,
@@ -213,9 +228,15 @@ impl From<crate::endpoint::Seen> for mjb_read_info {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
 pub struct mjb_joint_adr {
+    /// Index of the joint's first value in `qpos` (`mjModel.jnt_qposadr`).
     pub qpos_adr: u64,
+    /// How many `qpos` values it has: 7 for a free joint, 4 for a ball, 1 for a slide or hinge.
     pub qpos_len: u64,
+    /// Index of its first degree of freedom in `qvel` and every nv-sized field
+    /// (`mjModel.jnt_dofadr`).
     pub dof_adr: u64,
+    /// How many degrees of freedom it has: 6 for a free joint, 3 for a ball, 1 for a slide or
+    /// hinge.
     pub dof_len: u64,
 }
 
@@ -265,10 +286,15 @@ impl From<FrameInfo> for mjb_frame_info {
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
 pub struct mjb_frame_request {
-    /// An `mjb_field`.
+    /// An `mjb_field` in the endpoint's frame selection (else `MJB_REASON_NOT_IN_FRAME`).
     pub field: i32,
+    /// Where the field's values go: `cap` doubles, caller-owned, written during the call only.
+    /// NULL only with `cap` 0.
     pub buf: *mut f64,
+    /// The capacity of `buf` in doubles; less than the field's length (`mjb_frame_field_len`)
+    /// refuses the whole read (`MJB_REASON_DIMENSION`).
     pub cap: usize,
+    /// Zeroed on entry; on `MJB_OK` the number of doubles copied (the field's length).
     pub written: usize,
 }
 
@@ -279,8 +305,14 @@ pub struct mjb_frame_request {
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
 pub struct mjb_input {
+    /// The `mjb_field` to write: `MJB_FIELD_CTRL`, `QFRC_APPLIED`, `XFRC_APPLIED`, `MOCAP_POS`,
+    /// `MOCAP_QUAT` or `EQ_ACTIVE` (any other is `MJB_REASON_READ_ONLY_FIELD`).
     pub field: i32,
+    /// -1 for the whole field, or the id (≥ 0) of the one object to write.
     pub id: i32,
+    /// `n` doubles, borrowed for the call; NULL only with `n` 0.
     pub values: *const f64,
+    /// How many values: the field's length for `id` -1, else the object's width (1 for ctrl,
+    /// qfrc_applied and eq_active, 6 for xfrc_applied, 3 for mocap_pos, 4 for mocap_quat).
     pub n: usize,
 }

@@ -19,17 +19,18 @@ use std::ptr::NonNull;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
 pub enum mjb_field {
-    /// `qpos` (nq).
+    /// `qpos` (nq): joint positions, the generalized coordinates.
     MJB_FIELD_QPOS = 0,
-    /// `qvel` (nv).
+    /// `qvel` (nv): joint velocities, one per degree of freedom.
     MJB_FIELD_QVEL = 1,
-    /// `act` (na).
+    /// `act` (na): actuator activations (the state of stateful actuators).
     MJB_FIELD_ACT = 2,
-    /// `ctrl` (nu). Input: per actuator, width 1.
+    /// `ctrl` (nu): actuator controls. Input: per actuator, width 1.
     MJB_FIELD_CTRL = 3,
-    /// `qacc` (nv). Computed by a step; stale after a restore until the next step.
+    /// `qacc` (nv): accelerations. Computed by a step; stale after a restore until the next step.
     MJB_FIELD_QACC = 4,
-    /// `sensordata` (nsensordata). Computed by a step; stale after a restore.
+    /// `sensordata` (nsensordata): every sensor's values. Computed by a step; stale after a
+    /// restore.
     MJB_FIELD_SENSORDATA = 5,
     /// `xpos` (3 × nbody): body positions.
     MJB_FIELD_XPOS = 6,
@@ -37,27 +38,31 @@ pub enum mjb_field {
     MJB_FIELD_XQUAT = 7,
     /// `xmat` (9 × nbody): body orientations as row-major matrices.
     MJB_FIELD_XMAT = 8,
-    /// `site_xpos` (3 × nsite).
+    /// `site_xpos` (3 × nsite): site positions.
     MJB_FIELD_SITE_XPOS = 9,
-    /// `site_xmat` (9 × nsite).
+    /// `site_xmat` (9 × nsite): site orientations as row-major matrices.
     MJB_FIELD_SITE_XMAT = 10,
-    /// `geom_xpos` (3 × ngeom).
+    /// `geom_xpos` (3 × ngeom): geom positions.
     MJB_FIELD_GEOM_XPOS = 11,
-    /// `geom_xmat` (9 × ngeom).
+    /// `geom_xmat` (9 × ngeom): geom orientations as row-major matrices.
     MJB_FIELD_GEOM_XMAT = 12,
-    /// `mocap_pos` (3 × nmocap). Input: per mocap body, width 3.
+    /// `mocap_pos` (3 × nmocap): mocap body positions. Input: per mocap body, width 3.
     MJB_FIELD_MOCAP_POS = 13,
-    /// `mocap_quat` (4 × nmocap). Input: per mocap body, width 4.
+    /// `mocap_quat` (4 × nmocap): mocap body orientations. Input: per mocap body, width 4.
     MJB_FIELD_MOCAP_QUAT = 14,
-    /// `qfrc_applied` (nv). Input: per degree of freedom, width 1.
+    /// `qfrc_applied` (nv): generalized forces applied by the host. Input: per degree of
+    /// freedom, width 1.
     MJB_FIELD_QFRC_APPLIED = 15,
-    /// `xfrc_applied` (6 × nbody: force then torque). Input: per body, width 6.
+    /// `xfrc_applied` (6 × nbody): Cartesian force then torque applied by the host to each body,
+    /// in world coordinates. Input: per body, width 6.
     MJB_FIELD_XFRC_APPLIED = 16,
-    /// `eq_active` (neq) as 0.0 / 1.0 (MuJoCo >= 3.0). Input: per equality, exactly 0 or 1.
+    /// `eq_active` (neq): whether each equality constraint is active, as 0.0 / 1.0 (MuJoCo >= 3.0).
+    /// Input: per equality, exactly 0 or 1.
     MJB_FIELD_EQ_ACTIVE = 17,
-    /// `actuator_force` (nu). Computed by a step; stale after a restore.
+    /// `actuator_force` (nu): the force each actuator produced. Computed by a step; stale
+    /// after a restore.
     MJB_FIELD_ACTUATOR_FORCE = 18,
-    /// `userdata` (nuserdata).
+    /// `userdata` (nuserdata): the model's user data array, which the engine never touches.
     MJB_FIELD_USERDATA = 19,
 }
 
@@ -379,12 +384,19 @@ impl Mujoco {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
 pub enum mjb_object_kind {
+    /// Bodies, by body id (0 is the world body; the index into `xpos`, `xfrc_applied`, ...).
     MJB_OBJ_BODY = 0,
+    /// Joints, by joint id (`mjb_joint_slice` maps one to its `qpos` and dof entries).
     MJB_OBJ_JOINT = 1,
+    /// Geoms, by geom id (the index into `geom_xpos`/`geom_xmat`).
     MJB_OBJ_GEOM = 2,
+    /// Sites, by site id (the index into `site_xpos`/`site_xmat`).
     MJB_OBJ_SITE = 3,
+    /// Actuators, by actuator id (the index into `ctrl` and `actuator_force`).
     MJB_OBJ_ACTUATOR = 4,
+    /// Sensors, by sensor id (`mjb_sensor_slice` maps one to its `sensordata` entries).
     MJB_OBJ_SENSOR = 5,
+    /// Equality constraints, by equality id (the index into `eq_active`).
     MJB_OBJ_EQUALITY = 6,
     /// Mocap bodies, by mocap index (the index into `mocap_pos`/`mocap_quat`); the name is
     /// the body's.

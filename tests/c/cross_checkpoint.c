@@ -50,8 +50,8 @@ static int print_hash(mjb_endpoint* ep, const char* label) {
 
 static int step(mjb_endpoint* ep, unsigned n) {
   mjb_report r;
-  mjb_outcome o = mjb_step(ep, n, MJB_WAIT_FOREVER, &r);
-  return o == MJB_OK ? 0 : fail("mjb_step", o);
+  mjb_outcome o = mjb_endpoint_step(ep, n, MJB_WAIT_FOREVER, &r);
+  return o == MJB_OK ? 0 : fail("mjb_endpoint_step", o);
 }
 
 int main(int argc, char** argv) {

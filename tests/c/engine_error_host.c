@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2000 && errors < 2; i++) {
     state_hash(ep, before, sizeof before);
     mjb_report r;
-    mjb_outcome o = mjb_step(ep, 1, MJB_WAIT_FOREVER, &r);
+    mjb_outcome o = mjb_endpoint_step(ep, 1, MJB_WAIT_FOREVER, &r);
     if (o == MJB_OK) continue;
     errors++;
     CHECK_OUTCOME(o, MJB_ROLLED_BACK);

@@ -8,7 +8,7 @@ int main(void) {
   mjb_report report = {0, 0, 0, 0, 0, 0};
   mjb_safety_state safety;
   (void)safety;
-  if (mjb_step(NULL, 0, MJB_WAIT_FOREVER, &report) != MJB_INVALID_ARGUMENT ||
+  if (mjb_endpoint_step(NULL, 0, MJB_WAIT_FOREVER, &report) != MJB_INVALID_ARGUMENT ||
       report.reason != MJB_REASON_NULL_ARGUMENT) {
     return 1;
   }

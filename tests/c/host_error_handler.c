@@ -44,7 +44,7 @@ static int host_raises(const char* text) {
 
 static void step_ok(mjb_endpoint* ep) {
   mjb_report r;
-  CHECK_OUTCOME(mjb_step(ep, 5, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 5, MJB_WAIT_FOREVER, &r), MJB_OK);
 }
 
 int main(int argc, char** argv) {

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   CHECK_OUTCOME(mjb_input_write(ep, MJB_FIELD_QPOS, -1, bad, 1, MJB_WAIT_FOREVER, &r), MJB_REJECTED);
   CHECK(r.reason == MJB_REASON_READ_ONLY_FIELD);
   CHECK(logged >= 1); /* the refusal was logged at info level */
-  CHECK_OUTCOME(mjb_step(ep, 2, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 2, MJB_WAIT_FOREVER, &r), MJB_OK);
 
   double qpos[13], xpos[18], mocap[3];
   mjb_frame_request req[3] = {{MJB_FIELD_QPOS, qpos, 13, 0},

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   double ctrl[1] = {0.25};
   mjb_report report;
   CHECK_OUTCOME(mjb_set_ctrl(ep, ctrl, 1, MJB_WAIT_FOREVER, &report), MJB_OK);
-  CHECK_OUTCOME(mjb_step(ep, 100, MJB_WAIT_FOREVER, &report), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 100, MJB_WAIT_FOREVER, &report), MJB_OK);
   CHECK(report.outcome == MJB_OK);
   CHECK(report.tick_before == 0 && report.tick_after == 100);
   mjb_string* world = NULL;
@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
   CHECK(strstr(last_error_text(), "MJB_REASON_DIMENSION") != NULL);
 
   /* NULL arguments */
-  CHECK_OUTCOME(mjb_step(NULL, 1, 0, &report), MJB_INVALID_ARGUMENT);
+  CHECK_OUTCOME(mjb_endpoint_step(NULL, 1, 0, &report), MJB_INVALID_ARGUMENT);
   CHECK(report.outcome == MJB_INVALID_ARGUMENT && report.reason == MJB_REASON_NULL_ARGUMENT);
-  CHECK_OUTCOME(mjb_step(ep, 1, 0, NULL), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 1, 0, NULL), MJB_OK);
   CHECK_OUTCOME(mjb_world_read(ep, 0, NULL), MJB_INVALID_ARGUMENT);
   CHECK_OUTCOME(mjb_safety_read(ep, NULL), MJB_INVALID_ARGUMENT);
   CHECK_OUTCOME(mjb_endpoint_open(NULL, 5, &ep), MJB_INVALID_ARGUMENT);
@@ -73,14 +73,15 @@ int main(int argc, char** argv) {
 
   /* close, then use and close again: detected, never UB */
   CHECK_OUTCOME(mjb_endpoint_free(ep), MJB_OK);
-  CHECK_OUTCOME(mjb_step(ep, 1, 0, &report), MJB_INVALID_ARGUMENT);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 1, 0, &report), MJB_INVALID_ARGUMENT);
   CHECK(report.reason == MJB_REASON_CLOSED);
   CHECK_OUTCOME(mjb_endpoint_free(ep), MJB_INVALID_ARGUMENT);
   CHECK(strstr(last_error_text(), "MJB_REASON_CLOSED") != NULL);
   CHECK_OUTCOME(mjb_endpoint_free(NULL), MJB_OK);
   /* a pointer this library never issued */
   static int not_a_handle;
-  CHECK_OUTCOME(mjb_step((mjb_endpoint*)&not_a_handle, 1, 0, &report), MJB_INVALID_ARGUMENT);
+  CHECK_OUTCOME(mjb_endpoint_step((mjb_endpoint*)&not_a_handle, 1, 0, &report),
+                MJB_INVALID_ARGUMENT);
   CHECK(report.reason == MJB_REASON_FOREIGN_HANDLE);
 
   /* a model that does not compile: refused with MuJoCo's message, process keeps running */

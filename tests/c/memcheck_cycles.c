@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
   mjb_report r;
   for (int i = 0; i < cycles; i++) {
     mjb_endpoint* ep = open_model(argv[1]);
-    CHECK_OUTCOME(mjb_step(ep, 5, MJB_WAIT_FOREVER, &r), MJB_OK);
+    CHECK_OUTCOME(mjb_endpoint_step(ep, 5, MJB_WAIT_FOREVER, &r), MJB_OK);
     char* cp = read_checkpoint(ep);
-    CHECK_OUTCOME(mjb_step(ep, 3, MJB_WAIT_FOREVER, &r), MJB_OK);
+    CHECK_OUTCOME(mjb_endpoint_step(ep, 3, MJB_WAIT_FOREVER, &r), MJB_OK);
     CHECK_OUTCOME(mjb_restore(ep, cp, strlen(cp), MJB_WAIT_FOREVER, &r), MJB_OK);
     const char* bad[] = {"{\"profile\":1}", "{\"profile\":\"x\",\"a\":[1,2,1e400]}", "[]",
                          "{\"a\":{\"b\":1,\"b\":2}}", "{\"world\":{\"qpos\":[0]}}"};
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
       /* A fenced endpoint: a rollback that cannot be proven. */
       CHECK_OUTCOME(mjb_test_inject_fault(ep, 4), MJB_OK);
       CHECK_OUTCOME(mjb_restore(ep, cp, strlen(cp), MJB_WAIT_FOREVER, &r), MJB_UNKNOWN);
-      CHECK_OUTCOME(mjb_step(ep, 1, MJB_WAIT_FOREVER, &r), MJB_FENCED);
+      CHECK_OUTCOME(mjb_endpoint_step(ep, 1, MJB_WAIT_FOREVER, &r), MJB_FENCED);
       CHECK_OUTCOME(mjb_safety_read(ep, &st), MJB_OK);
       CHECK(st.fenced);
     }

@@ -14,10 +14,10 @@ int main(int argc, char** argv) {
   mjb_endpoint* ep = NULL;
   CHECK_OUTCOME(mjb_endpoint_open(config, strlen(config), &ep), MJB_OK);
   mjb_report r;
-  CHECK_OUTCOME(mjb_step(ep, 10, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 10, MJB_WAIT_FOREVER, &r), MJB_OK);
   uint64_t seq = r.sequence;
   CHECK_OUTCOME(mjb_test_inject_fault(ep, 6), MJB_OK);
-  CHECK_OUTCOME(mjb_step(ep, 3, MJB_WAIT_FOREVER, &r), MJB_PANIC);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 3, MJB_WAIT_FOREVER, &r), MJB_PANIC);
   CHECK(r.outcome == MJB_PANIC);
   CHECK(r.reason == MJB_REASON_PANIC);
   CHECK(r.tick_before == 10);

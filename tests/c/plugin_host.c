@@ -20,11 +20,11 @@ int main(int argc, char** argv) {
   CHECK(libraries >= 1 && plugins >= 1);
   CHECK_OUTCOME(mjb_endpoint_open(config, strlen(config), &ep), MJB_OK);
   mjb_report r;
-  CHECK_OUTCOME(mjb_step(ep, 100, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 100, MJB_WAIT_FOREVER, &r), MJB_OK);
   CHECK(r.tick_after == 100);
   mjb_string* cp = NULL;
   CHECK_OUTCOME(mjb_checkpoint_read(ep, MJB_WAIT_FOREVER, &cp), MJB_OK);
-  CHECK_OUTCOME(mjb_step(ep, 50, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 50, MJB_WAIT_FOREVER, &r), MJB_OK);
   CHECK_OUTCOME(mjb_restore(ep, mjb_string_data(cp), mjb_string_len(cp), MJB_WAIT_FOREVER, &r),
                 MJB_OK);
   CHECK(r.tick_after == 100);

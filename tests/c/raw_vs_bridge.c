@@ -1,7 +1,7 @@
 /* Host program: the bridge's stepping equals raw mj_step bit for bit.
  * Loads the same model twice; steps one pair with plain mj_step and hands the other to an
- * endpoint (mjb_endpoint_adopt) that steps it through mjb_step. After 1000 steps with the
- * same controls, time, qpos, qvel and act must be identical bytes.
+ * endpoint (mjb_endpoint_adopt) that steps it through mjb_endpoint_step. After 1000 steps with
+ * the same controls, time, qpos, qvel and act must be identical bytes.
  * Usage: raw_vs_bridge <model.xml> */
 #include <mujoco/mujoco.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
 
   for (int i = 0; i < STEPS; i++) mj_step(m_raw, d_raw);
   for (int i = 0; i < STEPS / 100; i++) {
-    CHECK_OUTCOME(mjb_step(ep, 100, MJB_WAIT_FOREVER, &report), MJB_OK);
+    CHECK_OUTCOME(mjb_endpoint_step(ep, 100, MJB_WAIT_FOREVER, &report), MJB_OK);
   }
   CHECK(report.tick_after == STEPS);
 

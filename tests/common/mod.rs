@@ -115,7 +115,7 @@ pub fn open_xml(xml: &str, extra: &str) -> Ep {
 impl Ep {
     pub fn step(&self, n: u32) -> (Outcome, mjb_report) {
         let mut r = mjb_report::default();
-        let o = unsafe { mjb_step(self.0, n, WAIT_FOREVER, &mut r) };
+        let o = unsafe { mjb_endpoint_step(self.0, n, WAIT_FOREVER, &mut r) };
         assert_eq!(r.outcome, o as i32);
         (o, r)
     }
@@ -138,6 +138,8 @@ impl Ep {
         take_string(s)
     }
 
+    /// The deprecated `mjb_snapshot` (the tests that it still serves the world document).
+    #[allow(deprecated)]
     pub fn snapshot(&self) -> String {
         let mut s = std::ptr::null_mut();
         let o = unsafe { mjb_snapshot(self.0, WAIT_FOREVER, &mut s) };
@@ -214,12 +216,12 @@ pub fn model_of(ep: &Ep) -> *mut mjbridge::native::MjModel {
     })
 }
 
-/// Start `mjb_step(ep, n, WAIT_FOREVER)` on another thread.
+/// Start `mjb_endpoint_step(ep, n, WAIT_FOREVER)` on another thread.
 pub fn spawn_step(ep: &Ep, n: u32) -> std::thread::JoinHandle<(Outcome, mjb_report)> {
     let raw = ep.0 as usize;
     std::thread::spawn(move || {
         let mut r = mjb_report::default();
-        let o = unsafe { mjb_step(raw as *mut mjb_endpoint, n, WAIT_FOREVER, &mut r) };
+        let o = unsafe { mjb_endpoint_step(raw as *mut mjb_endpoint, n, WAIT_FOREVER, &mut r) };
         (o, r)
     })
 }
@@ -389,7 +391,7 @@ impl Contention {
             let mut steps = 0u64;
             while !s.load(Ordering::Relaxed) {
                 let o = unsafe {
-                    mjb_step(
+                    mjb_endpoint_step(
                         raw as *mut mjb_endpoint,
                         1,
                         WAIT_FOREVER,

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   std::string config = R"({"profile":"auto"})";
   if (mjb_endpoint_adopt(m, d, config.data(), config.size(), &ep) != MJB_OK) return 1;
   mjb_report report{};
-  if (mjb_step(ep, 5, MJB_WAIT_FOREVER, &report) != MJB_OK || report.tick_after != 5) return 1;
+  if (mjb_endpoint_step(ep, 5, MJB_WAIT_FOREVER, &report) != MJB_OK || report.tick_after != 5)
+    return 1;
   mjb_string* s = nullptr;
   if (mjb_checkpoint_read(ep, MJB_WAIT_FOREVER, &s) != MJB_OK) return 1;
   std::string doc(mjb_string_data(s), mjb_string_len(s));

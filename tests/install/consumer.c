@@ -27,13 +27,13 @@ int main(int argc, char** argv) {
   mjb_endpoint* ep = NULL;
   CHECK_OUTCOME(mjb_endpoint_open(config, strlen(config), &ep), MJB_OK);
   mjb_report r;
-  CHECK_OUTCOME(mjb_step(ep, 20, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 20, MJB_WAIT_FOREVER, &r), MJB_OK);
   mjb_string* s = NULL;
   CHECK_OUTCOME(mjb_checkpoint_read(ep, MJB_WAIT_FOREVER, &s), MJB_OK);
   take(s, checkpoint, sizeof checkpoint);
   CHECK_OUTCOME(mjb_world_read(ep, MJB_WAIT_FOREVER, &s), MJB_OK);
   take(s, at_checkpoint, sizeof at_checkpoint);
-  CHECK_OUTCOME(mjb_step(ep, 7, MJB_WAIT_FOREVER, &r), MJB_OK);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 7, MJB_WAIT_FOREVER, &r), MJB_OK);
   CHECK_OUTCOME(mjb_restore(ep, checkpoint, strlen(checkpoint), MJB_WAIT_FOREVER, &r), MJB_OK);
   CHECK(r.tick_before == 27 && r.tick_after == 20);
   CHECK_OUTCOME(mjb_world_read(ep, MJB_WAIT_FOREVER, &s), MJB_OK);
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   mjb_safety_state st;
   CHECK_OUTCOME(mjb_stop(ep, &st), MJB_OK);
   CHECK(st.stopped && st.confirmed && st.stop_count == 1);
-  CHECK_OUTCOME(mjb_step(ep, 1, MJB_WAIT_FOREVER, &r), MJB_REJECTED);
+  CHECK_OUTCOME(mjb_endpoint_step(ep, 1, MJB_WAIT_FOREVER, &r), MJB_REJECTED);
   CHECK(r.reason == MJB_REASON_STOP_LATCHED && r.tick_after == 20);
   CHECK_OUTCOME(mjb_endpoint_free(ep), MJB_OK);
   return check_done("consumer");

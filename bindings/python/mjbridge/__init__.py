@@ -1045,7 +1045,9 @@ class Endpoint:
         """Step ``nstep`` times. A stop latched meanwhile halts at a step boundary and returns
         the report with ``reason == Reason.STOP_LATCHED``; ``tick_after`` shows the steps done."""
         e = _expect(expect_tick, expect_configuration, expect_frame)
-        return self._mutate_if("mjb_step", e, nstep, timeout_ms)
+        if e is None:
+            return self._mutate(self._lib.mjb_endpoint_step, nstep, timeout_ms)
+        return self._mutate(self._lib.mjb_step_if, ctypes.byref(e), nstep, timeout_ms)
 
     def set_ctrl(
         self,
@@ -1160,7 +1162,7 @@ class Endpoint:
         return self._read(self._lib.mjb_world_read_info, timeout_ms)
 
     def snapshot(self, timeout_ms: int = WAIT_FOREVER) -> Document:
-        return self._read(self._lib.mjb_snapshot_info, timeout_ms)
+        return self._read(self._lib.mjb_world_read_info, timeout_ms)
 
     def checkpoint(self, timeout_ms: int = WAIT_FOREVER) -> Document:
         return self._read(self._lib.mjb_checkpoint_read_info, timeout_ms)
