@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Reproducible builds: the current commit, copied into two folders of different names and
 # depths, is installed from each the way users install it (scripts/install.sh: release, install
-# link flags, each with its own target folder, the MuJoCo wheel cache shared), and the two
-# installed trees must be the same bytes, file for file (the library, the static library, the
-# `mjbridge` command, the bundled MuJoCo and its plugins, the package files). No installed file
-# may name a folder of this machine: the two checkouts, their target folders, the scratch
-# folder, $HOME, $CARGO_HOME, the MuJoCo wheel cache (MJB_MUJOCO_CACHE), or the checkout this
-# script runs from.
+# link flags, each with its own target folder; the second sees cargo's home under another name;
+# the MuJoCo wheel cache is shared), and the two installed trees must be the same bytes, file
+# for file (the library, the static library, the `mjbridge` command, the bundled MuJoCo and its
+# plugins, the package files). No installed file may name a folder of this machine: the two
+# checkouts, their target folders, the scratch folder, $HOME, $CARGO_HOME (both names), the
+# MuJoCo wheel cache (MJB_MUJOCO_CACHE), or the checkout this script runs from.
 #
 #   bash scripts/repro_check.sh               the check of HEAD (two release builds)
 #   bash scripts/repro_check.sh --commit REV  the same for another commit (an older release)
@@ -143,6 +143,9 @@ trap 'rm -rf "$scratch"' EXIT
 one="$scratch/one/mjbridge"
 two="$scratch/elsewhere/at/another/depth/bridge-checkout"
 targets="$root/target/repro"
+mkdir -p "$targets"
+other_home="$targets/cargo-home-link"
+ln -sfn "$(cd "$cargo_home" && pwd -P)" "$other_home"
 prefix=/opt/mjbridge
 start=$(date +%s)
 for side in one two; do
@@ -153,7 +156,11 @@ for side in one two; do
   log="$scratch/install-$side.log"
   # Only what scripts/install.sh reads is passed on; CARGO_TARGET_DIR of the caller would
   # make both builds share one folder.
-  if ! env -u CARGO_TARGET_DIR DESTDIR="$scratch/stage-$side" \
+  # The second build also sees cargo's home under another name (a link to the same one, so
+  # nothing is downloaded): the dependencies' sources are then at other paths too.
+  home_of_side="$cargo_home"
+  [ "$side" = one ] || home_of_side="$other_home"
+  if ! env -u CARGO_TARGET_DIR CARGO_HOME="$home_of_side" DESTDIR="$scratch/stage-$side" \
       bash "$dir/scripts/install.sh" --prefix "$prefix" --target-dir "$targets/$side" >"$log" 2>&1; then
     cat "$log" >&2
     echo "repro_check.sh: the install build in $dir failed (log above)" >&2
@@ -177,7 +184,7 @@ fi
 home_slash="${HOME:+~:${HOME%/}/}"
 for tree in "$tree_one" "$tree_two"; do
   if ! out="$(scan_tree "$tree" "$one" "$two" "$targets" "$scratch" "$root" "$cargo_home" \
-      "$MJB_MUJOCO_CACHE" "$home_slash")"; then
+      "$other_home" "$(cd "$cargo_home" && pwd -P)" "$MJB_MUJOCO_CACHE" "$home_slash")"; then
     echo "$out" >&2
     echo "repro_check.sh: installed files name folders of the build machine (above)" >&2
     failed=1
