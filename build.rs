@@ -258,6 +258,14 @@ fn main() {
                 && headers.function("mj_loadAllPluginLibraries"),
         ),
         ("MJB_HAS_MODEL_PATHS", headers.model_field("npaths")),
+        // 3.0.x has the paths array with mesh addresses only; the others came later.
+        ("MJB_HAS_MESH_PATHADR", headers.model_field("mesh_pathadr")),
+        ("MJB_HAS_SKIN_PATHADR", headers.model_field("skin_pathadr")),
+        (
+            "MJB_HAS_HFIELD_PATHADR",
+            headers.model_field("hfield_pathadr"),
+        ),
+        ("MJB_HAS_TEX_PATHADR", headers.model_field("tex_pathadr")),
     ];
     let on: Vec<&str> = facts.iter().filter(|f| f.1).map(|f| f.0).collect();
     println!("mjbridge: these headers declare: {}", on.join(" "));

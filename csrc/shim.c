@@ -18,7 +18,9 @@
     !defined(MJB_HAS_PLASTIC_STATE) || !defined(MJB_HAS_LOG_HANDLER) ||                \
     !defined(MJB_HAS_BUFFER_VFS) || !defined(MJB_HAS_PRINTF_ERROR) ||                  \
     !defined(MJB_HAS_PLUGIN_STATE) || !defined(MJB_HAS_PLUGIN_LOADING) ||              \
-    !defined(MJB_HAS_MODEL_PATHS)
+    !defined(MJB_HAS_MODEL_PATHS) || !defined(MJB_HAS_MESH_PATHADR) ||                 \
+    !defined(MJB_HAS_SKIN_PATHADR) || !defined(MJB_HAS_HFIELD_PATHADR) ||              \
+    !defined(MJB_HAS_TEX_PATHADR)
 #error "the MJB_HAS_* facts of the MuJoCo headers are defined by build.rs"
 #endif
 
@@ -324,24 +326,23 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
     copy_msg(msg, "XML string too large");
     return MJB_SHIM_FAILED;
   }
-#if MJB_HAS_BUFFER_VFS
-  mjVFS vfs;
-  mj_defaultVFS(&vfs);
-  if (mj_addBufferVFS(&vfs, name, xml, (int)len) != 0) {
-    copy_msg(msg, "could not add the XML string to a virtual file system");
-    status = MJB_SHIM_FAILED;
-  } else {
-    status = load_path_guarded(name, &vfs, out, msg);
-  }
-  mj_deleteVFS(&vfs);
-#else
-  /* Old releases keep the whole VFS (about 2 MB) by value: put it on the heap. */
+  /* The VFS is on the heap: up to 3.1.x it holds every file by value (about 2 MB, more than a
+   * thread's stack may have; 3.1.3 to 3.1.6 already have mj_addBufferVFS), later it is one
+   * pointer. */
   mjVFS* vfs = (mjVFS*)calloc(1, sizeof(mjVFS));
   if (!vfs) {
     copy_msg(msg, "out of memory");
     return MJB_SHIM_FAILED;
   }
   mj_defaultVFS(vfs);
+#if MJB_HAS_BUFFER_VFS
+  if (mj_addBufferVFS(vfs, name, xml, (int)len) != 0) {
+    copy_msg(msg, "could not add the XML string to a virtual file system");
+    status = MJB_SHIM_FAILED;
+  } else {
+    status = load_path_guarded(name, vfs, out, msg);
+  }
+#else
   int idx = -1;
   if (mj_makeEmptyFileVFS(vfs, name, (int)len) == 0) idx = mj_findFileVFS(vfs, name);
   if (idx < 0) {
@@ -351,9 +352,9 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
     memcpy(vfs->filedata[idx], xml, len);
     status = load_path_guarded(name, vfs, out, msg);
   }
+#endif
   mj_deleteVFS(vfs);
   free(vfs);
-#endif
   return status;
 }
 
@@ -762,10 +763,18 @@ int mjb_shim_save_model(const struct mjModel_* m, void* buf, int64_t cap, int64_
    * bytes) and is written as a size too; every other array is written by its own size. */
   c->npaths = 0;
   c->nbuffer = 0;
+#if MJB_HAS_MESH_PATHADR
   for (int i = 0; i < c->nmesh; i++) c->mesh_pathadr[i] = -1;
+#endif
+#if MJB_HAS_SKIN_PATHADR
   for (int i = 0; i < c->nskin; i++) c->skin_pathadr[i] = -1;
+#endif
+#if MJB_HAS_HFIELD_PATHADR
   for (int i = 0; i < c->nhfield; i++) c->hfield_pathadr[i] = -1;
+#endif
+#if MJB_HAS_TEX_PATHADR
   for (int i = 0; i < c->ntex; i++) c->tex_pathadr[i] = -1;
+#endif
 #endif
   int64_t size = (int64_t)mj_sizeModel(c);
   if (size <= cap) {
