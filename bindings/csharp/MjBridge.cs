@@ -795,27 +795,55 @@ namespace MjBridge
             return new[] { (ulong)libs, (ulong)n };
         }
 
-        static LogCallback logTrampoline; // kept alive while the library may call it
+        // IL2CPP (Unity's AOT backend) can hand native code only a delegate to a static method
+        // marked [MonoPInvokeCallback]; a lambda or an instance method throws at the call. So the
+        // library always gets the same delegate, to DeliverLog, and the user's handler travels in
+        // user_data as a GCHandle: the library swaps (callback, user_data) in one step, so a
+        // message always reaches the handler set with it. tests/engine_packages.rs checks the
+        // compiled assembly for any other delegate handed to a native import.
+        static readonly LogCallback logTrampoline = DeliverLog; // static: never collected
+        static IntPtr logHandler; // the GCHandle of the handler the library holds, or zero
+
+        [AOT.MonoPInvokeCallback(typeof(LogCallback))]
+        static void DeliverLog(IntPtr userData, int level, IntPtr message)
+        {
+            // Nothing may unwind into the native caller (IL2CPP aborts the player): a handler's
+            // exception ends here.
+            try
+            {
+                var handler = (Action<LogLevel, string>)GCHandle.FromIntPtr(userData).Target;
+                handler((LogLevel)level, Text.FromNul(message));
+            }
+            catch (Exception)
+            {
+            }
+        }
 
         /// <summary>Whether a log callback is set.</summary>
-        public static bool HasLogCallback { get { return logTrampoline != null; } }
+        public static bool HasLogCallback { get { return logHandler != IntPtr.Zero; } }
 
         /// <summary>
         /// Route MuJoCo's warnings inside the bridge's calls and the bridge's events to `handler`
         /// (null removes it). Called on the thread whose call produced the message, when that
-        /// call returns, outside every lock.
+        /// call returns, outside every lock. When this returns the previous handler is not
+        /// running and is not called again. An exception thrown by the handler is caught and
+        /// dropped (it must not cross the native frames). IL2CPP-safe: the library calls a
+        /// static [MonoPInvokeCallback] method, which reaches `handler` through user_data.
         /// </summary>
         public static void SetLogCallback(Action<LogLevel, string> handler, LogLevel minLevel = LogLevel.Warning)
         {
             lock (typeof(Bridge))
             {
-                LogCallback next = null;
-                if (handler != null)
-                    next = (user, level, message) => handler((LogLevel)level, Text.FromNul(message));
-                Outcome o = Native.mjb_set_log_callback(next, IntPtr.Zero, (int)minLevel);
-                if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
-                // The library no longer calls the previous delegate: it may be collected.
-                logTrampoline = next;
+                IntPtr next = handler == null ? IntPtr.Zero : GCHandle.ToIntPtr(GCHandle.Alloc(handler));
+                Outcome o = Native.mjb_set_log_callback(handler == null ? null : logTrampoline, next, (int)minLevel);
+                if (o != Outcome.Ok)
+                {
+                    if (next != IntPtr.Zero) GCHandle.FromIntPtr(next).Free();
+                    throw new MjbException(o, ErrorDetail.Last());
+                }
+                // The library no longer calls with the previous handler: its handle may go.
+                if (logHandler != IntPtr.Zero) GCHandle.FromIntPtr(logHandler).Free();
+                logHandler = next;
             }
         }
 
@@ -1798,3 +1826,19 @@ namespace MjBridge
         }
     }
 }
+
+#if !UNITY_5_3_OR_NEWER
+namespace AOT
+{
+    /// <summary>Outside Unity: the attribute UnityEngine defines as AOT.MonoPInvokeCallbackAttribute
+    /// (IL2CPP and Mono's AOT compiler look for it by name), so this file compiles and marks its
+    /// callbacks the same way on Mono and .NET. Inside Unity, UnityEngine's is used.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    sealed class MonoPInvokeCallbackAttribute : Attribute
+    {
+        public MonoPInvokeCallbackAttribute(Type type) { DelegateType = type; }
+
+        public Type DelegateType { get; private set; }
+    }
+}
+#endif
