@@ -105,19 +105,18 @@ export MJB_MUJOCO_CACHE="${MJB_MUJOCO_CACHE:-$root/target/mujoco-cache}"
 mkdir -p "$target_dir"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"
-step "building libmjbridge for $target (release, install link flags) in $target_dir"
-if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" cargo rustc --release --lib --quiet \
-    --target "$target" --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
-    -- --print native-static-libs >"$messages" 2>"$log"; then
+step "building libmjbridge and the mjbridge command for $target (release, install link flags) in $target_dir"
+# One cargo build of the library and the command, so a second install finds both up to date: the
+# system libraries a static link needs come from rustc's --print native-static-libs, passed in
+# RUSTFLAGS (the same for every run, appended to the caller's) rather than as `cargo rustc`
+# arguments, which differ from the command's build of the same library and made every install
+# relink it twice. Cargo replays the note from its cache when nothing is rebuilt.
+if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" \
+    RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--print native-static-libs" cargo build --release --lib --bin mjbridge \
+    --quiet --target "$target" --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
+    >"$messages" 2>"$log"; then
   cat "$log" >&2
-  echo "install.sh: cargo rustc --lib --target $target failed (log above, $log)" >&2
-  exit 1
-fi
-step "building the mjbridge command for $target"
-if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" cargo build --release --bin mjbridge \
-    --quiet --target "$target" --manifest-path "$root/Cargo.toml" 2>>"$log"; then
-  cat "$log" >&2
-  echo "install.sh: cargo build --bin mjbridge --target $target failed (log above)" >&2
+  echo "install.sh: cargo build --lib --bin mjbridge --target $target failed (log above, $log)" >&2
   exit 1
 fi
 built="$target_dir/$target/release"
