@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// DLLs every Windows 10 or later x86_64 installation has, that a MinGW-built mjbridge.dll or
-/// mjbridge.exe may import. Lower-case. What each is for:
+/// mjbridge.exe imports today. Lower-case. Kept to what is used, so a new import is looked at:
 /// - kernel32, ntdll: the Win32 and native APIs (Rust's std, the C shim);
 /// - msvcrt: the C runtime MinGW links against (a system component since Windows 2000; not the
 ///   Visual C++ redistributable's);
-/// - bcryptprimitives: `ProcessPrng` (Rust's std, for HashMap keys, since Rust 1.78);
-/// - advapi32, userenv, ws2_32, shell32, ole32, secur32, crypt32, bcrypt, synchronization:
-///   what std and its dependencies may link (user profile folder, sockets, security);
-/// - `api-ms-win-*` API sets (Windows 8 and later: `api-ms-win-core-synch-l1-2-0` is
-///   `WaitOnAddress`/`WakeByAddress*`, Rust's std locks), resolved by the loader to system DLLs.
+/// - bcryptprimitives: `ProcessPrng` (Rust's std since 1.78, for HashMap keys);
+/// - advapi32, userenv, ws2_32: what Rust's std links on Windows (security and registry, the
+///   user's profile folder, sockets);
+/// - `api-ms-win-*` API sets, resolved by the loader to system DLLs (`api-ms-win-core-synch-l1-2-0`
+///   is `WaitOnAddress`/`WakeByAddress*`, Windows 8 and later: Rust's std locks).
 pub const SYSTEM_DLLS: &[&str] = &[
     "kernel32.dll",
     "ntdll.dll",
@@ -23,12 +23,6 @@ pub const SYSTEM_DLLS: &[&str] = &[
     "advapi32.dll",
     "userenv.dll",
     "ws2_32.dll",
-    "shell32.dll",
-    "ole32.dll",
-    "secur32.dll",
-    "crypt32.dll",
-    "bcrypt.dll",
-    "synchronization.dll",
 ];
 
 /// The Visual C++ 2015-2022 runtime (x64) an MSVC-built library such as MuJoCo's `mujoco.dll`
