@@ -94,6 +94,20 @@ copy_licenses() {
   [ -z "$own" ] || echo "$own"
 }
 
+# copy_licenses for both trees of a package: the Linux tree's files, after checking the Windows
+# tree carries the same ones (the two MuJoCo wheels ship the same texts; if they ever differ, a
+# package must not carry only one side's). Prints the bridge's own license file, if any.
+copy_package_licenses() {
+  local linux_tree="$1" windows_tree="$2" dest="$3" scratch="$4" own
+  own="$(copy_licenses "$linux_tree" "$dest")"
+  copy_licenses "$windows_tree" "$scratch" >/dev/null
+  if [ -d "$dest" ] || [ -d "$scratch" ]; then
+    diff -r "$dest" "$scratch" >/dev/null 2>&1 ||
+      die "the Linux and Windows trees carry different license files ($linux_tree, $windows_tree)"
+  fi
+  echo "$own"
+}
+
 # Normalised modes, so the archive does not depend on the umask: folders and binaries 755,
 # everything else 644.
 normalise_modes() {

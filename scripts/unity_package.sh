@@ -78,7 +78,7 @@ cmp -s "$linux_tree/share/mjbridge/csharp/MjBridge.cs" "$windows_tree/share/mjbr
 if grep -qw unsafe "$pkg/Runtime/MjBridge.cs"; then die "MjBridge.cs uses unsafe code: set allowUnsafeCode in packaging/unity/MjBridge.asmdef"; fi
 
 # Licenses: the tree's own (the bridge's, the crates', MuJoCo's), the bridge's also as LICENSE.md.
-own="$(copy_licenses "$linux_tree" "$pkg/Licenses")"
+own="$(copy_package_licenses "$linux_tree" "$windows_tree" "$pkg/Licenses" "$stage/windows-licenses")"
 [ -z "$own" ] || install -m 644 "$own" "$pkg/LICENSE.md"
 
 # Linux: the bridge needs libmujoco.so (its plugin-extension name), found through $ORIGIN.

@@ -135,7 +135,7 @@ for f in "$plugin/MjBridge.uplugin" "$plugin/README.md" "$plugin/Source/MjBridge
 done
 
 # Licenses: the tree's own (the bridge's, the crates', MuJoCo's), the bridge's also as LICENSE.
-own="$(copy_licenses "$linux_tree" "$plugin/Licenses")"
+own="$(copy_package_licenses "$linux_tree" "$windows_tree" "$plugin/Licenses" "$stage/windows-licenses")"
 [ -z "$own" ] || install -m 644 "$own" "$plugin/LICENSE"
 
 normalise_modes "$plugin"

@@ -334,28 +334,112 @@ fn tree_mujoco(p: &Packages) -> String {
         .expect("the Linux tree bundles libmujoco.so.A.B.C")
 }
 
-/// The license files the trees carry (share/...), or the repository's LICENSE: what the
-/// packages must carry too. Their file names.
-fn expected_license_names(p: &Packages) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for rel in walk(&p.linux_tree) {
-        let n = rel
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .to_ascii_uppercase();
-        let license = n.starts_with("LICENSE")
-            || n.starts_with("COPYING")
-            || n.starts_with("NOTICE")
-            || (n.contains("THIRD") && n.contains("PARTY"));
-        if license && !rel.starts_with("include") && p.linux_tree.join(&rel).is_file() {
-            names.insert(rel.file_name().unwrap().to_string_lossy().into_owned());
+fn is_license_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    n.starts_with("LICENSE")
+        || n.starts_with("COPYING")
+        || n.starts_with("NOTICE")
+        || (n.contains("THIRD") && n.contains("PARTY"))
+}
+
+/// The license and notice files the Linux tree carries (the bridge's, the crates', MuJoCo's),
+/// relative to the folder they share, with their bytes: what a package's `Licenses/` must hold.
+/// The repository's LICENSE when the tree carries none.
+fn expected_licenses(p: &Packages) -> BTreeMap<PathBuf, Vec<u8>> {
+    let found: Vec<PathBuf> = walk(&p.linux_tree)
+        .into_iter()
+        .filter(|r| !r.starts_with("include") && p.linux_tree.join(r).is_file())
+        .filter(|r| is_license_name(&r.file_name().unwrap().to_string_lossy()))
+        .collect();
+    let mut map = BTreeMap::new();
+    if found.is_empty() {
+        if root().join("LICENSE").is_file() {
+            map.insert(
+                PathBuf::from("LICENSE"),
+                std::fs::read(root().join("LICENSE")).unwrap(),
+            );
         }
+        return map;
     }
-    if names.is_empty() && root().join("LICENSE").is_file() {
-        names.insert("LICENSE".into());
+    let mut common = found[0].parent().unwrap().to_path_buf();
+    while !found.iter().all(|f| f.starts_with(&common)) {
+        common = common.parent().unwrap().to_path_buf();
     }
-    names
+    for f in found {
+        let bytes = std::fs::read(p.linux_tree.join(&f)).unwrap();
+        map.insert(f.strip_prefix(&common).unwrap().to_path_buf(), bytes);
+    }
+    map
+}
+
+/// A package's license files below `dir` (its `.meta` files aside), with their bytes.
+fn shipped_licenses(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    if !dir.is_dir() {
+        return BTreeMap::new();
+    }
+    walk(dir)
+        .into_iter()
+        .filter(|r| dir.join(r).is_file() && r.extension().is_none_or(|e| e != "meta"))
+        .map(|r| {
+            let bytes = std::fs::read(dir.join(&r)).unwrap();
+            (r, bytes)
+        })
+        .collect()
+}
+
+/// The package carries every license file of the tree under `Licenses/`, and the bridge's own
+/// (the shallowest LICENSE* outside a MuJoCo folder; the repository's LICENSE once it has one)
+/// again at the top as `own_name`.
+fn check_licenses(p: &Packages, package: &Path, own_name: &str) {
+    let expected = expected_licenses(p);
+    let shipped = shipped_licenses(&package.join("Licenses"));
+    let names = |m: &BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    println!("license files in the tree: {:?}", names(&expected));
+    assert_eq!(
+        names(&shipped),
+        names(&expected),
+        "{}/Licenses",
+        package.display()
+    );
+    assert!(
+        shipped == expected,
+        "{}/Licenses: contents differ from the tree's",
+        package.display()
+    );
+    let own = expected
+        .iter()
+        .filter(|(r, _)| {
+            r.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_ascii_uppercase()
+                .starts_with("LICENSE")
+        })
+        .filter(|(r, _)| !r.to_string_lossy().to_ascii_lowercase().contains("mujoco"))
+        .min_by_key(|(r, _)| r.as_os_str().len())
+        .map(|(_, b)| b.clone());
+    let top = package.join(own_name);
+    match own {
+        Some(bytes) => {
+            assert!(
+                std::fs::read(&top).ok() == Some(bytes.clone()),
+                "{} is not the bridge's license",
+                top.display()
+            );
+            if let Ok(repo) = std::fs::read(root().join("LICENSE")) {
+                assert!(
+                    repo == bytes,
+                    "{} is not the repository's LICENSE",
+                    top.display()
+                );
+            }
+        }
+        None => assert!(
+            !top.exists(),
+            "{} without a license in the tree",
+            top.display()
+        ),
+    }
 }
 
 // ---- Unity: .meta files ----------------------------------------------------------------------
@@ -533,18 +617,9 @@ fn unity_tarball_has_the_npm_pack_layout_package_json_and_assembly_definition() 
     assert_eq!(asmdef["noEngineReferences"], false);
     assert!(cs.contains("#if !UNITY_5_3_OR_NEWER"));
 
-    // Licenses: whatever the trees carry (or the repository's LICENSE), and the bridge's own
+    // Licenses: whatever the tree carries (or the repository's LICENSE), the bridge's own also
     // as LICENSE.md.
-    let shipped: BTreeSet<String> = walk(&p.unity)
-        .iter()
-        .filter(|r| r.starts_with("Licenses") && p.unity.join(r).is_file())
-        .filter(|r| r.extension().is_none_or(|e| e != "meta"))
-        .map(|r| r.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    let expected = expected_license_names(p);
-    println!("license files carried: {expected:?}");
-    assert_eq!(shipped, expected, "the Unity package's Licenses/");
-    assert_eq!(p.unity.join("LICENSE.md").is_file(), !expected.is_empty());
+    check_licenses(p, &p.unity, "LICENSE.md");
 }
 
 #[test]
@@ -1236,19 +1311,7 @@ fn unreal_every_path_the_build_files_name_exists_and_every_library_is_staged() {
         .iter()
         .any(|r| r.to_string_lossy().contains("bcryptprimitives")));
     // Licenses, as in the Unity package.
-    let licenses = p.unreal.join("Licenses");
-    let shipped: BTreeSet<String> = if licenses.is_dir() {
-        walk(&licenses)
-    } else {
-        Vec::new()
-    }
-    .iter()
-    .filter(|r| licenses.join(r).is_file())
-    .map(|r| r.file_name().unwrap().to_string_lossy().into_owned())
-    .collect();
-    let expected = expected_license_names(p);
-    assert_eq!(shipped, expected, "the Unreal plugin's Licenses/");
-    assert_eq!(p.unreal.join("LICENSE").is_file(), !expected.is_empty());
+    check_licenses(p, &p.unreal, "LICENSE");
 }
 
 #[test]
