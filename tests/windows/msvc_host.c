@@ -96,13 +96,13 @@ void start(void) {
   mjb_report r;
   double ctrl[1] = {0.5};
   CHECK(mjb_set_ctrl(ep, ctrl, 1, MJB_WAIT_FOREVER, &r) == MJB_OK);
-  CHECK(mjb_step(ep, 50, MJB_WAIT_FOREVER, &r) == MJB_OK && r.tick_after == 50);
+  CHECK(mjb_endpoint_step(ep, 50, MJB_WAIT_FOREVER, &r) == MJB_OK && r.tick_after == 50);
 
   mjb_string* cp = 0;
   CHECK(mjb_checkpoint_read(ep, MJB_WAIT_FOREVER, &cp) == MJB_OK && cp != 0);
   char at50[96], later[96], back[96];
   state_hash(ep, at50, sizeof at50);
-  CHECK(mjb_step(ep, 70, MJB_WAIT_FOREVER, &r) == MJB_OK && r.tick_after == 120);
+  CHECK(mjb_endpoint_step(ep, 70, MJB_WAIT_FOREVER, &r) == MJB_OK && r.tick_after == 120);
   state_hash(ep, later, sizeof later);
   CHECK(!same(at50, len(at50), later, len(later)));
 
@@ -127,7 +127,7 @@ void start(void) {
   say("msvc_host: refused: ");
   say(err);
   say("\r\n");
-  CHECK(mjb_step(0, 1, 0, &r) == MJB_INVALID_ARGUMENT && r.reason == MJB_REASON_NULL_ARGUMENT);
+  CHECK(mjb_endpoint_step(0, 1, 0, &r) == MJB_INVALID_ARGUMENT && r.reason == MJB_REASON_NULL_ARGUMENT);
 
   CHECK(mjb_string_free(cp) == MJB_OK);
   CHECK(mjb_endpoint_free(ep) == MJB_OK);
