@@ -731,7 +731,7 @@ def field_name_of(field: int) -> str:
 
 ConfigLike = Union[Config, DocumentLike, "os.PathLike[str]"]
 
-_JSON_WHITESPACE = " \t\n\r"
+_json_whitespace = " \t\n\r"
 
 
 def _is_path(config: ConfigLike) -> bool:
@@ -740,7 +740,7 @@ def _is_path(config: ConfigLike) -> bool:
     is a JSON object). bytes, dicts and Configs are never paths."""
     if isinstance(config, os.PathLike):
         return True
-    return isinstance(config, str) and not config.lstrip(_JSON_WHITESPACE).startswith("{")
+    return isinstance(config, str) and not config.lstrip(_json_whitespace).startswith("{")
 
 
 def _config_bytes(config: ConfigLike) -> bytes:
