@@ -316,6 +316,18 @@ class FrameInfo(_native.FrameInfo):
     stale: int
     retries: int
 
+    def __init__(self, *values: Any, **fields: Any) -> None:
+        """A FrameInfo of given numbers, by position or name (unset ones 0), e.g. for a test;
+        the reads make theirs from the C struct."""
+        super().__init__()
+        if len(values) > len(_FRAME_INFO_FIELDS):
+            raise TypeError("a FrameInfo has %d fields" % len(_FRAME_INFO_FIELDS))
+        for name, value in list(zip(_FRAME_INFO_FIELDS, values)) + list(fields.items()):
+            if name not in _FRAME_INFO_FIELDS:
+                raise TypeError("a FrameInfo has no field %r" % name)
+            # The C field's own setter: the value is being made, not changed.
+            getattr(_native.FrameInfo, name).__set__(self, value)
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a FrameInfo is a value: its %s cannot be assigned" % name)
 

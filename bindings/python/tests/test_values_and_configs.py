@@ -63,6 +63,12 @@ def test_frame_info_matches_the_c_struct_field_for_field():
     same = mjbridge._frame_info(view)
     assert same == info and hash(same) == hash(info) and same is not info
     assert repr(info).startswith("FrameInfo(tick=18446744073709551613, time=-1.5e-300,")
+    # Made from numbers (a test's own), by position or name.
+    assert FrameInfo(**values) == info
+    assert FrameInfo(*values.values()) == info
+    assert FrameInfo(tick=3)._asdict() == dict(dict.fromkeys(values, 0), tick=3)
+    with pytest.raises(TypeError):
+        FrameInfo(tock=3)
 
 
 def test_a_kept_step_result_keeps_its_numbers_and_guards_a_later_step():
