@@ -8,7 +8,8 @@
 #
 # The archive holds one folder, mjbridge-<version>-<target>/, a self-contained install tree
 # (scripts/install.sh --bundle-mujoco: the bridge, its headers and packages, the mjbridge
-# command and the exact MuJoCo it was built against). DIR defaults to target/release-archives.
+# command, the exact MuJoCo it was built against, and the license texts of all of them in
+# share/licenses/mjbridge/). DIR defaults to target/release-archives.
 set -Eeuo pipefail
 trap 'rc=$?; echo "release.sh: failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc' ERR
 
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --target) target="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --target-dir) target_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "release.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done

@@ -13,6 +13,9 @@ const SECTIONS: &[&str] = &[
     "Security",
 ];
 
+/// A release heading: its name, and for a version its number and date.
+type Release = (String, Option<((u64, u64, u64), (u32, u32, u32))>);
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -43,7 +46,7 @@ fn date(d: &str) -> Option<(u32, u32, u32)> {
 /// release has at least one `### <kind>` section of Keep a Changelog's six kinds and no other;
 /// `version` has an entry.
 fn check_changelog(text: &str, version: &str) -> Result<(), String> {
-    let mut releases: Vec<(String, Option<((u64, u64, u64), (u32, u32, u32))>)> = Vec::new();
+    let mut releases: Vec<Release> = Vec::new();
     let mut sections: Vec<usize> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let n = n + 1;
