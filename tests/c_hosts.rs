@@ -425,3 +425,163 @@ fn a_host_of_mujocos_batch_api_steps_through_mjb_endpoint_step() {
     let out = run(&exe, &[&model_path("pendulum.xml")], &[]);
     assert!(out.contains("batch_clash: all checks passed"), "{out}");
 }
+
+/// Issue 27, item 1: every call that takes values takes an `mjb::Span`, and a C array, a
+/// `std::array`, a `std::vector`, braced values and `mjb::span(ptr, n)` each write exactly their
+/// elements and take the steps asked for, with and without a precondition; and (item 4) a
+/// config string is a document when it starts with '{', else a model path. Built with
+/// exceptions and as Unreal builds it.
+#[test]
+fn cpp_binding_takes_every_contiguous_form_with_its_own_length() {
+    for (name, extra) in [
+        ("binding_spans", &[][..]),
+        (
+            "binding_spans_noexcept",
+            &["-fno-exceptions", "-fno-rtti"][..],
+        ),
+    ] {
+        let h = Host {
+            compiler: ("CXX", "c++"),
+            std: "c++17",
+            source: "tests/cpp/binding_spans.cpp",
+            extra,
+            ..C99
+        };
+        host(name, h, &["host.xml", "pendulum.xml"]);
+    }
+}
+
+/// Whether `bodies` (each the body of a function with `mjb::Endpoint& ep`, `const double* ptr`
+/// and `mjb_frame_info seen` in scope, returning an `mjb::Result`) compile in one translation
+/// unit against the C++ binding, and the compiler's output.
+fn cpp_compiles(
+    cxx: &std::path::Path,
+    name: &str,
+    flags: &[&str],
+    bodies: &[&str],
+) -> (bool, String) {
+    let source = out_dir().join(format!("{name}.cpp"));
+    let mut text = "#include <array>\n#include <vector>\n#include \"mjbridge.hpp\"\n".to_owned();
+    for (i, body) in bodies.iter().enumerate() {
+        text += &format!(
+            "mjb::Result probe{i}(mjb::Endpoint& ep, const double* ptr, mjb_frame_info seen) {{\n\
+             (void)ptr; (void)seen;\n  {body}\n}}\n"
+        );
+    }
+    std::fs::write(&source, text).unwrap();
+    let o = std::process::Command::new(cxx)
+        .args(["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror"])
+        .args(flags)
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(root().join("bindings/cpp"))
+        .arg(&source)
+        .output()
+        .expect("run the compiler");
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The misuse that compiled silently (a pointer, then a step count the old overload read as
+/// the length) and every other bare-pointer call of the old overloads fail to compile, each
+/// on its own, with the static_assert that names `mjb::span(ptr, n)`; the C array, container
+/// and span forms of the same calls compile. The misuse and the accepted forms in both
+/// exception modes (the refusing overloads are the same code in both).
+#[test]
+fn cpp_binding_refuses_to_compile_a_pointer_without_its_length() {
+    let Some(cxx) = tool("CXX", "c++") else {
+        return;
+    };
+    // The README's compare-and-step with a pointer: bound as n = 1 before.
+    let misuse = "return ep.ctrl_step(mjb::Expect::at(seen), ptr, 1);";
+    let refused = [
+        misuse,
+        "return ep.ctrl_step(ptr, 2, 1);",
+        "return ep.ctrl_step(ptr, 2);",
+        "return ep.ctrl_step(mjb::Expect::at(seen), ptr, 2, 1);",
+        "return ep.set_ctrl(ptr, 2);",
+        "return ep.set_ctrl(mjb::Expect::at(seen), ptr, 2);",
+        "return ep.input(MJB_FIELD_CTRL, -1, ptr, 2);",
+        "return ep.input(mjb::Expect::at(seen), MJB_FIELD_CTRL, -1, ptr, 2);",
+        "mjb_input in{MJB_FIELD_CTRL, -1, ptr, 2}; return ep.write_step(&in, 1, 1);",
+        "mjb_input in{MJB_FIELD_CTRL, -1, ptr, 2}; return ep.write_step(mjb::Expect::at(seen), &in, 1, 1);",
+        "mjb_input in{MJB_FIELD_CTRL, -1, ptr, 2}; double q[13]; \
+         mjb_frame_request r[1] = {{MJB_FIELD_QPOS, q, 13, 0}}; mjb_frame_info fi{}; \
+         return ep.write_step_read(&in, 1, 1, r, 1, &fi);",
+    ];
+    // Refused by the compiler's own rules (no overload takes them): a pointer where
+    // ctrl_step_read's span goes, and a braced pointer and length for a read-only span (next
+    // to braced values it would read as two values of another type).
+    let refused_plainly = [
+        (
+            "double q[13]; return ep.ctrl_step_read(ptr, 1, {{MJB_FIELD_QPOS, q}});",
+            "no matching",
+        ),
+        ("return ep.ctrl_step({ptr, 2}, 1);", "Span<const double>"),
+    ];
+    let accepted = [
+        // The misuse's call with a C array: binds to the span, 2 values, nstep 1.
+        "double ctrl[2] = {0.1, 0.2}; return ep.ctrl_step(mjb::Expect::at(seen), ctrl, 1);",
+        "const double ctrl[2] = {0.1, 0.2}; return ep.ctrl_step(ctrl, 1);",
+        "std::array<double, 2> ctrl{}; return ep.ctrl_step(mjb::Expect::at(seen), ctrl, 1);",
+        "std::vector<double> ctrl(2); return ep.ctrl_step(mjb::Expect::at(seen), ctrl, 1);",
+        "return ep.ctrl_step(mjb::Expect::at(seen), mjb::span(ptr, 2), 1);",
+        "return ep.ctrl_step(mjb::Span<const double>(ptr, 2), 1);",
+        "return ep.ctrl_step(mjb::Expect::at(seen), {0.1, 0.2}, 1);",
+        "return ep.set_ctrl(mjb::span(ptr, 2));",
+        "return ep.input(MJB_FIELD_CTRL, -1, mjb::span(ptr, 2));",
+        "mjb_input in{MJB_FIELD_CTRL, -1, ptr, 2}; return ep.write_step(mjb::span(&in, 1), 1);",
+        "mjb_input in[1] = {{MJB_FIELD_CTRL, -1, ptr, 2}}; \
+         double q[13]; mjb_frame_request r[1] = {{MJB_FIELD_QPOS, q, 13, 0}}; mjb_frame_info fi{}; \
+         return ep.write_step_read(mjb::Expect::at(seen), in, 1, r, &fi);",
+        "double q[13]; (void)ep.frame({{MJB_FIELD_QPOS, {q, 13}}}); return mjb::Result();",
+        "double q[13]; const double c[2] = {0, 0}; \
+         return ep.ctrl_step_read(c, 1, {{MJB_FIELD_QPOS, q}});",
+    ];
+    let noexcept: &[&str] = &["-fno-exceptions", "-fno-rtti"];
+    // (name, flags, body, what the compiler's message must say)
+    let span_message = "mjb::span(ptr, n)";
+    let mut cases: Vec<(String, &[&str], &str, &str)> = Vec::new();
+    for (i, body) in refused.iter().enumerate() {
+        cases.push((format!("span_refused_{i}"), &[], body, span_message));
+    }
+    cases.push((
+        "span_refused_noexcept".into(),
+        noexcept,
+        misuse,
+        span_message,
+    ));
+    for (i, (body, why)) in refused_plainly.iter().enumerate() {
+        cases.push((format!("span_plain_{i}"), &[], body, why));
+    }
+    // Two at a time (the compilers take a core each).
+    for pair in cases.chunks(2) {
+        let results: Vec<(bool, String)> = std::thread::scope(|s| {
+            let handles: Vec<_> = pair
+                .iter()
+                .map(|(name, flags, body, _)| {
+                    let cxx = &cxx;
+                    s.spawn(move || cpp_compiles(cxx, name, flags, &[body]))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for ((_, flags, body, why), (ok, err)) in pair.iter().zip(results) {
+            assert!(!ok, "compiled ({flags:?}), but must not: {body}");
+            assert!(
+                err.contains(why),
+                "refused ({flags:?}) for another reason than {why:?}: {body}\n{err}"
+            );
+        }
+    }
+    for (name, flags) in [
+        ("span_accepted", &[][..]),
+        ("span_accepted_noexcept", noexcept),
+    ] {
+        let (ok, err) = cpp_compiles(&cxx, name, flags, &accepted);
+        assert!(ok, "the span forms do not compile ({flags:?}):\n{err}");
+    }
+}

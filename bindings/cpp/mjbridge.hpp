@@ -19,9 +19,23 @@
 // refusal and Endpoint::open() throws; built with -fno-exceptions (Unreal's default) nothing
 // throws: check ok() before value() (value() of a refusal then calls std::abort()).
 // Define MJB_NO_EXCEPTIONS to get the no-exception build with exceptions enabled.
-// Hot paths allocate nothing: frame reads go into caller spans (mjb::Span, pointer + length),
-// inputs come as pointer + length next to the std::vector overloads, and only a refusal
-// allocates (its detail string).
+// Hot paths allocate nothing: inputs and frame reads go through caller spans (mjb::Span), and
+// only a refusal allocates (its detail string).
+// Arrays: every call that takes values takes one mjb::Span, which a C array, a std::array, a
+// std::vector (any container with data() and size()) or braced values convert to, each with
+// its own length: ep.ctrl_step(ctrl, 5) writes all of ctrl and takes 5 steps whatever ctrl
+// is. There is no pointer + length overload: one would sit beside the step count and the
+// timeout as a third integer, and a C array would bind to it (array-to-pointer beats a
+// conversion), reading a step count as the length. A bare pointer goes as mjb::span(ptr, n),
+// its length beside it; a call with a bare pointer where the values go (the (ptr, n, nstep)
+// overloads of 0.3 and earlier) fails to compile with a static_assert that says so, so no
+// old pointer call compiles into something else. An old call that passed a C array and then
+// its length now passes that length as the next parameter (the step count or the timeout):
+// drop it (ep.ctrl_step(ctrl, 2, 5) is now ep.ctrl_step(ctrl, 5)).
+// Configs: a string is a config document when its first character other than JSON whitespace
+// is '{', else the path of an MJCF file (open("robot.xml")); mjb::Config builds one from
+// typed values (Config::from_path, Config::from_xml). The Python and C# bindings read strings
+// by the same rule.
 // Thread rules are the C ABI's: any method from any thread; stop(), safety(), the
 // acknowledgements, dims(), names and frame reads never wait for the native lock.
 #ifndef MJBRIDGE_HPP
@@ -97,6 +111,17 @@ inline mjb_reason reason_of(const std::string& json) {
   return MJB_REASON_NONE;
 }
 [[noreturn]] inline void fail(mjb_outcome o, const std::string& detail);
+// Enabled for a pointer argument (a forwarding reference's type: a C array is not one).
+template <typename P>
+using if_pointer = std::enable_if_t<std::is_pointer_v<std::remove_reference_t<P>>>;
+template <typename P>
+constexpr bool always_false = false;
+// A config string is a JSON document when its first character other than JSON whitespace is
+// '{' (a config is an object); any other string is an MJCF file's path.
+inline bool is_document(std::string_view s) noexcept {
+  size_t i = s.find_first_not_of(" \t\n\r");
+  return i != std::string_view::npos && s[i] == '{';
+}
 }  // namespace impl
 
 #if MJB_EXCEPTIONS
@@ -303,24 +328,57 @@ class Expect {
   mjb_expect raw_{};
 };
 
-// A caller's contiguous array: pointer + length (std::span for C++17). Made from a pointer
-// and a length, a std::vector, a std::array or a C array; never owns.
+// A caller's contiguous array: pointer + length (C++20's std::span, for C++17); never owns.
+// Everything contiguous converts to it implicitly and brings its own length: a C array
+// (double ctrl[2]), a std::array, a std::vector and any container with data() and size()
+// (std::span, an engine's array type). A read-only Span<const T> also takes a braced list of
+// values ({0.1, -0.2}: alive until the end of the call it is passed to).
+// A bare pointer carries no length, so it converts to no Span: give the length with it,
+// mjb::span(ptr, n) or mjb::Span<const double>(ptr, n). That constructor is explicit for a
+// read-only span, so a braced {ptr, n} cannot be confused with the braced values {x, 2.0};
+// a writable span (a frame read's buffer, FieldSpan) takes no braced values and keeps the
+// short form {buf, n}.
 template <typename T>
 class Span {
+  template <typename C>
+  using element_of = std::remove_pointer_t<decltype(std::declval<C&>().data())>;
+  // C (a forwarding reference's type) is a contiguous container of T, other than a Span of the
+  // same type; a temporary only for a read-only span (it lives until the call returns).
+  template <typename C>
+  using if_container = std::enable_if_t<
+      !std::is_same_v<std::remove_cv_t<std::remove_reference_t<C>>, Span> &&
+      std::is_convertible_v<element_of<C> (*)[], T (*)[]> &&
+      std::is_convertible_v<decltype(std::declval<C&>().size()), size_t> &&
+      (std::is_lvalue_reference_v<C> || std::is_const_v<T>)>;
+
  public:
   constexpr Span() noexcept = default;
+  template <typename U = T, std::enable_if_t<!std::is_const_v<U>, int> = 0>
   constexpr Span(T* data, size_t size) noexcept : data_(data), size_(size) {}
-  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U (*)[], T (*)[]>>>
-  Span(std::vector<U>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT
-  template <typename U, typename = std::enable_if_t<std::is_convertible_v<const U (*)[], T (*)[]>>>
-  Span(const std::vector<U>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT
+  template <typename U = T, std::enable_if_t<std::is_const_v<U>, int> = 0>
+  constexpr explicit Span(T* data, size_t size) noexcept : data_(data), size_(size) {}
   template <typename U, size_t N,
             typename = std::enable_if_t<std::is_convertible_v<U (*)[], T (*)[]>>>
-  constexpr Span(std::array<U, N>& a) noexcept : data_(a.data()), size_(N) {}  // NOLINT
-  template <size_t N>
-  constexpr Span(T (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT
+  constexpr Span(U (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT: implicit
+  template <typename C, typename = if_container<C>>
+  constexpr Span(C&& c) noexcept(noexcept(c.data()) && noexcept(c.size()))  // NOLINT: implicit
+      : data_(c.data()), size_(static_cast<size_t>(c.size())) {}
+// GCC warns that a member pointing into a list does not keep the list alive: here that is the
+// point (a span of a parameter, used while the call it is passed to runs; C++26's std::span
+// has the same constructor).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  template <typename U = T, std::enable_if_t<std::is_const_v<U>, int> = 0>
+  constexpr Span(std::initializer_list<std::remove_const_t<U>> values) noexcept  // NOLINT
+      : data_(values.begin()), size_(values.size()) {}
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
+#pragma GCC diagnostic pop
+#endif
   constexpr T* data() const noexcept { return data_; }
   constexpr size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
   constexpr T* begin() const noexcept { return data_; }
   constexpr T* end() const noexcept { return data_ + size_; }
   constexpr T& operator[](size_t i) const noexcept { return data_[i]; }
@@ -329,6 +387,13 @@ class Span {
   T* data_ = nullptr;
   size_t size_ = 0;
 };
+
+// A span of `size` values at `data`: the way to pass a bare pointer, its length beside it
+// (ep.ctrl_step(mjb::span(ctrl, nu), 1)).
+template <typename T>
+constexpr Span<T> span(T* data, size_t size) noexcept {
+  return Span<T>(data, size);
+}
 
 // One field of a frame read and the caller's buffer for it.
 struct FieldSpan {
@@ -599,10 +664,15 @@ class RestorePoint {
 
 class Endpoint {
  public:
-  // Load a model per `config_json` (see mjb_endpoint_open), without throwing.
-  static Expected<Endpoint> try_open(std::string_view config_json) {
+  // Load a model per `config`, without throwing: a config document (see mjb_endpoint_open)
+  // when its first character other than JSON whitespace is '{', else the path of an MJCF file
+  // ({"model": {"xml_path": config}}, escaped for you): open("robot.xml") and
+  // open(R"({"model": {"xml_path": "robot.xml"}, "seed": 1})") both load robot.xml.
+  // (A file whose path starts with '{' goes through Config::from_path.)
+  static Expected<Endpoint> try_open(std::string_view config) {
+    if (!impl::is_document(config)) return try_open(Config::from_path(config).json());
     mjb_endpoint* ep = nullptr;
-    mjb_outcome o = mjb_endpoint_open(config_json.data(), config_json.size(), &ep);
+    mjb_outcome o = mjb_endpoint_open(config.data(), config.size(), &ep);
     if (o != MJB_OK) return Expected<Endpoint>::refused(o);
     return Endpoint(ep);
   }
@@ -610,13 +680,16 @@ class Endpoint {
 
 #if MJB_EXCEPTIONS
   // Load a model; throws mjb::Error on refusal.
-  static Endpoint open(std::string_view config_json) { return try_open(config_json).value(); }
+  static Endpoint open(std::string_view config) { return try_open(config).value(); }
   static Endpoint open(const Config& config) { return try_open(config).value(); }
 #endif
 
-  // Take ownership of a host's model/data; on refusal the host still owns them.
+  // Take ownership of a host's model/data; on refusal the host still owns them. `config_json`
+  // is read as try_open reads it (a path there names a model, which adopt refuses).
   static Expected<Endpoint> try_adopt(struct mjModel_* model, struct mjData_* data,
                                       std::string_view config_json) {
+    if (!impl::is_document(config_json))
+      return try_adopt(model, data, Config::from_path(config_json).json());
     mjb_endpoint* ep = nullptr;
     mjb_outcome o =
         mjb_endpoint_adopt(model, data, config_json.data(), config_json.size(), &ep);
@@ -656,11 +729,13 @@ class Endpoint {
   Result step(uint32_t nstep, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) { return mjb_endpoint_step(ep_, nstep, timeout_ms, r); });
   }
-  Result set_ctrl(const double* ctrl, size_t n, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) { return mjb_set_ctrl(ep_, ctrl, n, timeout_ms, r); });
-  }
-  Result set_ctrl(const std::vector<double>& ctrl, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return set_ctrl(ctrl.data(), ctrl.size(), timeout_ms);
+  // Inputs come as an mjb::Span: a C array, std::array, std::vector or braced values give
+  // their own length; a bare pointer goes as mjb::span(ptr, n) (see Span, and the overloads
+  // taking a pointer below, which stop the build).
+  Result set_ctrl(Span<const double> ctrl, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_set_ctrl(ep_, ctrl.data(), ctrl.size(), timeout_ms, r);
+    });
   }
   Result world_write(std::string_view json, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
@@ -673,48 +748,33 @@ class Endpoint {
     });
   }
   // Typed inputs: one field, whole (id -1) or one object's slice.
-  Result input(mjb_field field, int32_t id, const double* values, size_t n,
+  Result input(mjb_field field, int32_t id, Span<const double> values,
                uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_input_write(ep_, field, id, values, n, timeout_ms, r);
+      return mjb_input_write(ep_, field, id, values.data(), values.size(), timeout_ms, r);
     });
-  }
-  Result input(mjb_field field, int32_t id, const std::vector<double>& values,
-               uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return input(field, id, values.data(), values.size(), timeout_ms);
   }
   // The hot loop: write inputs then step, under one admission.
-  Result write_step(const mjb_input* inputs, size_t n, uint32_t nstep,
+  Result write_step(Span<const mjb_input> inputs, uint32_t nstep,
                     uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_write_step(ep_, inputs, n, nstep, timeout_ms, r);
+      return mjb_write_step(ep_, inputs.data(), inputs.size(), nstep, timeout_ms, r);
     });
   }
-  Result write_step(const std::vector<mjb_input>& inputs, uint32_t nstep,
-                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return write_step(inputs.data(), inputs.size(), nstep, timeout_ms);
-  }
-  Result ctrl_step(const double* ctrl, size_t n, uint32_t nstep = 1,
-                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    mjb_input in{MJB_FIELD_CTRL, -1, ctrl, n};
-    return write_step(&in, 1, nstep, timeout_ms);
-  }
+  // ctrl (all of it: the span's length is the model's nu), then `nstep` steps.
   Result ctrl_step(Span<const double> ctrl, uint32_t nstep = 1,
                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return ctrl_step(ctrl.data(), ctrl.size(), nstep, timeout_ms);
-  }
-  Result ctrl_step(const std::vector<double>& ctrl, uint32_t nstep = 1,
-                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return ctrl_step(ctrl.data(), ctrl.size(), nstep, timeout_ms);
+    mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
+    return write_step(Span<const mjb_input>(&in, 1), nstep, timeout_ms);
   }
   // Write inputs, step, then read frame fields into the requests' buffers, in one call
   // (mjb_write_step_read). `info` (nullable) receives the frame's info.
-  Result write_step_read(const mjb_input* inputs, size_t ninputs, uint32_t nstep,
-                         mjb_frame_request* requests, size_t nrequests, mjb_frame_info* info,
+  Result write_step_read(Span<const mjb_input> inputs, uint32_t nstep,
+                         Span<mjb_frame_request> requests, mjb_frame_info* info,
                          uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_write_step_read(ep_, inputs, ninputs, nstep, timeout_ms, requests, nrequests,
-                                 info, r);
+      return mjb_write_step_read(ep_, inputs.data(), inputs.size(), nstep, timeout_ms,
+                                 requests.data(), requests.size(), info, r);
     });
   }
   // The loop of a controller in one call: ctrl in, `nstep` steps, fields out into the caller's
@@ -725,10 +785,14 @@ class Endpoint {
     std::array<mjb_frame_request, 64> reqs{};
     size_t n = requests(read, reqs);  // more than 64: refused by the library, nothing done
     mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
-    return write_step_read(&in, 1, nstep, reqs.data(), n, info, timeout_ms);
+    return write_step_read(Span<const mjb_input>(&in, 1), nstep,
+                           Span<mjb_frame_request>(reqs.data(), n), info, timeout_ms);
   }
 
+  // `config_json`: {"model": {...}} (a document: '{' first), or an MJCF file's path.
   Result replace_model(std::string_view config_json, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    if (!impl::is_document(config_json))
+      return replace_model(Config::from_path(config_json).model_json(), timeout_ms);
     return answer([&](mjb_report* r) {
       return mjb_endpoint_replace_model(ep_, config_json.data(), config_json.size(), timeout_ms,
                                         r);
@@ -756,15 +820,11 @@ class Endpoint {
       return mjb_step_if(ep_, expect.get(), nstep, timeout_ms, r);
     });
   }
-  Result set_ctrl(const Expect& expect, const double* ctrl, size_t n,
+  Result set_ctrl(const Expect& expect, Span<const double> ctrl,
                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_set_ctrl_if(ep_, expect.get(), ctrl, n, timeout_ms, r);
+      return mjb_set_ctrl_if(ep_, expect.get(), ctrl.data(), ctrl.size(), timeout_ms, r);
     });
-  }
-  Result set_ctrl(const Expect& expect, const std::vector<double>& ctrl,
-                  uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return set_ctrl(expect, ctrl.data(), ctrl.size(), timeout_ms);
   }
   Result world_write(const Expect& expect, std::string_view json,
                      uint32_t timeout_ms = MJB_WAIT_FOREVER) {
@@ -779,50 +839,36 @@ class Endpoint {
                             r);
     });
   }
-  Result input(const Expect& expect, mjb_field field, int32_t id, const double* values, size_t n,
+  Result input(const Expect& expect, mjb_field field, int32_t id, Span<const double> values,
                uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_input_write_if(ep_, expect.get(), field, id, values, n, timeout_ms, r);
+      return mjb_input_write_if(ep_, expect.get(), field, id, values.data(), values.size(),
+                                timeout_ms, r);
     });
-  }
-  Result input(const Expect& expect, mjb_field field, int32_t id,
-               const std::vector<double>& values, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return input(expect, field, id, values.data(), values.size(), timeout_ms);
   }
   // The controller's compare-and-step: inputs chosen for the tick in `expect` are written and
   // stepped only if the endpoint is still there.
-  Result write_step(const Expect& expect, const mjb_input* inputs, size_t n, uint32_t nstep,
+  Result write_step(const Expect& expect, Span<const mjb_input> inputs, uint32_t nstep,
                     uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_write_step_if(ep_, expect.get(), inputs, n, nstep, timeout_ms, r);
+      return mjb_write_step_if(ep_, expect.get(), inputs.data(), inputs.size(), nstep,
+                               timeout_ms, r);
     });
-  }
-  Result write_step(const Expect& expect, const std::vector<mjb_input>& inputs, uint32_t nstep,
-                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return write_step(expect, inputs.data(), inputs.size(), nstep, timeout_ms);
-  }
-  Result ctrl_step(const Expect& expect, const double* ctrl, size_t n, uint32_t nstep = 1,
-                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    mjb_input in{MJB_FIELD_CTRL, -1, ctrl, n};
-    return write_step(expect, &in, 1, nstep, timeout_ms);
   }
   Result ctrl_step(const Expect& expect, Span<const double> ctrl, uint32_t nstep = 1,
                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return ctrl_step(expect, ctrl.data(), ctrl.size(), nstep, timeout_ms);
-  }
-  Result ctrl_step(const Expect& expect, const std::vector<double>& ctrl, uint32_t nstep = 1,
-                   uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return ctrl_step(expect, ctrl.data(), ctrl.size(), nstep, timeout_ms);
+    mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
+    return write_step(expect, Span<const mjb_input>(&in, 1), nstep, timeout_ms);
   }
   // write_step_read with a precondition (mjb_write_step_read_if): the compare-and-step of a
   // host loop in one call. Refused with nothing written, no step and no frame read when the
   // endpoint moved on (or a request cannot be served).
-  Result write_step_read(const Expect& expect, const mjb_input* inputs, size_t ninputs,
-                         uint32_t nstep, mjb_frame_request* requests, size_t nrequests,
-                         mjb_frame_info* info, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+  Result write_step_read(const Expect& expect, Span<const mjb_input> inputs, uint32_t nstep,
+                         Span<mjb_frame_request> requests, mjb_frame_info* info,
+                         uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
-      return mjb_write_step_read_if(ep_, expect.get(), inputs, ninputs, nstep, timeout_ms,
-                                    requests, nrequests, info, r);
+      return mjb_write_step_read_if(ep_, expect.get(), inputs.data(), inputs.size(), nstep,
+                                    timeout_ms, requests.data(), requests.size(), info, r);
     });
   }
   Result ctrl_step_read(const Expect& expect, Span<const double> ctrl, uint32_t nstep,
@@ -831,10 +877,13 @@ class Endpoint {
     std::array<mjb_frame_request, 64> reqs{};
     size_t n = requests(read, reqs);
     mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
-    return write_step_read(expect, &in, 1, nstep, reqs.data(), n, info, timeout_ms);
+    return write_step_read(expect, Span<const mjb_input>(&in, 1), nstep,
+                           Span<mjb_frame_request>(reqs.data(), n), info, timeout_ms);
   }
   Result replace_model(const Expect& expect, std::string_view config_json,
                        uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    if (!impl::is_document(config_json))
+      return replace_model(expect, Config::from_path(config_json).model_json(), timeout_ms);
     return answer([&](mjb_report* r) {
       return mjb_endpoint_replace_model_if(ep_, expect.get(), config_json.data(),
                                            config_json.size(), timeout_ms, r);
@@ -849,6 +898,52 @@ class Endpoint {
     return answer([&](mjb_report* r) {
       return mjb_restore_point_apply_if(ep_, expect.get(), rp.get(), timeout_ms, r);
     });
+  }
+
+  // ---- a bare pointer where a span goes: these stop the build --------------------------------
+  // The calls of earlier versions, ctrl_step(ptr, n, nstep) and the like, and any call with a
+  // pointer where the inputs go, bind here and fail to compile with a static_assert naming
+  // mjb::span(ptr, n); no such call compiles into something else. (A C array, std::array or
+  // std::vector there is a span with its own length: see Span.)
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result set_ctrl(P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result set_ctrl(const Expect&, P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result input(mjb_field, int32_t, P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result input(const Expect&, mjb_field, int32_t, P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result write_step(P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result write_step(const Expect&, P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result ctrl_step(P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result ctrl_step(const Expect&, P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result write_step_read(P&&, Rest&&...) {
+    return pointer_without_length<P>();
+  }
+  template <typename P, typename... Rest, typename = impl::if_pointer<P>>
+  Result write_step_read(const Expect&, P&&, Rest&&...) {
+    return pointer_without_length<P>();
   }
 
   // ---- restore points -----------------------------------------------------------------------
@@ -1049,6 +1144,14 @@ class Endpoint {
 
  private:
   explicit Endpoint(mjb_endpoint* ep) noexcept : ep_(ep) {}
+
+  template <typename P>
+  static Result pointer_without_length() {
+    static_assert(impl::always_false<P>,
+                  "mjbridge: a pointer does not say how many values it points to: pass "
+                  "mjb::span(ptr, n) (a C array, std::array or std::vector carries its length)");
+    return Result();
+  }
 
   template <typename F>
   static Result answer(F&& call) {

@@ -577,16 +577,26 @@ namespace MjBridge
         public static extern Outcome mjb_restore_point_free(IntPtr rp);
     }
 
-    /// <summary>One refusal as mjb_last_error describes it.</summary>
+    /// <summary>One refusal as mjb_last_error describes it; <see cref="None"/> for a call that
+    /// was accepted. No member is ever null.</summary>
     public sealed class ErrorDetail
     {
         public Outcome Outcome { get; private set; }
         public Reason Reason { get; private set; }
-        /// <summary>RFC 6901 JSON pointer of the offending field, or null.</summary>
+        /// <summary>RFC 6901 JSON pointer of the offending field; "" when the library names
+        /// none (HasPointer false), as on an accepted call. "" with HasPointer true is the
+        /// whole document.</summary>
         public string Pointer { get; private set; }
+        /// <summary>Whether the library named a field (Pointer).</summary>
+        public bool HasPointer { get; private set; }
+        /// <summary>The library's message ("" on an accepted call).</summary>
         public string Message { get; private set; }
-        /// <summary>The JSON text as the library wrote it.</summary>
+        /// <summary>The JSON text as the library wrote it ("{}" on an accepted call).</summary>
         public string Json { get; private set; }
+
+        /// <summary>The detail of an accepted call: Outcome.Ok, Reason.None, empty strings.
+        /// One shared instance (reading Result.Detail of an accepted call allocates nothing).</summary>
+        public static readonly ErrorDetail None = new ErrorDetail { Json = "{}", Pointer = "", Message = "" };
 
         /// <summary>This thread's last refusal (call it right after the refused call).</summary>
         public static ErrorDetail Last() { return FromJson(Bridge.LastErrorJson()); }
@@ -599,7 +609,8 @@ namespace MjBridge
             if (fields.TryGetValue("outcome", out s) && s != null) d.Outcome = Bridge.OutcomeFromName(s);
             if (fields.TryGetValue("reason", out s) && s != null) d.Reason = Bridge.ReasonFromName(s);
             fields.TryGetValue("pointer", out s);
-            d.Pointer = s;
+            d.HasPointer = s != null;
+            d.Pointer = s ?? "";
             fields.TryGetValue("message", out s);
             d.Message = s ?? "";
             return d;
@@ -618,7 +629,7 @@ namespace MjBridge
 
         public MjbException(Outcome outcome, ErrorDetail detail)
             : base(Bridge.OutcomeName(outcome) + ": " + Bridge.ReasonName(detail.Reason)
-                   + (detail.Pointer != null ? " at " + detail.Pointer : "") + ": " + detail.Message)
+                   + (detail.HasPointer ? " at " + detail.Pointer : "") + ": " + detail.Message)
         {
             Outcome = outcome;
             Reason = detail.Reason;
@@ -654,16 +665,18 @@ namespace MjBridge
         public bool HasDetail { get { return stamp != 0; } }
 
         /// <summary>
-        /// mjb_last_error's detail when the outcome is not Ok or a reason is given, else null.
-        /// Parsed when read (this allocates), from the copy the call made. Read it on the thread
-        /// that made the call, before that thread's next refused call through this binding:
-        /// after that the copy holds the later refusal and this throws InvalidOperationException.
+        /// mjb_last_error's detail when the outcome is not Ok or a reason is given, else
+        /// ErrorDetail.None (never null: r.Detail.Pointer is "" on an accepted call, and reading
+        /// it allocates nothing). A refusal's detail is parsed when read (this allocates), from
+        /// the copy the call made. Read it on the thread that made the call, before that
+        /// thread's next refused call through this binding: after that the copy holds the later
+        /// refusal and this throws InvalidOperationException.
         /// </summary>
         public ErrorDetail Detail
         {
             get
             {
-                if (stamp == 0) return null;
+                if (stamp == 0) return ErrorDetail.None;
                 return LastError.Parse(stamp, thread);
             }
         }
@@ -795,27 +808,55 @@ namespace MjBridge
             return new[] { (ulong)libs, (ulong)n };
         }
 
-        static LogCallback logTrampoline; // kept alive while the library may call it
+        // IL2CPP (Unity's AOT backend) can hand native code only a delegate to a static method
+        // marked [MonoPInvokeCallback]; a lambda or an instance method throws at the call. So the
+        // library always gets the same delegate, to DeliverLog, and the user's handler travels in
+        // user_data as a GCHandle: the library swaps (callback, user_data) in one step, so a
+        // message always reaches the handler set with it. tests/engine_packages.rs checks the
+        // compiled assembly for any other delegate handed to a native import.
+        static readonly LogCallback logTrampoline = DeliverLog; // static: never collected
+        static IntPtr logHandler; // the GCHandle of the handler the library holds, or zero
+
+        [AOT.MonoPInvokeCallback(typeof(LogCallback))]
+        static void DeliverLog(IntPtr userData, int level, IntPtr message)
+        {
+            // Nothing may unwind into the native caller (IL2CPP aborts the player): a handler's
+            // exception ends here.
+            try
+            {
+                var handler = (Action<LogLevel, string>)GCHandle.FromIntPtr(userData).Target;
+                handler((LogLevel)level, Text.FromNul(message));
+            }
+            catch (Exception)
+            {
+            }
+        }
 
         /// <summary>Whether a log callback is set.</summary>
-        public static bool HasLogCallback { get { return logTrampoline != null; } }
+        public static bool HasLogCallback { get { return logHandler != IntPtr.Zero; } }
 
         /// <summary>
         /// Route MuJoCo's warnings inside the bridge's calls and the bridge's events to `handler`
         /// (null removes it). Called on the thread whose call produced the message, when that
-        /// call returns, outside every lock.
+        /// call returns, outside every lock. When this returns the previous handler is not
+        /// running and is not called again. An exception thrown by the handler is caught and
+        /// dropped (it must not cross the native frames). IL2CPP-safe: the library calls a
+        /// static [MonoPInvokeCallback] method, which reaches `handler` through user_data.
         /// </summary>
         public static void SetLogCallback(Action<LogLevel, string> handler, LogLevel minLevel = LogLevel.Warning)
         {
             lock (typeof(Bridge))
             {
-                LogCallback next = null;
-                if (handler != null)
-                    next = (user, level, message) => handler((LogLevel)level, Text.FromNul(message));
-                Outcome o = Native.mjb_set_log_callback(next, IntPtr.Zero, (int)minLevel);
-                if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
-                // The library no longer calls the previous delegate: it may be collected.
-                logTrampoline = next;
+                IntPtr next = handler == null ? IntPtr.Zero : GCHandle.ToIntPtr(GCHandle.Alloc(handler));
+                Outcome o = Native.mjb_set_log_callback(handler == null ? null : logTrampoline, next, (int)minLevel);
+                if (o != Outcome.Ok)
+                {
+                    if (next != IntPtr.Zero) GCHandle.FromIntPtr(next).Free();
+                    throw new MjbException(o, ErrorDetail.Last());
+                }
+                // The library no longer calls with the previous handler: its handle may go.
+                if (logHandler != IntPtr.Zero) GCHandle.FromIntPtr(logHandler).Free();
+                logHandler = next;
             }
         }
 
@@ -841,8 +882,17 @@ namespace MjBridge
         /// <summary>The owned handle, for calls through Native.</summary>
         public EndpointHandle Handle { get { return handle; } }
 
-        /// <summary>Load a model: {"model": {"xml_path": ...} | {"xml": ...}, "seed", "profile", ...}.</summary>
-        public static Endpoint Open(string configJson) { return Open(Text.Utf8(configJson)); }
+        /// <summary>Load a model per `config`: a config document, {"model": {"xml_path": ...} |
+        /// {"xml": ...}, "seed", "profile", ...}, when its first character other than JSON
+        /// whitespace is '{'; else the path of an MJCF file, as Config.FromPath(config) (so
+        /// Open("robot.xml") loads robot.xml). A file whose path starts with '{' goes through
+        /// Config.FromPath.</summary>
+        public static Endpoint Open(string config)
+        {
+            if (config == null) throw new ArgumentNullException("config");
+            if (!Config.IsDocument(config)) return Open(Config.FromPath(config));
+            return Open(Text.Utf8(config));
+        }
 
         /// <summary>Load a model per a Config (every string escaped for you).</summary>
         public static Endpoint Open(Config config)
@@ -858,9 +908,13 @@ namespace MjBridge
             return Opened(o, h);
         }
 
-        /// <summary>Take ownership of a host's mjModel*/mjData* (only when this returns).</summary>
+        /// <summary>Take ownership of a host's mjModel*/mjData* (only when this returns).
+        /// `configJson` is read as Open reads a string (a path there names a model, which adopt
+        /// refuses: the host brings its own).</summary>
         public static Endpoint Adopt(IntPtr model, IntPtr data, string configJson)
         {
+            if (configJson == null) throw new ArgumentNullException("configJson");
+            if (!Config.IsDocument(configJson)) configJson = Config.FromPath(configJson).ToJson();
             byte[] cfg = Text.Utf8(configJson);
             EndpointHandle h;
             Outcome o = Native.mjb_endpoint_adopt(model, data, cfg, Text.Len(cfg), out h);
@@ -928,8 +982,13 @@ namespace MjBridge
             return Result.Of(Native.mjb_restore_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
+        /// <summary>Replace the model per `configJson`: {"model": {...}} (a document: '{' first,
+        /// after whitespace) or an MJCF file's path, read as Open reads a string. The tick
+        /// stays; the configuration goes up by one.</summary>
         public Result ReplaceModel(string configJson, uint timeoutMs = WaitForever, Expect? expect = null)
         {
+            if (configJson == null) throw new ArgumentNullException("configJson");
+            if (!Config.IsDocument(configJson)) configJson = Config.FromPath(configJson).ModelJson();
             byte[] cfg = Text.Utf8(configJson);
             Report r;
             if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
@@ -1584,6 +1643,21 @@ namespace MjBridge
             return new Config { xml = xml };
         }
 
+        /// <summary>How a string given as a config is read (Endpoint.Open, Adopt, ReplaceModel;
+        /// the C++ and Python bindings read strings the same way): a JSON document when its
+        /// first character other than JSON whitespace (space, tab, CR, LF) is '{', since a
+        /// config is a JSON object; else the path of an MJCF file.</summary>
+        public static bool IsDocument(string config)
+        {
+            if (config == null) throw new ArgumentNullException("config");
+            foreach (char c in config)
+            {
+                if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+                return c == '{';
+            }
+            return false;
+        }
+
         public string Name { get; set; }
         /// <summary>Checkpoint metadata (not an RNG seed).</summary>
         public ulong? Seed { get; set; }
@@ -1798,3 +1872,19 @@ namespace MjBridge
         }
     }
 }
+
+#if !UNITY_5_3_OR_NEWER
+namespace AOT
+{
+    /// <summary>Outside Unity: the attribute UnityEngine defines as AOT.MonoPInvokeCallbackAttribute
+    /// (IL2CPP and Mono's AOT compiler look for it by name), so this file compiles and marks its
+    /// callbacks the same way on Mono and .NET. Inside Unity, UnityEngine's is used.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    sealed class MonoPInvokeCallbackAttribute : Attribute
+    {
+        public MonoPInvokeCallbackAttribute(Type type) { DelegateType = type; }
+
+        public Type DelegateType { get; private set; }
+    }
+}
+#endif

@@ -92,7 +92,9 @@ int main(int argc, char** argv) {
   // moved the endpoint since (the restore point's tick; refused with MJB_REASON_PRECONDITION
   // otherwise).
   if (mjb::Result r = ep.apply(start); !r) return fail("apply", r.detail);
-  mjb::Result act = ep.ctrl_step(mjb::Expect::tick(start_tick), plans[size_t(best)].data(), nu, 1);
+  // (The plan's first nu values: a pointer into the plan, its length beside it.)
+  mjb::Result act =
+      ep.ctrl_step(mjb::Expect::tick(start_tick), mjb::span(plans[size_t(best)].data(), nu), 1);
   if (!act) return fail("act", act.detail);
   std::printf("planner-cpp: acted from tick %llu to %llu\n",
               (unsigned long long)act.report.tick_before, (unsigned long long)act.report.tick_after);

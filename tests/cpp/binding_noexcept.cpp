@@ -1,6 +1,6 @@
 // The C++ binding built as Unreal builds it: -fno-exceptions -fno-rtti. Every fallible call
-// returns a result checked here; frames go into caller spans, inputs come as pointer +
-// length; names resolve through the index; configs are built with escaping; every mutation
+// returns a result checked here; frames go into caller spans, inputs come as spans (a
+// pointer as mjb::span(ptr, n)); names resolve through the index; configs are built with escaping; every mutation
 // with a precondition (mjb::Expect), documents with their tick, the model fingerprint and
 // restore points (mjb::RestorePoint), each refusal with its reason and nothing changed.
 // Usage: binding_noexcept <host.xml> <pendulum.xml> <scratch folder>
@@ -71,20 +71,20 @@ static void preconditions(mjb::Endpoint& ep, const std::string& host) {
   };
   std::vector<Call> calls = {
       {"step", [&](const mjb::Expect& e) { return ep.step(e, 1); }},
-      {"set_ctrl ptr", [&](const mjb::Expect& e) { return ep.set_ctrl(e, ctrl.data(), 2); }},
+      {"set_ctrl span", [&](const mjb::Expect& e) { return ep.set_ctrl(e, mjb::span(ctrl.data(), 2)); }},
       {"set_ctrl vector", [&](const mjb::Expect& e) { return ep.set_ctrl(e, ctrl); }},
       {"world_write", [&](const mjb::Expect& e) { return ep.world_write(e, write); }},
       {"restore", [&](const mjb::Expect& e) { return ep.restore(e, cp); }},
-      {"input ptr", [&](const mjb::Expect& e) { return ep.input(e, MJB_FIELD_CTRL, 1, &ctrl[1], 1); }},
+      {"input span", [&](const mjb::Expect& e) { return ep.input(e, MJB_FIELD_CTRL, 1, mjb::span(&ctrl[1], 1)); }},
       {"input vector", [&](const mjb::Expect& e) { return ep.input(e, MJB_FIELD_CTRL, -1, ctrl); }},
-      {"write_step ptr", [&](const mjb::Expect& e) { return ep.write_step(e, &in, 1, 1); }},
+      {"write_step span", [&](const mjb::Expect& e) { return ep.write_step(e, mjb::span(&in, 1), 1); }},
       {"write_step vector", [&](const mjb::Expect& e) { return ep.write_step(e, ins, 1); }},
-      {"ctrl_step ptr", [&](const mjb::Expect& e) { return ep.ctrl_step(e, ctrl.data(), 2, 1); }},
+      {"ctrl_step ptr span", [&](const mjb::Expect& e) { return ep.ctrl_step(e, mjb::span(ctrl.data(), 2), 1); }},
       {"ctrl_step span", [&](const mjb::Expect& e) { return ep.ctrl_step(e, mjb::Span<const double>(ctrl), 1); }},
       {"ctrl_step vector", [&](const mjb::Expect& e) { return ep.ctrl_step(e, ctrl, 1); }},
       {"write_step_read", [&](const mjb::Expect& e) {
          mjb_frame_info fi{};
-         mjb::Result r = ep.write_step_read(e, &in, 1, 1, reqs, 1, &fi);
+         mjb::Result r = ep.write_step_read(e, mjb::span(&in, 1), 1, reqs, &fi);
          CHECK(r.ok() == (fi.frame != 0) && r.ok() == (reqs[0].written == 13));
          return r;
        }},
@@ -147,7 +147,7 @@ static void preconditions(mjb::Endpoint& ep, const std::string& host) {
 // and nothing changed.
 static void restore_points(mjb::Endpoint& ep, const std::string& host, const std::string& pendulum) {
   double ctrl[2] = {0.3, -0.2};
-  CHECK(ep.ctrl_step(ctrl, 2, 5).ok());
+  CHECK(ep.ctrl_step(ctrl, 5).ok());
   mjb::Document cp = ep.checkpoint().value_or(mjb::Document());
   auto captured = ep.capture();
   CHECK(captured.ok());
@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
   CHECK(idx->sensordata("tip_pos") == (mjb::Slice{2, 3}));
   CHECK(!idx->qpos("nope").has_value() && !idx->ctrl("slide").has_value());
 
-  // The loop: ctrl in (pointer + length), steps, fields out into caller arrays, one call.
+  // The loop: ctrl in (a C array, its own length), steps, fields out into caller arrays, one call.
   double ctrl[2] = {0.5, -0.25};
   double qpos[13], qvel[11], sensors[8];
   mjb_frame_info info{};
@@ -296,8 +296,8 @@ int main(int argc, char** argv) {
   CHECK(ep.frame({{MJB_FIELD_QVEL, v}, {MJB_FIELD_SENSORDATA, s}}).ok());
   CHECK(same_bits(v.data(), qvel, 11) && same_bits(s.data(), sensors, 8));
   CHECK(idx->qpos("slide")->start == 0 && idx->qvel("hinge")->start == 1);
-  CHECK(ep.ctrl_step(ctrl, 2, 1).ok() && ep.set_ctrl(ctrl, 2).ok());
-  CHECK(ep.input(MJB_FIELD_CTRL, 1, &ctrl[1], 1).ok());
+  CHECK(ep.ctrl_step(ctrl, 1).ok() && ep.set_ctrl(ctrl).ok());
+  CHECK(ep.input(MJB_FIELD_CTRL, 1, mjb::span(&ctrl[1], 1)).ok());
 
   // Refusals are values, and change nothing.
   const std::string before = ep.world().value_or("");
@@ -312,7 +312,7 @@ int main(int argc, char** argv) {
   CHECK(r.reason() == MJB_REASON_DIMENSION && r.pointer() == "/requests/0/cap");
   auto short_read = ep.frame(MJB_FIELD_QPOS, mjb::Span<double>(again, 5));
   CHECK(!short_read && short_read.reason() == MJB_REASON_DIMENSION);
-  CHECK(ep.set_ctrl(ctrl, 1).reason() == MJB_REASON_DIMENSION);
+  CHECK(ep.set_ctrl(mjb::span(ctrl, 1)).reason() == MJB_REASON_DIMENSION);
   CHECK(ep.world().value_or("") == before);
 
   // Acknowledgements are Status values.

@@ -56,7 +56,7 @@ static class Tests
         using (var ep = Endpoint.Open(Config("pendulum.xml")))
         {
             Result r = ep.Step(40);
-            Check(r.Ok && r.Detail == null, "step ok");
+            Check(r.Ok && ReferenceEquals(r.Detail, ErrorDetail.None), "step ok");
             Equal(0UL, r.Report.TickBefore, "tick before");
             Equal(40UL, r.Report.TickAfter, "tick after");
             string checkpoint = ep.Checkpoint();
@@ -313,7 +313,7 @@ static class Tests
             {
                 var action = new[] { 0.5 - k, 0.25 * k };
                 Result r = st.Step(action);
-                Check(r.Ok && !r.HasDetail && r.Detail == null, "step ok");
+                Check(r.Ok && !r.HasDetail && ReferenceEquals(r.Detail, ErrorDetail.None), "step ok");
                 Result rb = b.CtrlStep(action, 3);
                 FrameInfo ib = b.ReadFrame(Obs, twin);
                 Equal((ulong)(3 * k + 3), st.Info.Tick, "stepper tick");
@@ -383,6 +383,7 @@ static class Tests
                 {
                     FrameInfo info;
                     Check(ep.Step(1).Ok, "step");
+                    Check(ep.Step(1).Detail.Pointer.Length == 0, "an accepted call's detail");
                     Check(ep.CtrlStep(ctrl).Ok, "ctrl step");
                     Check(st.Step().Ok, "stepper");
                     Check(ep.TryReadFrame(Obs, bufs, out info) == Outcome.Ok, "read many");
@@ -410,7 +411,7 @@ static class Tests
             long before = Allocated();
             run();
             long bytes = Allocated() - before;
-            Equal(0L, bytes, "bytes allocated by " + (17 * n) + " calls");
+            Equal(0L, bytes, "bytes allocated by " + (18 * n) + " calls");
             Equal(gcs, GC.CollectionCount(0), "collections");
             st.Dispose();
             reader.Dispose();
@@ -544,6 +545,100 @@ static class Tests
         }
         using (var ep = Endpoint.Open(MjBridge.Config.FromXml("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>")))
             Equal(1L, ep.Dims().Ngeom, "from xml");
+    }
+
+    static void AnAcceptedCallsDetailIsEmptyNotNull()
+    {
+        using (var ep = Endpoint.Open(Config("pendulum.xml")))
+        {
+            Result r = ep.Step(2);
+            Check(r.Ok && !r.HasDetail, "accepted");
+            ErrorDetail d = r.Detail;  // the README's r.Detail.Pointer: no exception
+            Equal("", d.Pointer, "pointer");
+            Equal("", d.Message, "message");
+            Equal("{}", d.Json, "json");
+            Equal(Outcome.Ok, d.Outcome, "outcome");
+            Equal(Reason.None, d.Reason, "reason");
+            Check(!d.HasPointer, "no pointer");
+            Check(ReferenceEquals(d, ErrorDetail.None), "the shared empty detail");
+            Equal("refused at " + r.Detail.Pointer, "refused at ", "concatenates");
+            r.EnsureOk();
+            // A refusal that names no field: Pointer "" too, HasPointer false.
+            Document at = ep.World();
+            Result stale = ep.Step(1, Endpoint.WaitForever, Expect.AtTick(at.Tick + 1));
+            Equal(Reason.Precondition, stale.Reason, "stale");
+            Equal("", stale.Detail.Pointer, "no pointer named");
+            Check(!stale.Detail.HasPointer && stale.Detail.Message.Length > 0, "message, no pointer");
+            // The whole document is the pointer "": named, and so HasPointer.
+            Result broken = ep.Restore("not json");
+            Equal(Reason.MalformedJson, broken.Reason, "malformed");
+            Check(broken.Detail.HasPointer && broken.Detail.Pointer == "", "the root pointer");
+            Equal(at, ep.World(), "nothing changed");
+        }
+    }
+
+    static void AStringConfigIsADocumentWhenItStartsWithABraceElseAPath()
+    {
+        string pendulum = Path.Combine(models, "pendulum.xml");
+        string host = Path.Combine(models, "host.xml");
+        Check(MjBridge.Config.IsDocument("{}") && MjBridge.Config.IsDocument(" \t\r\n{\"model\":1}"), "documents");
+        Check(!MjBridge.Config.IsDocument(pendulum) && !MjBridge.Config.IsDocument("") &&
+              !MjBridge.Config.IsDocument("[1]") && !MjBridge.Config.IsDocument("\u00a0{}"), "paths");
+        using (var ep = Endpoint.Open(pendulum))
+            Equal(1L, ep.Dims().Nq, "a path string opens the model");
+        using (var ep = Endpoint.Open("\n  " + Config("pendulum.xml")))
+            Equal(3UL, ulong.Parse(FlatJsonSeed(ep.World())), "a document after whitespace");
+        foreach (string bad in new[] { Path.Combine(models, "no such model.xml"), "[1]" })
+        {
+            try
+            {
+                Endpoint.Open(bad).Dispose();
+                throw new Exception("opened " + bad);
+            }
+            catch (MjbException e)
+            {
+                Equal(Reason.ModelLoad, e.Reason, "read as a path: " + bad);
+                Equal("/model", e.Pointer, "pointer");
+                Check(e.Detail.Message.Contains(bad), "the path reached MuJoCo: " + e.Detail.Message);
+            }
+        }
+        try
+        {
+            Endpoint.Open("  {\"model\":").Dispose();
+            throw new Exception("opened a broken document");
+        }
+        catch (MjbException e)
+        {
+            Equal(Reason.MalformedJson, e.Reason, "a broken document is refused as JSON");
+        }
+        using (var ep = Endpoint.Open(Config("host.xml")))
+        {
+            ep.Step(3).EnsureOk();
+            Check(ep.ReplaceModel(pendulum).Ok, "replace by a path string");
+            Equal(1L, ep.Dims().Nq, "replaced");
+            Equal(1UL, ep.Dims().Configuration, "configuration");
+            Check(ep.ReplaceModel(" {\"model\":{\"xml_path\":" + Json.String(new System.Text.StringBuilder(), host) + "}}").Ok, "by a document");
+            Equal(13L, ep.Dims().Nq, "replaced again");
+            Document before = ep.World();
+            Result r = ep.ReplaceModel(Path.Combine(models, "missing.xml"));
+            Equal(Reason.ModelLoad, r.Reason, "a missing file");
+            Equal("/model", r.Detail.Pointer, "pointer");
+            Equal(before, ep.World(), "nothing changed");
+            Equal(2UL, ep.Dims().Configuration, "configuration kept");
+            r = ep.ReplaceModel(pendulum, Endpoint.WaitForever, Expect.AtConfiguration(1));
+            Equal(Reason.Precondition, r.Reason, "stale, by a path");
+            Equal(before, ep.World(), "nothing changed");
+            Check(ep.ReplaceModel(pendulum, Endpoint.WaitForever, Expect.AtConfiguration(2)).Ok, "current, by a path");
+            Equal(1L, ep.Dims().Nq, "replaced by a path under a precondition");
+        }
+    }
+
+    static string FlatJsonSeed(string world)
+    {
+        int i = world.IndexOf("\"seed\":", StringComparison.Ordinal) + 7;
+        int j = i;
+        while (j < world.Length && char.IsDigit(world[j])) j++;
+        return world.Substring(i, j - i);
     }
 
     static void DocumentsSayTheTickAndConfigurationTheyWereReadAt()
@@ -829,6 +924,8 @@ static class Tests
             ACallFromTheLogCallbackInsideAnotherGetsItsOwnTables,
             IndexNamesTheSlicesOfQposQvelCtrlAndSensordata,
             ConfigEscapesWindowsPathsQuotesAndNonAscii,
+            AnAcceptedCallsDetailIsEmptyNotNull,
+            AStringConfigIsADocumentWhenItStartsWithABraceElseAPath,
             DocumentsSayTheTickAndConfigurationTheyWereReadAt,
             ModelFingerprintNamesTheCompiledModelAndRefusesAnother,
             EveryMutationTakesAPreconditionAndAStaleOneChangesNothing,

@@ -20,8 +20,9 @@ A planner's rollouts from one restore point (no JSON), and a controller's compar
     for plan in candidates:
         ep.apply(start)
         ...
-    info = stepper.step(action, expect_tick=seen.tick)  # refused (Reason.PRECONDITION) if
-                                                        # another call moved the endpoint on
+    seen = stepper.step(action)       # a FrameInfo value: it keeps this step's numbers
+    info = stepper.step(action, expect_frame=seen.frame)  # refused (Reason.PRECONDITION) if
+                                                          # another call moved the endpoint on
 
 Conventions:
 - Every refusal raises MjbError, carrying the outcome, the reason, the JSON pointer of the
@@ -31,6 +32,13 @@ Conventions:
 - Documents go in as str, bytes (UTF-8), a dict (serialised with json.dumps; paths may be
   ``os.PathLike``) or a Config; they come out as a Document: a str with the ``tick`` and
   ``configuration`` it was read at. Library-owned strings are copied and freed at once.
+- Where a config goes (``Endpoint.open``, ``adopt``, ``replace_model``), a str is a JSON
+  document when its first character other than whitespace is ``{`` and the path of an MJCF
+  file otherwise (``Endpoint.open("robot.xml")``); an ``os.PathLike`` is a path, bytes are a
+  document.
+- Reads return values: a FrameInfo (``Stepper.step``, ``FrameReader.read``, ``frame``,
+  ``Stepper.restore``/``apply``) is an immutable copy of that call's numbers, so one kept
+  for a later precondition still says where the endpoint was.
 - Every mutation takes keyword-only ``expect_tick=``, ``expect_configuration=`` and
   ``expect_frame=`` (a frame's ``info.frame``, a Document's ``frame``: the last frame number,
   which every change of the native state advances, so it also catches a restore to the same
@@ -70,7 +78,6 @@ from typing import (
 from . import _native
 from ._native import (
     Expect,
-    FrameInfo,
     FrameRequest,
     Input,
     JointAdr,
@@ -277,6 +284,92 @@ def _enum(cls: Type[_E], value: int) -> Union[_E, int]:
         return cls(value)
     except ValueError:
         return value
+
+
+_FRAME_INFO_FIELDS = tuple(f[0] for f in _native.FrameInfo._fields_)
+
+
+class FrameInfo(_native.FrameInfo):
+    """What a frame read returns beside the values (mjb_frame_info), as a value: the one a
+    call returns is a copy of that call's numbers, never written again, so a result kept as
+    ``seen`` still says where the endpoint was after other calls (``expect_frame=seen.frame``
+    is then refused with Reason.PRECONDITION, as it should be). Immutable: assigning a field
+    raises AttributeError. Compares and hashes by its fields; ``_asdict()`` gives them.
+
+    ``tick`` and ``time`` of the frame; ``configuration``: the model configuration;
+    ``frame``: its number (every change of the native state publishes a new one);
+    ``cause``: a FrameCause value (``FrameCause(info.cause)``); ``fields`` and ``stale``: bit
+    masks of the fields it carries and of those not recomputed since the last step;
+    ``retries``: how many times the read began again because a writer published meanwhile.
+
+    (A ctypes structure with the C layout, copied out of the buffer the call wrote in one
+    step: cheaper than building a tuple of eight Python numbers on every env step, and the
+    fields are read only when asked for.)"""
+
+    __slots__ = ()
+    tick: int
+    time: float
+    configuration: int
+    frame: int
+    cause: int
+    fields: int
+    stale: int
+    retries: int
+
+    def __init__(self, *values: Any, **fields: Any) -> None:
+        """A FrameInfo of given numbers, by position or name (unset ones 0), e.g. for a test;
+        the reads make theirs from the C struct."""
+        super().__init__()
+        if len(values) > len(_FRAME_INFO_FIELDS):
+            raise TypeError("a FrameInfo has %d fields" % len(_FRAME_INFO_FIELDS))
+        for name, value in list(zip(_FRAME_INFO_FIELDS, values)) + list(fields.items()):
+            if name not in _FRAME_INFO_FIELDS:
+                raise TypeError("a FrameInfo has no field %r" % name)
+            # The C field's own setter: the value is being made, not changed.
+            getattr(_native.FrameInfo, name).__set__(self, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a FrameInfo is a value: its %s cannot be assigned" % name)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a FrameInfo is a value: its %s cannot be deleted" % name)
+
+    def _asdict(self) -> Dict[str, Any]:
+        return {name: getattr(self, name) for name in _FRAME_INFO_FIELDS}
+
+    def _values(self) -> Tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _FRAME_INFO_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FrameInfo):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "FrameInfo(%s)" % ", ".join("%s=%r" % kv for kv in self._asdict().items())
+
+
+# A FrameInfo value from the buffer a call wrote: one copy of the C struct's bytes.
+_frame_info_copy = FrameInfo.from_buffer_copy
+
+
+def _frame_info_buffer() -> Tuple[_native.FrameInfo, memoryview]:
+    """A C mjb_frame_info for a call to write, and the byte view FrameInfo values are copied
+    from."""
+    c = _native.FrameInfo()
+    return c, memoryview(c).cast("B")
+
+
+def _frame_info(view: memoryview) -> FrameInfo:
+    """The FrameInfo value of the C struct behind ``view``."""
+    return _frame_info_copy(view)
 
 
 _lib: Optional[ctypes.CDLL] = None
@@ -650,20 +743,32 @@ def field_name_of(field: int) -> str:
 
 ConfigLike = Union[Config, DocumentLike, "os.PathLike[str]"]
 
+_json_whitespace = " \t\n\r"
+
+
+def _is_path(config: ConfigLike) -> bool:
+    """Whether a config names a model file rather than being a document: an os.PathLike, or
+    a str whose first character other than JSON whitespace is not ``{`` (a config document
+    is a JSON object). bytes, dicts and Configs are never paths."""
+    if isinstance(config, os.PathLike):
+        return True
+    return isinstance(config, str) and not config.lstrip(_json_whitespace).startswith("{")
+
 
 def _config_bytes(config: ConfigLike) -> bytes:
-    """A config as UTF-8 JSON; a bare path stands for ``{"model": {"xml_path": path}}``."""
-    if isinstance(config, os.PathLike):
-        return Config(config).to_json().encode("utf-8")
-    return _utf8(config)
+    """A config as UTF-8 JSON; a path (see _is_path) stands for
+    ``{"model": {"xml_path": path}}``."""
+    if _is_path(config):
+        return Config(typing.cast(PathLike, config)).to_json().encode("utf-8")
+    return _utf8(typing.cast(Union[DocumentLike, Config], config))
 
 
 def _replacement_bytes(config: ConfigLike) -> bytes:
-    if isinstance(config, os.PathLike):
-        return _dumps(Config(config).model())
+    if _is_path(config):
+        return _dumps(Config(typing.cast(PathLike, config)).model())
     if isinstance(config, Config):
         return _dumps(config.model())
-    return _utf8(config)
+    return _utf8(typing.cast(DocumentLike, config))
 
 
 # ---- names ----------------------------------------------------------------------------------
@@ -743,8 +848,8 @@ class FrameReader:
     no allocation, no length call and no copy per read. ``values[field]`` is the caller's
     array from ``out`` (a C-contiguous writable float64 numpy array, or a ctypes double
     array, at least the field's length), else a numpy array the reader made (without numpy: a
-    ctypes array), refreshed in place by every ``read()``; ``info`` is the FrameInfo of the
-    last read. One reader per thread."""
+    ctypes array), refreshed in place by every ``read()``. ``read()`` returns a FrameInfo
+    value of its own (``info`` is the one the last read returned). One reader per thread."""
 
     def __init__(
         self, ep: "Endpoint", fields: Sequence[int], out: Optional[Mapping[int, Any]] = None
@@ -770,20 +875,25 @@ class FrameReader:
                 )
             self._keep.append(keep)
             r.field, r.buf, r.cap = int(f), ptr, cap
-        self.info = FrameInfo()
+        # The C call writes _cinfo; each read returns a FrameInfo value copied from it.
+        self._cinfo, self._info_view = _frame_info_buffer()
+        self.info = _frame_info(self._info_view)
         self._n = ctypes.c_size_t(n)
-        self._info_ref = ctypes.byref(self.info)
-        # A function object of its own without argtypes: every argument below is already a
-        # ctypes object of the C type, so the call converts nothing.
+        self._info_ref = ctypes.byref(self._cinfo)
+        # A function object of its own without argtypes, called with arguments converted once
+        # (see _arg): the call converts and allocates nothing for them.
         self._read = ep._lib["mjb_frame_read_many"]
         self._read.restype = ctypes.c_int32
+        self._read_args = (_arg(ep._ep), _arg(self._requests), _arg(self._n), self._info_ref)
 
     def read(self) -> FrameInfo:
-        """Copy the fields of the latest complete frame (one tick); no lock, never torn."""
-        o = self._read(self._ep._ep, self._requests, self._n, self._info_ref)
+        """Copy the fields of the latest complete frame (one tick); no lock, never torn.
+        Returns its FrameInfo (a value: later reads do not change it)."""
+        o = self._read(*self._read_args)
         if o:
             raise _refusal(o)
-        return self.info
+        info = self.info = _frame_info_copy(self._info_view)
+        return info
 
 
 class Stepper(FrameReader):
@@ -796,7 +906,9 @@ class Stepper(FrameReader):
         obs = st.values[Field.QPOS]
 
     ``inputs[field]`` (``ctrl`` for Field.CTRL) are the arrays the next step writes.
-    ``report`` and ``info`` describe the last call (the same objects every time). A refusal
+    ``step()`` returns the FrameInfo of its frame, a value that keeps that step's numbers
+    (``info`` is the one the last call returned); ``report`` describes the last call (one
+    object, rewritten by every call: copy it to keep it). A refusal
     raises MjbError with a copy of the report; a step halted by a stop returns normally with
     ``report.reason == Reason.STOP_LATCHED``. One stepper per thread. Its buffers are sized for
     the model it was made for: after ``replace_model`` make a new one (a size that no longer
@@ -804,7 +916,9 @@ class Stepper(FrameReader):
 
     The controller's compare-and-step, on the same fast path:
 
-        info = st.step(action, expect_tick=seen_tick)   # MjbError (Reason.PRECONDITION),
+        seen = st.step(action)
+        ...                                             # other calls may step meanwhile
+        st.step(action, expect_frame=seen.frame)        # MjbError (Reason.PRECONDITION),
                                                         # nothing written, if moved on
     With a precondition the step is one ``mjb_write_step_read_if`` call (its arguments built
     once too): the precondition and the requests are checked before anything is written.
@@ -850,17 +964,21 @@ class Stepper(FrameReader):
             # writes what is there.
             ep._read_ctrl_into(self.input_buffers[Field.CTRL], document=True)
         self.ctrl: Any = self.inputs.get(Field.CTRL)
+        # All of ctrl: ``a[...] = v`` is numpy's fastest whole-array assignment (it parses no
+        # slice); a ctypes array (no numpy) takes a slice.
+        self._all: Any = Ellipsis if _np is not None else slice(None)
         self.report = Report()
         self._step = ep._lib["mjb_write_step_read"]
         self._step.restype = ctypes.c_int32
+        self._nstep = ctypes.c_uint32(nstep)
         self._args = (
-            ep._ep,
-            self._inputs,
-            ctypes.c_size_t(m),
-            ctypes.c_uint32(nstep),
-            ctypes.c_uint32(timeout_ms),
-            self._requests,
-            self._n,
+            _arg(ep._ep),
+            _arg(self._inputs),
+            _arg(ctypes.c_size_t(m)),
+            _arg(self._nstep),
+            _arg(ctypes.c_uint32(timeout_ms)),
+            _arg(self._requests),
+            _arg(self._n),
             self._info_ref,
             ctypes.byref(self.report),
         )
@@ -871,7 +989,7 @@ class Stepper(FrameReader):
 
     @property
     def nstep(self) -> int:
-        n: int = self._args[3].value
+        n: int = self._nstep.value
         return n
 
     def step(
@@ -883,22 +1001,21 @@ class Stepper(FrameReader):
         expect_frame: Optional[int] = None,
     ) -> FrameInfo:
         """Write ``ctrl`` (when given; else the ``ctrl`` array as it is) and the other input
-        arrays, step, read the frame. Returns ``info`` (the same FrameInfo every call). With
-        ``expect_tick``/``expect_configuration``/``expect_frame``, only if the endpoint is still
-        there (else
-        MjbError, ``Reason.PRECONDITION``: nothing written, no step, the buffers as they were)."""
+        arrays, step, read the frame. Returns the frame's FrameInfo, a value of this call
+        (also kept as ``info``). With ``expect_tick``/``expect_configuration``/
+        ``expect_frame``, only if the endpoint is still there (else MjbError,
+        ``Reason.PRECONDITION``: nothing written, no step, the buffers as they were)."""
         if ctrl is not None:
-            self.ctrl[:] = ctrl
+            self.ctrl[self._all] = ctrl
         if expect_tick is None and expect_configuration is None and expect_frame is None:
             o = self._step(*self._args)
-            if o:
-                raise _refusal(o, self._report_copy())
-            return self.info
-        _set_expect(self._expect, expect_tick, expect_configuration, expect_frame)
-        o = self._step_if(*self._args_if)
+        else:
+            _set_expect(self._expect, expect_tick, expect_configuration, expect_frame)
+            o = self._step_if(*self._args_if)
         if o:
             raise _refusal(o, self._report_copy())
-        return self.info
+        info = self.info = _frame_info_copy(self._info_view)
+        return info
 
     def _report_copy(self) -> Report:
         r = Report()
@@ -961,8 +1078,11 @@ class Endpoint:
     _closed: bool
 
     def __init__(self, config: ConfigLike) -> None:
-        """Load a model per ``config``: a Config, a dict, a JSON str/bytes (see
-        mjb_endpoint_open), or a path to an MJCF file (``pathlib.Path``)."""
+        """Load a model per ``config``: a Config, a dict, a JSON document (bytes, or a str
+        whose first character other than whitespace is ``{``; see mjb_endpoint_open), or the
+        path of an MJCF file (any other str, or an ``os.PathLike`` such as ``pathlib.Path``):
+        ``Endpoint.open("robot.xml")`` is ``{"model": {"xml_path": "robot.xml"}}``. (A file
+        whose name starts with ``{`` goes as a ``pathlib.Path`` or ``Config``.)"""
         lib = library()
         cfg = _config_bytes(config)
         ep = ctypes.c_void_p()
@@ -980,7 +1100,8 @@ class Endpoint:
     @classmethod
     def adopt(cls, model: Any, data: Any, config: ConfigLike) -> "Endpoint":
         """Take ownership of a host's ``mjModel*``/``mjData*`` (integers or ctypes pointers);
-        on a refusal the host still owns them."""
+        on a refusal the host still owns them. ``config`` is read as ``open`` reads it (a
+        path there names a model, which adopt refuses: the host brings it)."""
         lib = library()
         cfg = _config_bytes(config)
         ep = ctypes.c_void_p()
@@ -1102,8 +1223,10 @@ class Endpoint:
         expect_configuration: Optional[int] = None,
         expect_frame: Optional[int] = None,
     ) -> Report:
-        """Replace the model: ``{"model": {...}}``, a Config (its model alone) or a path. The
-        tick stays; the configuration counter goes up by one."""
+        """Replace the model: ``{"model": {...}}`` (a dict, bytes or a str starting with
+        ``{``), a Config (its model alone) or the path of an MJCF file (any other str, or an
+        ``os.PathLike``), as ``open`` reads it. The tick stays; the configuration counter goes
+        up by one."""
         e = _expect(expect_tick, expect_configuration, expect_frame)
         b = _replacement_bytes(config)
         return self._mutate_if("mjb_endpoint_replace_model", e, b, len(b), timeout_ms)
@@ -1287,8 +1410,8 @@ class Endpoint:
                 ptr, cap = ctypes.cast(k, ctypes.POINTER(ctypes.c_double)), len(k)
             keep.append(k)
             r.field, r.buf, r.cap = int(f), ptr, cap
-        info = FrameInfo()
-        o = self._lib.mjb_frame_read_many(self._ep, reqs, len(flds), ctypes.byref(info))
+        cinfo, view = _frame_info_buffer()
+        o = self._lib.mjb_frame_read_many(self._ep, reqs, len(flds), ctypes.byref(cinfo))
         if o != Outcome.OK:
             raise _refusal(o)
         values: Dict[Field, Any] = {}
@@ -1299,7 +1422,7 @@ class Endpoint:
                 values[f] = _np.frombuffer(k, dtype=_np.float64)
             else:
                 values[f] = list(k)
-        return values, info
+        return values, _frame_info(view)
 
     def frame_reader(
         self, fields: Sequence[int], out: Optional[Mapping[int, Any]] = None
@@ -1324,7 +1447,7 @@ class Endpoint:
         """Fill ``buf`` with the endpoint's controls: from the frame when it carries them, else
         (``document``) from the world document."""
         written = ctypes.c_size_t(0)
-        info = FrameInfo()
+        info = _native.FrameInfo()
         o = self._lib.mjb_frame_read(
             self._ep,
             int(Field.CTRL),
@@ -1456,6 +1579,19 @@ class RestorePoint:
             self.configuration,
         )
         return "RestorePoint(%s)" % state
+
+
+def _arg(value: Any) -> Any:
+    """A ctypes argument converted once, for a call made again and again with it: what the
+    foreign call would otherwise make from ``value`` on every call (a small object per
+    argument). An array goes as the address of its first element (as C passes it), a pointer
+    (c_void_p) as its value, a c_size_t or c_uint32 as its value; the result keeps an array
+    alive. (ctypes passes such converted arguments on as they are.)"""
+    if isinstance(value, ctypes.Array):
+        return ctypes.byref(value)
+    if isinstance(value, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32)):
+        return type(value).from_param(value.value)
+    raise TypeError("no converted form for %s" % type(value).__name__)
 
 
 def _writable(buf: Any) -> Tuple[Any, int, Any]:

@@ -31,7 +31,7 @@ def main(model: pathlib.Path) -> int:
         joints: List[str] = idx.joints
         st = ep.stepper(read=[Field.QPOS, Field.QVEL], nstep=2)
         info: FrameInfo = st.step([0.1] * ep.dims().nu)
-        first: int = info.tick  # (info is the stepper's own FrameInfo, refreshed by each step)
+        first: int = info.tick  # a value: later steps return FrameInfo values of their own
         checkpoint: bytes = ep.checkpoint().encode("utf-8")
         report: Report = ep.step(3)
         tick: int = st.restore(checkpoint).tick
