@@ -142,18 +142,20 @@ if [ -z "${CARGO_ENCODED_RUSTFLAGS+set}" ]; then
   for flag in ${RUSTFLAGS:-}; do encoded+="${encoded:+$'\x1f'}$flag"; done
   unset RUSTFLAGS
 fi
-for flag in "${remap[@]}"; do encoded+="${encoded:+$'\x1f'}$flag"; done
+# The system libraries a static link needs come from rustc's --print native-static-libs (see
+# the build below), in the same flags.
+for flag in "${remap[@]}" --print native-static-libs; do encoded+="${encoded:+$'\x1f'}$flag"; done
 export CARGO_ENCODED_RUSTFLAGS="$encoded"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"
 step "building libmjbridge and the mjbridge command for $target (release, install link flags) in $target_dir"
 # One cargo build of the library and the command, so a second install finds both up to date: the
 # system libraries a static link needs come from rustc's --print native-static-libs, passed in
-# RUSTFLAGS (the same for every run, appended to the caller's) rather than as `cargo rustc`
-# arguments, which differ from the command's build of the same library and made every install
-# relink it twice. Cargo replays the note from its cache when nothing is rebuilt.
+# the rustc flags above (the same for every run, appended to the caller's) rather than as `cargo
+# rustc` arguments, which differ from the command's build of the same library and made every
+# install relink it twice. Cargo replays the note from its cache when nothing is rebuilt.
 if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" \
-    RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--print native-static-libs" cargo build --release --lib --bin mjbridge \
+    cargo build --release --lib --bin mjbridge \
     --quiet --target "$target" --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
     >"$messages" 2>"$log"; then
   cat "$log" >&2

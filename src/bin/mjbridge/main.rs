@@ -22,7 +22,7 @@ mod reference;
 
 use clap::{Parser, Subcommand};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -255,7 +255,7 @@ fn default_plugin_dir() -> Option<PathBuf> {
         bin.parent()?.join("lib").join("mujoco_plugin"),
     ];
     #[cfg(not(mjb_install_build))]
-    let built = Path::new(env!("MJB_ENGINE_LIBRARY"))
+    let built = std::path::Path::new(env!("MJB_ENGINE_LIBRARY"))
         .parent()
         .map(|d| d.join("plugin"));
     #[cfg(mjb_install_build)]
