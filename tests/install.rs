@@ -68,10 +68,9 @@ fn install() -> Result<Installed, String> {
     let staged = work.join("staged");
     let prefix = work.join("moved").join("prefix");
 
-    let engine = mjbridge::native::engine();
-    let library = Path::new(engine.build_library);
+    let library = Path::new(env!("MJB_ENGINE_LIBRARY"));
     let mujoco_file = library.file_name().unwrap().to_string_lossy().into_owned();
-    let from_wheel = engine.build_source.starts_with("pinned wheel");
+    let from_wheel = env!("MJB_ENGINE_SOURCE").starts_with("pinned wheel");
     let mut cmd = Command::new("bash");
     cmd.arg(root().join("scripts/install.sh"))
         .arg("--prefix")
