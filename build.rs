@@ -177,6 +177,8 @@ struct Found {
     origin: &'static str,
     /// The pinned wheel's file name and SHA-256.
     wheel: Option<(&'static str, &'static str)>,
+    /// `MUJOCO_DIR`'s folder (scripts/install.sh looks for MuJoCo's license texts there).
+    dir: Option<PathBuf>,
     /// The folder holding MuJoCo's LICENSE and LICENSES_THIRD_PARTY.md, when the build knows
     /// it (the pinned wheel); other sources leave it to scripts/install.sh to find them.
     licenses: Option<PathBuf>,
@@ -385,6 +387,15 @@ fn main() {
         "cargo:rustc-env=MJB_ENGINE_INCLUDE={}",
         found.include.display()
     );
+    // MUJOCO_DIR's folder, empty for other sources.
+    println!(
+        "cargo:rustc-env=MJB_ENGINE_DIR={}",
+        found
+            .dir
+            .as_deref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    );
     // Empty when the source does not ship them where the build can tell.
     println!(
         "cargo:rustc-env=MJB_ENGINE_LICENSES={}",
@@ -416,6 +427,7 @@ fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
                 source: "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR".into(),
                 origin: "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR",
                 wheel: None,
+                dir: None,
                 licenses: None,
             })
         }
@@ -453,6 +465,7 @@ fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
         source: "MUJOCO_DIR".into(),
         origin: "MUJOCO_DIR",
         wheel: None,
+        dir: Some(dir),
         licenses: None,
     })
 }
@@ -504,6 +517,7 @@ fn from_pkg_config(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
             source: "pkg-config mujoco".into(),
             origin: "pkg-config",
             wheel: None,
+            dir: None,
             licenses: None,
         }),
         _ => {
@@ -602,6 +616,7 @@ fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
         source: format!("pinned wheel {package}=={version} (sha256 {sha})"),
         origin: "pinned_wheel",
         wheel: Some((file, sha)),
+        dir: None,
         licenses: Some(licenses),
     })
 }

@@ -207,7 +207,9 @@ if [ "$bundle" = yes ]; then
   else
     wheel_licenses="$(engine_env MJB_ENGINE_LICENSES)"
     [ -z "$wheel_licenses" ] || candidates+=("$wheel_licenses")
-    case "$mujoco_source" in MUJOCO_DIR=*) candidates+=("${mujoco_source#MUJOCO_DIR=}") ;; esac
+    # MUJOCO_DIR's folder (the engine source the library reports names no folder).
+    mujoco_release_dir="$(engine_env MJB_ENGINE_DIR)"
+    [ -z "$mujoco_release_dir" ] || candidates+=("$mujoco_release_dir")
     case "$mujoco_dir:$mujoco_file" in
       /usr/lib/*:libmujoco.so.*) candidates+=("/usr/share/doc/libmujoco${mujoco_file#libmujoco.so.}") ;;
     esac
