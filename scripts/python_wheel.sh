@@ -8,6 +8,11 @@
 #     mjbridge/_lib/libmjbridge.so.0                  the release library (RUNPATH $ORIGIN)
 #     mjbridge/_lib/libmujoco.so.A.B.C                the exact MuJoCo it was linked against
 #     mjbridge/_lib/mujoco_plugin/*.so                MuJoCo's engine plugins (RUNPATH $ORIGIN/..)
+#     mjbridge-X.Y.Z.dist-info/licenses/              LICENSE, THIRD_PARTY_NOTICES.md and
+#                                                     mujoco/ (MuJoCo's LICENSE and
+#                                                     LICENSES_THIRD_PARTY.md): the tree's
+#                                                     share/licenses/mjbridge/, as metadata 2.4
+#                                                     lays out a wheel's license files
 #
 # `pip install OUT_DIR/mjbridge-*.whl` then works with nothing else installed: the binding loads
 # the library from its own folder and the library finds MuJoCo beside itself, as MuJoCo's own
@@ -16,8 +21,9 @@
 # already installed tree made with --bundle-mujoco instead of building.
 #
 # The wheel is tagged py3-none-linux_<arch>: the binding is pure Python (ctypes), the library
-# is for this platform. PYTHON (default python3) runs pip; with setuptools and wheel importable
-# it builds without fetching them (--no-build-isolation).
+# is for this platform. PYTHON (default python3) runs pip; with setuptools 77 or newer
+# importable (the first with metadata 2.4's license files) it builds without fetching it
+# (--no-build-isolation).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -74,6 +80,21 @@ mujoco_file="$(sed -n 's/.*Shared library: \[\(libmujoco[^]]*\)\]/\1/p' <<<"$dyn
   exit 1
 }
 
+# The license texts the tree carries: the bridge's, the crates' notices and MuJoCo's (a wheel
+# that carries libmujoco carries its license, or is not made).
+licenses="$prefix/share/licenses/mjbridge"
+for f in LICENSE THIRD_PARTY_NOTICES.md; do
+  [ -s "$licenses/$f" ] || { echo "python_wheel.sh: $licenses/$f is missing (a tree of scripts/install.sh?)" >&2; exit 1; }
+done
+mujoco_licenses=()
+for f in "$licenses"/mujoco/*; do
+  [ -s "$f" ] && mujoco_licenses+=("$f")
+done
+[ "${#mujoco_licenses[@]}" -gt 0 ] || {
+  echo "python_wheel.sh: no MuJoCo license texts in $licenses/mujoco: the wheel would carry $mujoco_file without them" >&2
+  exit 1
+}
+
 step "staging the package with $soname, $mujoco_file and MuJoCo's plugins"
 src="$work/src"
 mkdir -p "$src"
@@ -92,10 +113,25 @@ if [ -d "$lib/mujoco_plugin" ]; then
   done
 fi
 
+install -m 644 "$licenses/LICENSE" "$licenses/THIRD_PARTY_NOTICES.md" "$src/"
+mkdir -p "$src/mujoco"
+install -m 644 "${mujoco_licenses[@]}" "$src/mujoco/"
+names=(LICENSE THIRD_PARTY_NOTICES.md)
+for f in "${mujoco_licenses[@]}"; do
+  names+=("mujoco/$(basename "$f")")
+done
+license_files="$(printf '"%s", ' "${names[@]}")"
+license_files="${license_files%, }"
+sed -i "s|^license-files = \[\"LICENSE\"\]\$|license-files = [$license_files]|" "$src/pyproject.toml"
+grep -qF "license-files = [$license_files]" "$src/pyproject.toml" || {
+  echo "python_wheel.sh: bindings/python/pyproject.toml has no line 'license-files = [\"LICENSE\"]' to extend" >&2
+  exit 1
+}
+
 arch="$(uname -m)"
 printf '[bdist_wheel]\nplat_name = linux_%s\n' "$arch" >"$src/setup.cfg"
 pip_args=(-m pip wheel --quiet --disable-pip-version-check --no-deps -w "$work/wheel")
-if "$python" -c 'import setuptools, wheel' 2>/dev/null; then
+if "$python" -c 'import setuptools, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null; then
   pip_args+=(--no-build-isolation)
 fi
 step "building the wheel ($("$python" --version 2>&1))"
@@ -106,5 +142,17 @@ case "${whl[0]}" in
   *-py3-none-linux_"$arch".whl) ;;
   *) echo "python_wheel.sh: unexpected wheel tag: $(basename "${whl[0]}")" >&2; exit 1 ;;
 esac
+# Each license file where metadata 2.4 puts it, and named by the metadata.
+"$python" - "${whl[0]}" "$version" "${names[@]}" <<'PY' || exit 1
+import sys, zipfile
+wheel, version, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+z = zipfile.ZipFile(wheel)
+info = f"mjbridge-{version}.dist-info"
+meta = z.read(f"{info}/METADATA").decode()
+for n in names:
+    member = f"{info}/licenses/{n}"
+    if member not in z.namelist() or not z.read(member) or f"License-File: {n}\n" not in meta:
+        sys.exit(f"python_wheel.sh: {n} is not in the wheel's {info}/licenses/ and METADATA")
+PY
 cp "${whl[0]}" "$out/"
 step "wheel: $out/$(basename "${whl[0]}")"

@@ -8,7 +8,8 @@
 #
 # The archive holds one folder, mjbridge-<version>-<target>/, a self-contained install tree
 # (scripts/install.sh --bundle-mujoco: the bridge, its headers and packages, the mjbridge
-# command and the exact MuJoCo it was built against). DIR defaults to target/release-archives.
+# command, the exact MuJoCo it was built against, and the license texts of all of them in
+# share/licenses/mjbridge/). DIR defaults to target/release-archives.
 #
 # With --engines, also the engine packages, each with its SHA-256, made from the
 # x86_64-unknown-linux-gnu and x86_64-pc-windows-gnu trees (the archive's own when --target is

@@ -16,6 +16,11 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --all-targets --features fault-injection --quiet -- -D warnings
 
+# The notices of the Rust crates in the artifacts (THIRD_PARTY_NOTICES.md) against a fresh
+# cargo-about generation, and cargo-deny's license, bans and sources policy (deny.toml); offline.
+step "licenses: THIRD_PARTY_NOTICES.md is current, cargo deny check licenses bans sources"
+bash scripts/licenses.sh
+
 cache="$PWD/target/mujoco-cache"
 debian_inc=/usr/include
 debian_lib=/usr/lib/x86_64-linux-gnu

@@ -887,8 +887,8 @@ fn windows_tree_from_a_mujoco_release_layout_names_the_dll_and_its_import_librar
         .unwrap();
     assert!(implib.success());
 
-    let install = |prefix: &Path, bundle: &str| {
-        let out = Command::new("bash")
+    let run_install = |prefix: &Path, bundle: &str| {
+        Command::new("bash")
             .arg(root().join("scripts/install.sh"))
             .args(["--target", WINDOWS, bundle, "--prefix"])
             .arg(prefix)
@@ -897,7 +897,26 @@ fn windows_tree_from_a_mujoco_release_layout_names_the_dll_and_its_import_librar
             .env_remove("CARGO_TARGET_DIR")
             .env("MUJOCO_DIR", &release)
             .output()
-            .expect("run install.sh");
+            .expect("run install.sh")
+    };
+    // No license texts in MUJOCO_DIR: a tree that would carry mujoco.dll is refused, and
+    // nothing is installed.
+    let refused = work.join("refused");
+    let out = run_install(&refused, "--bundle-mujoco");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("would be bundled without its license texts"),
+        "{stderr}"
+    );
+    assert!(!refused.exists(), "a refused install left files");
+    // With MuJoCo's LICENSE and LICENSES_THIRD_PARTY.md at the top of MUJOCO_DIR (here the
+    // wheel's, standing in for a release's), they are bundled beside the DLL.
+    let texts = cache.parent().unwrap().join("licenses");
+    for f in ["LICENSE", "LICENSES_THIRD_PARTY.md"] {
+        std::fs::copy(texts.join(f), release.join(f)).unwrap();
+    }
+    let install = |prefix: &Path, bundle: &str| {
+        let out = run_install(prefix, bundle);
         assert!(
             out.status.success(),
             "install.sh {bundle} with MUJOCO_DIR failed:\n{}",
@@ -913,6 +932,12 @@ fn windows_tree_from_a_mujoco_release_layout_names_the_dll_and_its_import_librar
         "the tree bundles the DLL itself"
     );
     assert!(bundled.join("bin/mujoco_plugin/actuator.dll").is_file());
+    for f in ["LICENSE", "LICENSES_THIRD_PARTY.md"] {
+        let carried =
+            std::fs::read(bundled.join("share/licenses/mjbridge/mujoco").join(f)).unwrap();
+        assert!(!carried.is_empty());
+        assert_eq!(carried, std::fs::read(release.join(f)).unwrap(), "{f}");
+    }
     assert!(
         cmake.contains("set(mjbridge_MUJOCO_LIBRARY \"${_mjbridge_prefix}/bin/mujoco.dll\")")
             && cmake.contains("IMPORTED_IMPLIB \"${_mjbridge_libdir}/mujoco.lib\""),
@@ -922,6 +947,8 @@ fn windows_tree_from_a_mujoco_release_layout_names_the_dll_and_its_import_librar
     let external = work.join("external");
     let cmake = install(&external, "--no-bundle-mujoco");
     assert!(!external.join("bin/mujoco.dll").exists());
+    assert!(external.join("share/licenses/mjbridge/LICENSE").is_file());
+    assert!(!external.join("share/licenses/mjbridge/mujoco").exists());
     let location = release.join("bin/mujoco.dll");
     let imported = release.join("lib/mujoco.lib");
     assert!(
@@ -1216,5 +1243,53 @@ fn release_archive_per_target_with_its_sha256() {
             "{list}"
         );
         assert!(!list.contains("bcryptprimitives"), "{list}");
+
+        // The license texts, each the file it was copied from: the bridge's, the crates'
+        // notices and the bundled MuJoCo's (the target's pinned wheel).
+        let wheel_texts = std::env::var_os("MJB_MUJOCO_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target/mujoco-cache"))
+            .join(if p.windows() {
+                "4.0.0-x86_64-windows"
+            } else {
+                "4.0.0-aarch64-linux"
+            })
+            .join("licenses");
+        for (member, source) in [
+            ("LICENSE", root().join("LICENSE")),
+            (
+                "THIRD_PARTY_NOTICES.md",
+                root().join("THIRD_PARTY_NOTICES.md"),
+            ),
+            ("mujoco/LICENSE", wheel_texts.join("LICENSE")),
+            (
+                "mujoco/LICENSES_THIRD_PARTY.md",
+                wheel_texts.join("LICENSES_THIRD_PARTY.md"),
+            ),
+        ] {
+            let member = format!("{name}/share/licenses/mjbridge/{member}");
+            let o = if p.windows() {
+                Command::new("unzip")
+                    .arg("-p")
+                    .arg(out.join(&archive))
+                    .arg(&member)
+                    .output()
+            } else {
+                Command::new("tar")
+                    .arg("-xOzf")
+                    .arg(out.join(&archive))
+                    .arg(&member)
+                    .output()
+            }
+            .unwrap();
+            assert!(o.status.success(), "{member} is not in {archive}");
+            assert!(!o.stdout.is_empty(), "{member} is empty");
+            assert_eq!(
+                o.stdout,
+                std::fs::read(&source).unwrap(),
+                "{member} is not {}",
+                source.display()
+            );
+        }
     }
 }

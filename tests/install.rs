@@ -28,6 +28,20 @@ struct Installed {
     work: PathBuf,
     /// The wheel `scripts/python_wheel.sh` made (None without Python).
     wheel: Option<PathBuf>,
+    /// The further runs of install.sh on the same build that find MuJoCo's license texts or
+    /// refuse to bundle without them.
+    licenses: LicenseRuns,
+}
+
+struct LicenseRuns {
+    /// `--bundle-mujoco --mujoco-licenses DIR` (DIR: `texts`): the tree carries DIR's files.
+    explicit: PathBuf,
+    texts: PathBuf,
+    /// `--bundle-mujoco --mujoco-licenses EMPTY`: refused, nothing installed.
+    refused: PathBuf,
+    refusal: std::process::Output,
+    /// Debian's libmujoco bundled (the 2.2.2 run): its copyright file found by itself.
+    distro: Option<PathBuf>,
 }
 
 impl Installed {
@@ -73,11 +87,12 @@ fn install() -> Result<Installed, String> {
         let version_dir = library.parent().and_then(Path::parent).unwrap();
         let copy = cache.join(version_dir.file_name().unwrap());
         copy_dir(&version_dir.join("mujoco"), &copy.join("mujoco"))?;
-        std::fs::copy(
-            version_dir.join("extracted.sha256"),
-            copy.join("extracted.sha256"),
-        )
-        .map_err(|e| format!("wheel cache stamp: {e}"))?;
+        // MuJoCo's license texts with their stamp, so the copy needs no wheel either.
+        copy_dir(&version_dir.join("licenses"), &copy.join("licenses"))?;
+        for stamp in ["extracted.sha256", "licenses.sha256"] {
+            std::fs::copy(version_dir.join(stamp), copy.join(stamp))
+                .map_err(|e| format!("wheel cache stamp {stamp}: {e}"))?;
+        }
         cmd.env("MJB_MUJOCO_CACHE", &cache);
     }
     let out = cmd.output().map_err(|e| e.to_string())?;
@@ -86,6 +101,84 @@ fn install() -> Result<Installed, String> {
     if !out.status.success() {
         return Err(format!("scripts/install.sh: {:?}", out.status));
     }
+
+    // The license rules, on the same build (cargo finds it up to date): texts named by
+    // --mujoco-licenses, a refusal without them, and Debian's copyright file by itself.
+    let again = |prefix: &Path, extra: &[&std::ffi::OsStr]| {
+        let mut c = Command::new("bash");
+        c.arg(root().join("scripts/install.sh"))
+            .arg("--prefix")
+            .arg(prefix)
+            .arg("--target-dir")
+            .arg(&build)
+            .args(extra)
+            .env_remove("CARGO_TARGET_DIR");
+        if from_wheel {
+            c.env("MJB_MUJOCO_CACHE", &cache);
+        }
+        c.output().map_err(|e| e.to_string())
+    };
+    let texts = work.join("mujoco-texts");
+    std::fs::create_dir_all(&texts).map_err(|e| e.to_string())?;
+    std::fs::write(
+        texts.join("LICENSE"),
+        "MuJoCo's license, as the user names it\n",
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::write(
+        texts.join("LICENSES_THIRD_PARTY.md"),
+        "MuJoCo's third parties, as the user names them\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let explicit = work.join("explicit");
+    let o = again(
+        &explicit,
+        &[
+            "--bundle-mujoco".as_ref(),
+            "--mujoco-licenses".as_ref(),
+            texts.as_os_str(),
+        ],
+    )?;
+    if !o.status.success() {
+        return Err(format!(
+            "install.sh --mujoco-licenses: {:?}\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    let empty = work.join("no-texts");
+    std::fs::create_dir_all(&empty).map_err(|e| e.to_string())?;
+    let refused = work.join("refused");
+    let refusal = again(
+        &refused,
+        &[
+            "--bundle-mujoco".as_ref(),
+            "--mujoco-licenses".as_ref(),
+            empty.as_os_str(),
+        ],
+    )?;
+    let distro = if library.starts_with("/usr/lib") {
+        let p = work.join("distro");
+        let o = again(&p, &["--bundle-mujoco".as_ref()])?;
+        if !o.status.success() {
+            return Err(format!(
+                "install.sh --bundle-mujoco of {}: {:?}\n{}",
+                library.display(),
+                o.status,
+                String::from_utf8_lossy(&o.stderr)
+            ));
+        }
+        Some(p)
+    } else {
+        None
+    };
+    let licenses = LicenseRuns {
+        explicit,
+        texts,
+        refused,
+        refusal,
+        distro,
+    };
 
     // The wheel, from the same build folder (install.sh finds it up to date), before the build
     // output goes away.
@@ -131,6 +224,7 @@ fn install() -> Result<Installed, String> {
         bundled: from_wheel,
         work,
         wheel,
+        licenses,
     })
 }
 
@@ -297,6 +391,104 @@ fn installed_tree_has_soname_symlinks_and_no_build_machine_paths() {
             "{f} names the install folder {staged}"
         );
         assert!(!text.contains("mujoco-cache"), "{f} names a wheel cache");
+    }
+}
+
+/// The license texts every tree carries (share/licenses/mjbridge/): the bridge's LICENSE and
+/// THIRD_PARTY_NOTICES.md, and with MuJoCo bundled MuJoCo's own, each the very file it was
+/// copied from.
+fn assert_license_texts(prefix: &Path, mujoco: Option<&Path>, names: &[&str]) {
+    let dir = prefix.join("share/licenses/mjbridge");
+    for f in ["LICENSE", "THIRD_PARTY_NOTICES.md"] {
+        let installed =
+            std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{}: {f}: {e}", prefix.display()));
+        assert!(!installed.is_empty(), "{f} is empty");
+        assert_eq!(
+            installed,
+            std::fs::read(root().join(f)).unwrap(),
+            "{f} is not the repository's"
+        );
+    }
+    match mujoco {
+        Some(source) => {
+            let mut listed: Vec<String> = std::fs::read_dir(dir.join("mujoco"))
+                .unwrap_or_else(|e| panic!("{}: no MuJoCo license texts: {e}", prefix.display()))
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            listed.sort();
+            assert_eq!(listed, names, "{}", prefix.display());
+            for f in names {
+                let installed = std::fs::read(dir.join("mujoco").join(f)).unwrap();
+                assert!(!installed.is_empty(), "mujoco/{f} is empty");
+                assert_eq!(
+                    installed,
+                    std::fs::read(source.join(f)).unwrap(),
+                    "mujoco/{f} is not {}",
+                    source.join(f).display()
+                );
+            }
+        }
+        None => assert!(
+            !dir.join("mujoco").exists(),
+            "MuJoCo's license texts in a tree without MuJoCo"
+        ),
+    }
+}
+
+/// The folder build.rs took MuJoCo's license texts into (the pinned wheel), or None.
+fn wheel_licenses() -> Option<&'static Path> {
+    Some(Path::new(env!("MJB_ENGINE_LICENSES"))).filter(|p| !p.as_os_str().is_empty())
+}
+
+#[test]
+fn installed_tree_carries_the_license_texts() {
+    let i = installed();
+    let texts = if i.bundled {
+        let dir = wheel_licenses().expect("a bundled wheel MuJoCo has its license folder");
+        let license = std::fs::read_to_string(dir.join("LICENSE")).unwrap();
+        assert!(license.contains("Apache License") && license.contains("Version 2.0"));
+        Some(dir)
+    } else {
+        None
+    };
+    assert_license_texts(&i.prefix, texts, &["LICENSE", "LICENSES_THIRD_PARTY.md"]);
+}
+
+/// MuJoCo's license texts are found where its source keeps them, or named with
+/// --mujoco-licenses; without them a tree that would carry MuJoCo is refused, and nothing is
+/// installed.
+#[test]
+fn install_bundles_mujoco_only_with_its_license_texts() {
+    let i = installed();
+    let runs = &i.licenses;
+    assert_license_texts(
+        &runs.explicit,
+        Some(&runs.texts),
+        &["LICENSE", "LICENSES_THIRD_PARTY.md"],
+    );
+    assert!(runs.explicit.join("lib").join(&i.mujoco_file).is_file());
+
+    let stderr = String::from_utf8_lossy(&runs.refusal.stderr);
+    assert!(
+        !runs.refusal.status.success(),
+        "bundled without license texts"
+    );
+    assert!(
+        stderr.contains("would be bundled without its license texts")
+            && stderr.contains("--mujoco-licenses"),
+        "{stderr}"
+    );
+    assert!(
+        !runs.refused.exists(),
+        "a refused install left {}",
+        runs.refused.display()
+    );
+
+    if let Some(distro) = &runs.distro {
+        let version = i.mujoco_file.trim_start_matches("libmujoco.so.");
+        let doc = PathBuf::from(format!("/usr/share/doc/libmujoco{version}"));
+        assert_license_texts(distro, Some(&doc), &["copyright"]);
+        assert!(distro.join("lib").join(&i.mujoco_file).is_file());
     }
 }
 
@@ -566,10 +758,17 @@ fn venv() -> Option<PathBuf> {
                 .status()
                 .is_ok_and(|s| s.success())
         };
-        if !["pytest", "numpy", "setuptools", "wheel", "mypy"]
-            .iter()
-            .all(|m| has(m))
-        {
+        // setuptools 77 or newer: the first with metadata 2.4's license files (pyproject's
+        // `license-files`); a venv made by Python 3.11 starts with an older one.
+        let setuptools_77 = Command::new(&py)
+            .args([
+                "-c",
+                "import setuptools, sys; sys.exit(int(setuptools.__version__.split('.')[0]) < 77)",
+            ])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !setuptools_77 || !["pytest", "numpy", "wheel", "mypy"].iter().all(|m| has(m)) {
             run(Command::new(&py).args([
                 "-m",
                 "pip",
@@ -578,7 +777,7 @@ fn venv() -> Option<PathBuf> {
                 "--disable-pip-version-check",
                 "pytest",
                 "numpy",
-                "setuptools>=61",
+                "setuptools>=77",
                 "wheel",
                 "mypy",
             ]));
@@ -799,6 +998,95 @@ fn python_wheel_carries_the_library_and_runs_in_a_fresh_venv() {
         .arg(&py)
         .arg(root().join("bindings/python/tests/typed_consumer.py"))
         .current_dir(&i.work));
+}
+
+/// The wheel carries the tree's license texts in its dist-info's licenses/ folder, each named
+/// by a License-File line of its metadata (2.4) beside License-Expression: Apache-2.0.
+#[test]
+fn python_wheel_carries_the_license_texts_in_its_dist_info() {
+    let i = installed();
+    let Some(wheel) = &i.wheel else { return };
+    let Some(unzip) = tool("UNZIP", "unzip") else {
+        return;
+    };
+    let info = format!("mjbridge-{}.dist-info", i.version);
+    let read = |member: &str| {
+        let o = Command::new(&unzip)
+            .arg("-p")
+            .arg(wheel)
+            .arg(member)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{member} is not in {}", wheel.display());
+        o.stdout
+    };
+    let metadata = String::from_utf8(read(&format!("{info}/METADATA"))).unwrap();
+    assert!(
+        metadata.starts_with("Metadata-Version: 2.4\n"),
+        "{metadata}"
+    );
+    assert!(
+        metadata.contains("\nLicense-Expression: Apache-2.0\n"),
+        "{metadata}"
+    );
+    // The wheel always carries MuJoCo: the pinned wheel's texts, or Debian's copyright file
+    // when the engine is Debian's libmujoco.
+    let (mujoco, mujoco_names) = match wheel_licenses() {
+        Some(dir) => (
+            dir.to_path_buf(),
+            vec!["LICENSE", "LICENSES_THIRD_PARTY.md"],
+        ),
+        None => {
+            let version = i.mujoco_file.trim_start_matches("libmujoco.so.");
+            (
+                PathBuf::from(format!("/usr/share/doc/libmujoco{version}")),
+                vec!["copyright"],
+            )
+        }
+    };
+    let mut expected = vec![
+        ("LICENSE".to_owned(), root().join("LICENSE")),
+        (
+            "THIRD_PARTY_NOTICES.md".to_owned(),
+            root().join("THIRD_PARTY_NOTICES.md"),
+        ),
+    ];
+    for n in mujoco_names {
+        expected.push((format!("mujoco/{n}"), mujoco.join(n)));
+    }
+    let listed = String::from_utf8(
+        Command::new(&unzip)
+            .arg("-Z1")
+            .arg(wheel)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let prefix = format!("{info}/licenses/");
+    let mut carried: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix.as_str()))
+        .filter(|l| !l.is_empty() && !l.ends_with('/'))
+        .collect();
+    carried.sort();
+    let mut names: Vec<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort();
+    assert_eq!(carried, names, "the wheel's license files");
+    for (n, source) in &expected {
+        let text = read(&format!("{info}/licenses/{n}"));
+        assert!(!text.is_empty(), "{n} is empty");
+        assert_eq!(
+            text,
+            std::fs::read(source).unwrap(),
+            "{n} is not {}",
+            source.display()
+        );
+        assert!(
+            metadata.contains(&format!("\nLicense-File: {n}\n")),
+            "{n}: {metadata}"
+        );
+    }
 }
 
 /// The binding's own sources type-check under `mypy --strict` (pyproject's `[tool.mypy]`).
