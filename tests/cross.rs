@@ -619,8 +619,14 @@ fn header_marks_exports_dllimport_for_msvc_consumers_only() {
     let exports = msvc.matches("mjb_outcome mjb_step(").count();
     assert_eq!(exports, 1, "{msvc}");
     assert!(
-        msvc.contains("__declspec(dllimport) mjb_outcome mjb_step("),
+        msvc.contains("__declspec(dllimport) mjb_outcome mjb_endpoint_step("),
         "MSVC consumers import the DLL's exports"
+    );
+    // A deprecated export is imported the same way, its deprecation after the import (gcc
+    // takes the macro's __GNUC__ branch even with _MSC_VER defined).
+    assert!(
+        msvc.contains("__declspec(dllimport) __attribute__((deprecated(\"use mjb_endpoint_step"),
+        "a deprecated export is still imported: {msvc}"
     );
     assert!(msvc.contains("__declspec(dllimport) const char *mjb_version("));
     for text in [pre(&["-D_MSC_VER=1930", "-DMJBRIDGE_STATIC"]), pre(&[])] {
@@ -750,7 +756,13 @@ fn windows_msvc_import_library_lists_every_export_and_links() {
     let header = std::fs::read_to_string(root().join("include/mjbridge.h")).unwrap();
     // Every export is declared `MJB_API <type> <name>(` (cbindgen's [fn] prefix), on one line
     // or with the prefix alone on the line before.
-    let flat = header.replace("MJB_API\n", "MJB_API ");
+    // A deprecated export has its MJB_DEPRECATED("...") line between the two.
+    let flat = header
+        .lines()
+        .filter(|l| !l.starts_with("MJB_DEPRECATED("))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("MJB_API\n", "MJB_API ");
     let declared: Vec<String> = flat
         .lines()
         .filter_map(|l| l.strip_prefix("MJB_API "))
