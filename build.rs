@@ -78,6 +78,38 @@ const PINNED_WHEELS: &[(&str, &str, &str, &str, &str, &str)] = &[
         "https://files.pythonhosted.org/packages/d3/bb/f66f93adb9a295f10f251685173479688ec989e6532d36adc6c0565808c0/mujoco-3.3.7-cp311-cp311-win_amd64.whl",
         "bc98adebab38cd5e10e7072a724fbeaa2815a09de323d15a5d319a608bdda13a",
     ),
+    (
+        "3.17.0",
+        "mujoco",
+        "x86_64-linux",
+        "mujoco-3.17.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "https://files.pythonhosted.org/packages/90/b8/1d1ccbee32bf9ffc26fe2f62207c4bae173c8791ee0da437c821c12a5c26/mujoco-3.17.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "d66928d86a2d1b601bbaa4dc11db50214d17d5301bb8afd84721313b67ff0874",
+    ),
+    (
+        "3.17.0",
+        "mujoco",
+        "aarch64-linux",
+        "mujoco-3.17.0-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl",
+        "https://files.pythonhosted.org/packages/56/b5/9f50727831f48cb9605b6d9eff2d67d0c0b989796ee4eba306f4b24c09a9/mujoco-3.17.0-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl",
+        "91a70ed9979c383ff1f5c03f25cc2e1280a8254c1a8e558d5dd7f4184f01efc9",
+    ),
+    (
+        "3.17.0",
+        "mujoco",
+        "x86_64-windows",
+        "mujoco-3.17.0-cp311-cp311-win_amd64.whl",
+        "https://files.pythonhosted.org/packages/fc/c8/e9d1d012c8a76b4bc4141d28b9483f8d5c1512aa5a3ae884fcde68adfd26/mujoco-3.17.0-cp311-cp311-win_amd64.whl",
+        "390c4820796e2b905f64f011ae3c307d686f8548a3571b7420da0001ee6faaf2",
+    ),
+    (
+        "2.3.7",
+        "mujoco",
+        "x86_64-linux",
+        "mujoco-2.3.7-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        "https://files.pythonhosted.org/packages/be/c8/183dee0066e64da88b50df6a72e96dc662ae1bc2c422a2d35605ff19e154/mujoco-2.3.7-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        "426af8965f8636d94a0f75740c3024a62b3e585020ee817ef5208ec844a1ad94",
+    ),
 ];
 const DEFAULT_VERSION: &str = "4.0.0";
 /// What is taken out of a wheel; part of the cache stamp so a change re-extracts.
@@ -137,7 +169,14 @@ impl Target {
 struct Found {
     include: PathBuf,
     lib_dir: PathBuf,
+    /// Where MuJoCo came from, without any folder of this machine: the library reports it
+    /// (`mjb_build_info`), and a library must not carry the build machine's paths.
     source: String,
+    /// The kind of source: `pinned_wheel`, `MUJOCO_DIR`, `MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR`,
+    /// `pkg-config`.
+    origin: &'static str,
+    /// The pinned wheel's file name and SHA-256.
+    wheel: Option<(&'static str, &'static str)>,
     /// The folder holding MuJoCo's LICENSE and LICENSES_THIRD_PARTY.md, when the build knows
     /// it (the pinned wheel); other sources leave it to scripts/install.sh to find them.
     licenses: Option<PathBuf>,
@@ -181,7 +220,12 @@ fn main() {
     let header_version = read_header_version(&header).unwrap_or_else(|e| panic!("mjbridge: {e}"));
     let dotted = dotted_version(header_version);
     let lib_file = exact_library(&target, &found.lib_dir, &dotted).unwrap_or_else(|e| {
-        panic!("mjbridge: MuJoCo from {}: {e}", found.source);
+        panic!(
+            "mjbridge: MuJoCo from {} (headers {}, library folder {}): {e}",
+            found.source,
+            found.include.display(),
+            found.lib_dir.display()
+        );
     });
     println!(
         "mjbridge: MuJoCo {dotted} (mjVERSION_HEADER {header_version}) from {}: headers {}, library {}",
@@ -190,19 +234,63 @@ fn main() {
         lib_file.display()
     );
 
-    // Test selection by what these headers offer (the shim derives the same facts; a test
-    // checks the two agree): integration-profile tests need the state API with EQ_ACTIVE,
-    // history and plastic tests need those components, plugin tests the plugin loader.
-    let headers = header_text(&found.include);
-    let has = |ident: &str| headers.contains(ident);
-    for (cfg, present) in [
+    // What these headers declare, read from their text (never inferred from the version
+    // number: the 3.x line went on being released beside 4.x, so the first release that had a
+    // feature says nothing about a later 3.x). The same facts become the shim's MJB_HAS_*
+    // defines and, where tests select by them, cfgs (a test checks the shim's run-time facts
+    // agree with the cfgs).
+    let headers = Headers::read(&found.include);
+    let state_api = ["mj_stateSize", "mj_getState", "mj_setState"]
+        .iter()
+        .all(|f| headers.function(f));
+    let eq_active_state = headers.enumerator("mjSTATE_EQ_ACTIVE");
+    // Before 3.0 equality activation is mjModel.eq_active, a model quantity (the bridge never
+    // writes a model it owns); from 3.0 it is mjData.eq_active and a state component.
+    let eq_active_in_model = headers.model_field("eq_active");
+    let facts = [
+        ("MJB_HAS_STATE_API", state_api),
+        ("MJB_HAS_EQ_ACTIVE_STATE", eq_active_state),
+        ("MJB_EQ_ACTIVE_IN_MODEL", eq_active_in_model),
         (
-            "mjb_integration",
-            has("mj_setState") && has("mjSTATE_EQ_ACTIVE"),
+            "MJB_HAS_HISTORY_STATE",
+            headers.enumerator("mjSTATE_HISTORY"),
         ),
-        ("mjb_history", has("mjSTATE_HISTORY")),
-        ("mjb_plastic", has("mjSTATE_PLASTIC")),
-        ("mjb_plugins", has("mj_loadAllPluginLibraries")),
+        (
+            "MJB_HAS_PLASTIC_STATE",
+            headers.enumerator("mjSTATE_PLASTIC"),
+        ),
+        ("MJB_HAS_LOG_HANDLER", headers.function("mju_setLogHandler")),
+        ("MJB_HAS_BUFFER_VFS", headers.function("mj_addBufferVFS")),
+        ("MJB_HAS_PRINTF_ERROR", headers.variadic("mju_error")),
+        ("MJB_HAS_PLUGIN_STATE", headers.model_field("npluginstate")),
+        (
+            "MJB_HAS_PLUGIN_LOADING",
+            headers.function("mj_loadPluginLibrary")
+                && headers.function("mj_loadAllPluginLibraries"),
+        ),
+        ("MJB_HAS_MODEL_PATHS", headers.model_field("npaths")),
+        // 3.0.x has the paths array with mesh addresses only; the others came later.
+        ("MJB_HAS_MESH_PATHADR", headers.model_field("mesh_pathadr")),
+        ("MJB_HAS_SKIN_PATHADR", headers.model_field("skin_pathadr")),
+        (
+            "MJB_HAS_HFIELD_PATHADR",
+            headers.model_field("hfield_pathadr"),
+        ),
+        ("MJB_HAS_TEX_PATHADR", headers.model_field("tex_pathadr")),
+    ];
+    let on: Vec<&str> = facts.iter().filter(|f| f.1).map(|f| f.0).collect();
+    println!("mjbridge: these headers declare: {}", on.join(" "));
+    // The integration profile needs the state API and a state that holds every quantity the
+    // next step reads: with equality activation either a component (3.x, 4.x) or constant in
+    // the model (2.3.6, 2.3.7).
+    let integration = state_api && (eq_active_state || eq_active_in_model);
+    for (cfg, present) in [
+        ("mjb_integration", integration),
+        // Equality activation is in mjData (an input, a world field, a state segment).
+        ("mjb_eq_active", eq_active_state),
+        ("mjb_history", headers.enumerator("mjSTATE_HISTORY")),
+        ("mjb_plastic", headers.enumerator("mjSTATE_PLASTIC")),
+        ("mjb_plugins", headers.function("mj_loadAllPluginLibraries")),
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         if present {
@@ -217,6 +305,20 @@ fn main() {
         .flag("-Wall")
         .flag("-Wextra")
         .warnings_into_errors(true);
+    for (name, present) in facts {
+        shim.define(name, if present { "1" } else { "0" });
+    }
+    if install_build() {
+        // Reproducible: were the shim built with debug information (a CFLAGS of the user's),
+        // it would name the checkout and the MuJoCo headers' folder; both are mapped to fixed
+        // names. (A release build has neither debug information nor __FILE__.)
+        let manifest = env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+        shim.flag_if_supported(format!("-ffile-prefix-map={manifest}=mjbridge"));
+        shim.flag_if_supported(format!(
+            "-ffile-prefix-map={}=mujoco-include",
+            found.include.display()
+        ));
+    }
     // MuJoCo >= 4.0 has a per-thread log handler (exported for its own Python bindings, which
     // route errors per thread the same way): a guard installs it on its own thread only, so the
     // per-step path writes no process-wide state. Without it the shim falls back to re-chaining
@@ -256,7 +358,28 @@ fn main() {
     } else {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
     }
+    // What the library reports about its build (`mjb_build_info`): no folder of this machine.
     println!("cargo:rustc-env=MJB_ENGINE_SOURCE={}", found.source);
+    println!("cargo:rustc-env=MJB_ENGINE_ORIGIN={}", found.origin);
+    println!("cargo:rustc-env=MJB_ENGINE_LIBRARY_FILE={name}");
+    let (wheel_file, wheel_sha) = found.wheel.unwrap_or(("", ""));
+    println!("cargo:rustc-env=MJB_ENGINE_WHEEL={wheel_file}");
+    println!("cargo:rustc-env=MJB_ENGINE_WHEEL_SHA256={wheel_sha}");
+    println!(
+        "cargo:rustc-env=MJB_BUILD_TARGET={}",
+        env::var("TARGET").unwrap_or_default()
+    );
+    println!(
+        "cargo:rustc-env=MJB_BUILD_PROFILE={}",
+        env::var("PROFILE").unwrap_or_default()
+    );
+    println!("cargo::rustc-check-cfg=cfg(mjb_install_build)");
+    if install_build() {
+        println!("cargo:rustc-cfg=mjb_install_build");
+    }
+    // Where the files are on this machine: for the build tree's tests, benches and command
+    // and for scripts/install.sh (cargo's build-script messages); the library never reads
+    // these, so no installed file carries them.
     println!("cargo:rustc-env=MJB_ENGINE_LIBRARY={}", lib_file.display());
     println!(
         "cargo:rustc-env=MJB_ENGINE_INCLUDE={}",
@@ -291,6 +414,8 @@ fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
                 include,
                 lib_dir,
                 source: "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR".into(),
+                origin: "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR",
+                wheel: None,
                 licenses: None,
             })
         }
@@ -325,7 +450,9 @@ fn from_env(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
     Some(Found {
         include,
         lib_dir,
-        source: format!("MUJOCO_DIR={}", dir.display()),
+        source: "MUJOCO_DIR".into(),
+        origin: "MUJOCO_DIR",
+        wheel: None,
         licenses: None,
     })
 }
@@ -375,6 +502,8 @@ fn from_pkg_config(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
             include,
             lib_dir,
             source: "pkg-config mujoco".into(),
+            origin: "pkg-config",
+            wheel: None,
             licenses: None,
         }),
         _ => {
@@ -471,6 +600,8 @@ fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
         include: root.join("include"),
         lib_dir: root.clone(),
         source: format!("pinned wheel {package}=={version} (sha256 {sha})"),
+        origin: "pinned_wheel",
+        wheel: Some((file, sha)),
         licenses: Some(licenses),
     })
 }
@@ -652,17 +783,92 @@ fn library_exports(lib: &Path, symbol: &str) -> bool {
     bytes.windows(needle.len()).any(|w| w == needle.as_slice())
 }
 
-/// All of MuJoCo's public headers, concatenated.
-fn header_text(include: &Path) -> String {
-    let mut text = String::new();
-    if let Ok(rd) = fs::read_dir(include.join("mujoco")) {
-        for e in rd.flatten() {
-            if e.path().extension().is_some_and(|x| x == "h") {
-                text.push_str(&fs::read_to_string(e.path()).unwrap_or_default());
+/// MuJoCo's public headers, each line without its `//` comment: what they declare.
+struct Headers {
+    /// (file name, code lines)
+    files: Vec<(String, Vec<String>)>,
+}
+
+impl Headers {
+    fn read(include: &Path) -> Headers {
+        let mut files = Vec::new();
+        if let Ok(rd) = fs::read_dir(include.join("mujoco")) {
+            for e in rd.flatten() {
+                if e.path().extension().is_some_and(|x| x == "h") {
+                    let text = fs::read_to_string(e.path()).unwrap_or_default();
+                    let lines = text
+                        .lines()
+                        .map(|l| l.split("//").next().unwrap_or("").to_owned())
+                        .collect();
+                    files.push((e.file_name().to_string_lossy().into_owned(), lines));
+                }
             }
         }
+        files.sort();
+        Headers { files }
     }
-    text
+
+    fn lines(&self) -> impl Iterator<Item = &str> {
+        self.files
+            .iter()
+            .flat_map(|(_, lines)| lines.iter().map(String::as_str))
+    }
+
+    /// The parameter list of an exported function `name` (`MJAPI ... name(...)`), each
+    /// declaration on one line as MuJoCo writes them.
+    fn prototypes<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.lines()
+            .filter(|l| l.contains("MJAPI"))
+            .flat_map(move |l| words(l, name))
+            .filter_map(|rest| rest.trim_start().strip_prefix('('))
+    }
+
+    fn function(&self, name: &str) -> bool {
+        self.prototypes(name).next().is_some()
+    }
+
+    /// The function takes a format and its arguments (`mju_error(const char* msg, ...)`).
+    fn variadic(&self, name: &str) -> bool {
+        self.prototypes(name)
+            .any(|params| params.split(')').next().unwrap_or("").contains("..."))
+    }
+
+    /// An enumerator `name = ...` or `name,` at the start of a line.
+    fn enumerator(&self, name: &str) -> bool {
+        self.lines().any(|l| {
+            l.trim_start().strip_prefix(name).is_some_and(|rest| {
+                let rest = rest.trim_start();
+                rest.is_empty() || rest.starts_with('=') || rest.starts_with(',')
+            })
+        })
+    }
+
+    /// A member `name` of mjModel (mjmodel.h): `type name;` or `type* name;`.
+    fn model_field(&self, name: &str) -> bool {
+        self.files
+            .iter()
+            .filter(|(file, _)| file == "mjmodel.h")
+            .flat_map(|(_, lines)| lines.iter())
+            .any(|l| {
+                let Some(decl) = l.trim_end().strip_suffix(';') else {
+                    return false;
+                };
+                decl.trim_end()
+                    .strip_suffix(name)
+                    .is_some_and(|head| head.ends_with([' ', '\t', '*']))
+            })
+    }
+}
+
+/// What follows each whole-word occurrence of `name` in `line`.
+fn words<'a>(line: &'a str, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    line.match_indices(name).filter_map(move |(i, _)| {
+        let before = line[..i].chars().next_back();
+        let rest = &line[i + name.len()..];
+        let after = rest.chars().next();
+        (!before.is_some_and(ident) && !after.is_some_and(ident)).then_some(rest)
+    })
 }
 
 fn read_header_version(header: &Path) -> Result<i64, String> {

@@ -59,7 +59,7 @@ fn models() -> Vec<PathBuf> {
 
 /// Make the wheel's plugin libraries known to MuJoCo (the PID model needs mujoco.pid).
 fn load_plugins() {
-    let lib = Path::new(mjbridge::native::engine().build_library);
+    let lib = Path::new(env!("MJB_ENGINE_LIBRARY"));
     let dir = lib.parent().unwrap().join("plugin");
     for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         let p = std::ffi::CString::new(e.path().to_string_lossy().as_bytes()).unwrap();

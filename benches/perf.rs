@@ -40,12 +40,11 @@ fn build_side() -> Option<Side> {
         );
         return None;
     }
-    let engine = mjbridge::native::engine();
     let out = std::env::temp_dir().join(format!("mjb-nlohmann-side-{}.so", std::process::id()));
-    let lib = Path::new(engine.build_library);
+    let lib = Path::new(env!("MJB_ENGINE_LIBRARY"));
     let status = std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()))
         .args(["-std=c++17", "-O2", "-shared", "-fPIC", "-I"])
-        .arg(engine.build_include)
+        .arg(env!("MJB_ENGINE_INCLUDE"))
         .arg(root.join("benches/perf/nlohmann_side.cpp"))
         .arg(lib)
         .arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()))

@@ -1,6 +1,7 @@
 /* See shim.h: accessors, constants and setjmp-guarded calls, nothing else. */
 #include "shim.h"
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -9,31 +10,18 @@
 
 #include <mujoco/mujoco.h>
 
-/* mjVERSION_HEADER was 222 / 337 before 3.5.0 and 3005000 from then on. */
-#if mjVERSION_HEADER < 10000
-#define MJB_MJ_VERSION                                                      \
-  ((mjVERSION_HEADER / 100) * 1000000 + ((mjVERSION_HEADER / 10) % 10) * 1000 + \
-   (mjVERSION_HEADER % 10))
-#else
-#define MJB_MJ_VERSION mjVERSION_HEADER
-#endif
-
-#define MJB_HAS_STATE_API (MJB_MJ_VERSION >= 2003006)
-#define MJB_HAS_EQ_ACTIVE_STATE (MJB_MJ_VERSION >= 3000000)
-#define MJB_HAS_HISTORY_STATE (MJB_MJ_VERSION >= 3005000)
-#define MJB_HAS_PLASTIC_STATE (MJB_MJ_VERSION >= 4000000)
-#define MJB_HAS_LOG_HANDLER (MJB_MJ_VERSION >= 4000000)
-#define MJB_HAS_BUFFER_VFS (MJB_MJ_VERSION >= 3001003)
-#define MJB_HAS_PRINTF_ERROR (MJB_MJ_VERSION >= 2003003)
-#define MJB_HAS_PLUGIN_STATE (MJB_MJ_VERSION >= 2003000)
-/* mj_loadPluginLibrary and mj_loadAllPluginLibraries (with its callback) from 2.3.1. */
-#define MJB_HAS_PLUGIN_LOADING (MJB_MJ_VERSION >= 2003001)
-
-/* The state API took `unsigned int` signatures before 4.0 and `int` from 4.0. */
-#if MJB_MJ_VERSION >= 4000000
-typedef int mjb_sig_t;
-#else
-typedef unsigned int mjb_sig_t;
+/* What the headers declare: build.rs reads them and defines each MJB_HAS_* (and
+ * MJB_EQ_ACTIVE_IN_MODEL) as 0 or 1, never from the version number (the 3.x line went on
+ * being released beside 4.x). A build without them is refused rather than guessed. */
+#if !defined(MJB_HAS_STATE_API) || !defined(MJB_HAS_EQ_ACTIVE_STATE) ||                \
+    !defined(MJB_EQ_ACTIVE_IN_MODEL) || !defined(MJB_HAS_HISTORY_STATE) ||             \
+    !defined(MJB_HAS_PLASTIC_STATE) || !defined(MJB_HAS_LOG_HANDLER) ||                \
+    !defined(MJB_HAS_BUFFER_VFS) || !defined(MJB_HAS_PRINTF_ERROR) ||                  \
+    !defined(MJB_HAS_PLUGIN_STATE) || !defined(MJB_HAS_PLUGIN_LOADING) ||              \
+    !defined(MJB_HAS_MODEL_PATHS) || !defined(MJB_HAS_MESH_PATHADR) ||                 \
+    !defined(MJB_HAS_SKIN_PATHADR) || !defined(MJB_HAS_HFIELD_PATHADR) ||              \
+    !defined(MJB_HAS_TEX_PATHADR)
+#error "the MJB_HAS_* facts of the MuJoCo headers are defined by build.rs"
 #endif
 
 /* ---- error routing ------------------------------------------------------------------------
@@ -256,6 +244,7 @@ void mjb_shim_engine_info(mjb_shim_engine* out) {
   out->version_string = mj_versionString();
   out->has_state_api = MJB_HAS_STATE_API;
   out->has_eq_active_state = MJB_HAS_EQ_ACTIVE_STATE;
+  out->eq_active_in_model = MJB_EQ_ACTIVE_IN_MODEL;
 #if MJB_HAS_STATE_API
   out->sig_integration = (uint32_t)mjSTATE_INTEGRATION;
 #else
@@ -337,24 +326,23 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
     copy_msg(msg, "XML string too large");
     return MJB_SHIM_FAILED;
   }
-#if MJB_HAS_BUFFER_VFS
-  mjVFS vfs;
-  mj_defaultVFS(&vfs);
-  if (mj_addBufferVFS(&vfs, name, xml, (int)len) != 0) {
-    copy_msg(msg, "could not add the XML string to a virtual file system");
-    status = MJB_SHIM_FAILED;
-  } else {
-    status = load_path_guarded(name, &vfs, out, msg);
-  }
-  mj_deleteVFS(&vfs);
-#else
-  /* Old releases keep the whole VFS (about 2 MB) by value: put it on the heap. */
+  /* The VFS is on the heap: up to 3.1.x it holds every file by value (about 2 MB, more than a
+   * thread's stack may have; 3.1.3 to 3.1.6 already have mj_addBufferVFS), later it is one
+   * pointer. */
   mjVFS* vfs = (mjVFS*)calloc(1, sizeof(mjVFS));
   if (!vfs) {
     copy_msg(msg, "out of memory");
     return MJB_SHIM_FAILED;
   }
   mj_defaultVFS(vfs);
+#if MJB_HAS_BUFFER_VFS
+  if (mj_addBufferVFS(vfs, name, xml, (int)len) != 0) {
+    copy_msg(msg, "could not add the XML string to a virtual file system");
+    status = MJB_SHIM_FAILED;
+  } else {
+    status = load_path_guarded(name, vfs, out, msg);
+  }
+#else
   int idx = -1;
   if (mj_makeEmptyFileVFS(vfs, name, (int)len) == 0) idx = mj_findFileVFS(vfs, name);
   if (idx < 0) {
@@ -364,9 +352,9 @@ int mjb_shim_load_xml_string(const char* xml, size_t len, struct mjModel_** out,
     memcpy(vfs->filedata[idx], xml, len);
     status = load_path_guarded(name, vfs, out, msg);
   }
+#endif
   mj_deleteVFS(vfs);
   free(vfs);
-#endif
   return status;
 }
 
@@ -405,7 +393,7 @@ int mjb_shim_state_size(const struct mjModel_* m, uint32_t sig, int* out, char* 
   *out = 0;
 #if MJB_HAS_STATE_API
   GUARD_BEGIN(msg)
-  int size = mj_stateSize(m, (mjb_sig_t)sig);
+  int size = mj_stateSize(m, sig);
   GUARD_END()
   *out = size;
   return MJB_SHIM_OK;
@@ -422,7 +410,7 @@ int mjb_shim_get_state(const struct mjModel_* m, const struct mjData_* d, double
   msg[0] = '\0';
 #if MJB_HAS_STATE_API
   GUARD_BEGIN(msg)
-  mj_getState(m, d, state, (mjb_sig_t)sig);
+  mj_getState(m, d, state, sig);
   GUARD_END()
   return MJB_SHIM_OK;
 #else
@@ -440,7 +428,7 @@ int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double
   msg[0] = '\0';
 #if MJB_HAS_STATE_API
   GUARD_BEGIN(msg)
-  mj_setState(m, d, state, (mjb_sig_t)sig);
+  mj_setState(m, d, state, sig);
   GUARD_END()
   return MJB_SHIM_OK;
 #else
@@ -645,6 +633,62 @@ void mjb_shim_joint_slice(const struct mjModel_* m, int j, int64_t* qposadr, int
 static _Thread_local int tls_plugin_libraries = 0;
 static _Thread_local int tls_plugin_count = 0;
 
+/* MuJoCo 2.3.x ignores a plugin library it cannot load (no error, no warning), where later
+ * releases raise an error. So after a load that raised nothing, the shim checks that each
+ * library is in the process and refuses, naming the first that is not. On the releases that
+ * raise, every library that got this far is loaded and the check changes nothing. */
+#if defined(_WIN32)
+/* kernel32, declared here rather than through <windows.h> (whose macros MuJoCo's headers do
+ * not expect). MuJoCo loads a plugin DLL by its path; a module of that file name is looked
+ * for. */
+__declspec(dllimport) void* __stdcall GetModuleHandleA(const char* name);
+#define MJB_PLUGIN_SUFFIX ".dll"
+static int library_loaded(const char* path) {
+  const char* base = path;
+  for (const char* c = path; *c; c++) {
+    if (*c == '/' || *c == '\\') base = c + 1;
+  }
+  return GetModuleHandleA(base) != NULL;
+}
+#else
+#include <dlfcn.h>
+#if defined(__APPLE__)
+#define MJB_PLUGIN_SUFFIX ".dylib"
+#else
+#define MJB_PLUGIN_SUFFIX ".so"
+#endif
+/* RTLD_NOLOAD: a handle only when the file is already loaded (the loader compares the file
+ * itself, not the spelling of its path); nothing is loaded and no constructor runs. */
+static int library_loaded(const char* path) {
+  void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  if (handle) dlclose(handle);
+  return handle != NULL;
+}
+#endif
+
+static int refuse_unloaded(const char* path, char* msg) {
+  snprintf(msg, MJB_SHIM_MSG_CAP,
+           "MuJoCo did not load %.900s and raised no error (not a loadable library?)", path);
+  return MJB_SHIM_FAILED;
+}
+
+/* The first library file of `dir` (by MuJoCo's suffix) that is not in the process, or 0. */
+static int first_unloaded_in(const char* dir, char* path, size_t cap) {
+  DIR* d = opendir(dir);
+  if (!d) return 0;
+  const size_t k = strlen(MJB_PLUGIN_SUFFIX);
+  int found = 0;
+  struct dirent* e;
+  while (!found && (e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    if (n <= k || strcmp(e->d_name + n - k, MJB_PLUGIN_SUFFIX) != 0) continue;
+    snprintf(path, cap, "%s/%s", dir, e->d_name);
+    found = !library_loaded(path);
+  }
+  closedir(d);
+  return found;
+}
+
 static void count_plugins(const char* filename, int first, int count) {
   (void)filename;
   (void)first;
@@ -668,6 +712,7 @@ int mjb_shim_plugin_load(const char* path, int* plugins, char* msg) {
     tls_recorded = 0;
     return MJB_SHIM_ENGINE_ERROR;
   }
+  if (!library_loaded(path)) return refuse_unloaded(path, msg);
   return MJB_SHIM_OK;
 #else
   (void)path;
@@ -692,6 +737,8 @@ int mjb_shim_plugin_load_dir(const char* dir, int* libraries, int* plugins, char
     tls_recorded = 0;
     return MJB_SHIM_ENGINE_ERROR;
   }
+  char unloaded[4096];
+  if (first_unloaded_in(dir, unloaded, sizeof unloaded)) return refuse_unloaded(unloaded, msg);
   return MJB_SHIM_OK;
 #else
   (void)dir;
@@ -710,16 +757,24 @@ int mjb_shim_save_model(const struct mjModel_* m, void* buf, int64_t cap, int64_
   *written = 0;
   GUARD_BEGIN(msg)
   mjModel* c = mj_copyModel(NULL, m);
-#if MJB_MJ_VERSION >= 3000000
+#if MJB_HAS_MODEL_PATHS
   /* The paths array goes (its length is a size of the serialization), and with it every
    * address into it, and the buffer's byte count, which counts the paths (padded to 64
    * bytes) and is written as a size too; every other array is written by its own size. */
   c->npaths = 0;
   c->nbuffer = 0;
+#if MJB_HAS_MESH_PATHADR
   for (int i = 0; i < c->nmesh; i++) c->mesh_pathadr[i] = -1;
+#endif
+#if MJB_HAS_SKIN_PATHADR
   for (int i = 0; i < c->nskin; i++) c->skin_pathadr[i] = -1;
+#endif
+#if MJB_HAS_HFIELD_PATHADR
   for (int i = 0; i < c->nhfield; i++) c->hfield_pathadr[i] = -1;
+#endif
+#if MJB_HAS_TEX_PATHADR
   for (int i = 0; i < c->ntex; i++) c->tex_pathadr[i] = -1;
+#endif
 #endif
   int64_t size = (int64_t)mj_sizeModel(c);
   if (size <= cap) {

@@ -44,6 +44,7 @@ typedef struct mjb_shim_engine {
   int has_eq_active_state;   /* mjSTATE_EQ_ACTIVE exists */
   uint32_t sig_integration;  /* mjSTATE_INTEGRATION, 0 without the state API */
   int eq_active_size;        /* sizeof(mjData.eq_active[0]) */
+  int eq_active_in_model;    /* equality activation is mjModel.eq_active (before 3.0) */
 } mjb_shim_engine;
 
 /* Model dimensions the bridge keeps in Rust. */

@@ -288,7 +288,15 @@ pub fn endpoint_config(input: &[u8]) {
 /// with history buffers.
 pub fn harnesses(models: &std::path::Path) -> Vec<Harness> {
     let contact = models.join("contact_act.xml");
-    let history = models.join("history_plastic.xml");
+    // The history model with plastic state where the engine has it (4.0), else without.
+    let history = if mjbridge::native::engine()
+        .component_mask("plastic")
+        .is_some()
+    {
+        models.join("history_plastic.xml")
+    } else {
+        models.join("history.xml")
+    };
     let mut v = Vec::new();
     for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
         v.extend(Harness::new(

@@ -1610,10 +1610,15 @@ MJB_API const char *mjb_reason_name(int32_t reason);
 MJB_API const char *mjb_version(void);
 
 /**
- * Which MuJoCo the bridge was built against and which it runs with, as a JSON object:
- * `{"bridge", "engine_header_version", "engine_runtime_version", "engine", "engine_source",
- * "engine_library", "integration_profile"}`. `out_string`: must not be NULL; the caller frees
- * the result with `mjb_string_free`.
+ * Which MuJoCo the bridge was built against and which it runs with, and how it was built, as
+ * a JSON object with the members `bridge`, `engine_header_version`, `engine_runtime_version`,
+ * `engine`, `engine_source`, `engine_library`, `integration_profile`, `engine_origin`,
+ * `engine_wheel`, `engine_wheel_sha256`, `target`, `build_profile`, `install_build` and
+ * `fault_injection`. `engine_source` says where MuJoCo came from (the pinned wheel with its
+ * SHA-256, `MUJOCO_DIR`, the `MUJOCO_INCLUDE_DIR` and `MUJOCO_LIB_DIR` pair, or
+ * `pkg-config mujoco`), `engine_origin` is that kind alone and `engine_library` the file name
+ * of the library linked; no value names a folder of the build machine. `out_string`: must not
+ * be NULL; the caller frees the result with `mjb_string_free`.
  */
 MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
 

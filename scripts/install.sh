@@ -123,17 +123,39 @@ fi
 # folder, so the build tree's library (with its rpath for tests) is never overwritten. The wheel
 # cache is shared with the build tree's unless MJB_MUJOCO_CACHE says otherwise.
 export MJB_MUJOCO_CACHE="${MJB_MUJOCO_CACHE:-$root/target/mujoco-cache}"
+# Reproducible: the installed files are the same bytes whatever folder the checkout, the target
+# folder or cargo's home is in (scripts/repro_check.sh checks it). The crate's own sources reach
+# rustc as paths relative to the checkout, but its dependencies' panic locations would name
+# their sources under CARGO_HOME: that is remapped to a fixed prefix, and so are the checkout
+# and the target folder (absolute there only in debug information or in a file a build
+# script generates). Cargo's `trim-paths` profile setting would do this, but is not stable
+# yet; these flags do not enter cargo's metadata hashes, so symbol names do not change. They
+# go through CARGO_ENCODED_RUSTFLAGS (a folder with spaces stays one argument); RUSTFLAGS of
+# the caller are kept.
 mkdir -p "$target_dir"
+target_dir="$(cd "$target_dir" && pwd)"
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+remap=("--remap-path-prefix=$cargo_home=/cargo" "--remap-path-prefix=$root=/mjbridge"
+  "--remap-path-prefix=$target_dir=/mjbridge-target")
+encoded="${CARGO_ENCODED_RUSTFLAGS:-}"
+if [ -z "${CARGO_ENCODED_RUSTFLAGS+set}" ]; then
+  for flag in ${RUSTFLAGS:-}; do encoded+="${encoded:+$'\x1f'}$flag"; done
+  unset RUSTFLAGS
+fi
+# The system libraries a static link needs come from rustc's --print native-static-libs (see
+# the build below), in the same flags.
+for flag in "${remap[@]}" --print native-static-libs; do encoded+="${encoded:+$'\x1f'}$flag"; done
+export CARGO_ENCODED_RUSTFLAGS="$encoded"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"
 step "building libmjbridge and the mjbridge command for $target (release, install link flags) in $target_dir"
 # One cargo build of the library and the command, so a second install finds both up to date: the
 # system libraries a static link needs come from rustc's --print native-static-libs, passed in
-# RUSTFLAGS (the same for every run, appended to the caller's) rather than as `cargo rustc`
-# arguments, which differ from the command's build of the same library and made every install
-# relink it twice. Cargo replays the note from its cache when nothing is rebuilt.
+# the rustc flags above (the same for every run, appended to the caller's) rather than as `cargo
+# rustc` arguments, which differ from the command's build of the same library and made every
+# install relink it twice. Cargo replays the note from its cache when nothing is rebuilt.
 if ! MJB_INSTALL=1 MJB_INSTALL_LIBDIR="$libdir" CARGO_TARGET_DIR="$target_dir" \
-    RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--print native-static-libs" cargo build --release --lib --bin mjbridge \
+    cargo build --release --lib --bin mjbridge \
     --quiet --target "$target" --manifest-path "$root/Cargo.toml" --message-format=json-render-diagnostics \
     >"$messages" 2>"$log"; then
   cat "$log" >&2

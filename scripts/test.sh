@@ -28,12 +28,27 @@ debian_lib=/usr/lib/x86_64-linux-gnu
 step "cargo test: MuJoCo 4.0.0 (default, pinned wheel), fault injection on"
 MJB_EXPECT_ENGINE=4.0.0 MJB_FOREIGN_MUJOCO_LIB=none cargo test --features fault-injection
 
-# The engine matrix: the same suite against 3.3.7 (official wheel) and Debian's 2.2.2 (no
-# state API: the basic profile). Separate target folders; the wheel cache is shared.
+# The engine matrix: the same suite against the newest 3.x (3.17.0), 3.3.7 (official wheels),
+# 2.3.7 (the last 2.x: the state API, equality activation still in the model) and Debian's
+# 2.2.2 (no state API: the basic profile). Every integration-profile engine runs both profiles
+# (the tests open each profile the engine serves). Separate target folders (each links its own
+# MuJoCo); the wheel cache is shared. The foreign library of the engine-mismatch test must have
+# every symbol the build links: 4.0.0's for the 3.x builds, none for 2.3.7.
+lane() { # VERSION FOREIGN_LIB
+  local start
+  start=$(date +%s)
+  MJB_MUJOCO_VERSION="$1" CARGO_TARGET_DIR="target/engine-$1" MJB_MUJOCO_CACHE="$cache" \
+    MJB_EXPECT_ENGINE="$1" MJB_FOREIGN_MUJOCO_LIB="$2" cargo test --features fault-injection
+  echo "MuJoCo $1 suite: $(( $(date +%s) - start )) s"
+}
+step "cargo test: MuJoCo 3.17.0 (pinned wheel)"
+lane 3.17.0 "$cache/4.0.0/mujoco/libmujoco.so.4.0.0"
+
 step "cargo test: MuJoCo 3.3.7 (pinned wheel)"
-MJB_MUJOCO_VERSION=3.3.7 CARGO_TARGET_DIR=target/engine-3.3.7 MJB_MUJOCO_CACHE="$cache" \
-  MJB_EXPECT_ENGINE=3.3.7 MJB_FOREIGN_MUJOCO_LIB="$cache/4.0.0/mujoco/libmujoco.so.4.0.0" \
-  cargo test --features fault-injection
+lane 3.3.7 "$cache/4.0.0/mujoco/libmujoco.so.4.0.0"
+
+step "cargo test: MuJoCo 2.3.7 (pinned wheel, x86_64 only)"
+lane 2.3.7 none
 
 step "cargo test: MuJoCo 2.2.2 (Debian libmujoco-dev)"
 if [ -f "$debian_inc/mujoco/mujoco.h" ] && [ -f "$debian_lib/libmujoco.so.2.2.2" ]; then
@@ -71,6 +86,11 @@ fi
 
 step "ThreadSanitizer: the multi-threaded tests, standard library and C shim instrumented"
 bash scripts/tsan.sh
+
+step "reproducible builds: two install builds of this commit in different folders"
+repro_start=$(date +%s)
+MJB_MUJOCO_CACHE="$cache" bash scripts/repro_check.sh
+echo "reproducibility check: $(( $(date +%s) - repro_start )) s"
 
 step "the default build exports no test-only symbol"
 cargo build --release --lib --quiet

@@ -65,10 +65,20 @@ pub mod world;
 
 pub use host::{load_plugin, load_plugin_dir};
 
-/// Which MuJoCo the bridge was built against and runs with, as JSON.
+/// Which MuJoCo the bridge was built against and runs with, and how it was built, as JSON.
+/// Nothing in it names a folder of the build machine (a test and `scripts/repro_check.sh`
+/// check): the engine's source is a kind, the pinned wheel's name and SHA-256 where it came
+/// from one, and the library is its file name.
 pub fn build_info() -> String {
     use doc::{obj, Value};
     let e = native::engine();
+    let nonempty = |s: &'static str| {
+        if s.is_empty() {
+            Value::Null
+        } else {
+            s.into()
+        }
+    };
     obj([
         ("bridge", env!("CARGO_PKG_VERSION").into()),
         ("engine_header_version", i64::from(e.header_version).into()),
@@ -77,9 +87,22 @@ pub fn build_info() -> String {
             i64::from(e.runtime_version).into(),
         ),
         ("engine", e.version_string.as_str().into()),
-        ("engine_source", e.build_source.into()),
-        ("engine_library", e.build_library.into()),
+        ("engine_source", env!("MJB_ENGINE_SOURCE").into()),
+        ("engine_library", env!("MJB_ENGINE_LIBRARY_FILE").into()),
         ("integration_profile", Value::Bool(e.supports_integration())),
+        ("engine_origin", env!("MJB_ENGINE_ORIGIN").into()),
+        ("engine_wheel", nonempty(env!("MJB_ENGINE_WHEEL"))),
+        (
+            "engine_wheel_sha256",
+            nonempty(env!("MJB_ENGINE_WHEEL_SHA256")),
+        ),
+        ("target", env!("MJB_BUILD_TARGET").into()),
+        ("build_profile", env!("MJB_BUILD_PROFILE").into()),
+        ("install_build", Value::Bool(cfg!(mjb_install_build))),
+        (
+            "fault_injection",
+            Value::Bool(cfg!(feature = "fault-injection")),
+        ),
     ])
     .to_json()
 }

@@ -393,7 +393,7 @@ fn the_500_hz_host_loop_example_runs() {
 #[test]
 fn a_host_of_mujocos_batch_api_steps_through_mjb_endpoint_step() {
     let engine = mjbridge::native::engine();
-    let include = std::path::Path::new(engine.build_include);
+    let include = std::path::Path::new(env!("MJB_ENGINE_INCLUDE"));
     if !include.join("mujoco/mjbatch.h").is_file() {
         eprintln!("(this engine, {}, has no batch API)", engine.version_string);
         return;
@@ -402,7 +402,7 @@ fn a_host_of_mujocos_batch_api_steps_through_mjb_endpoint_step() {
         return;
     };
     let exe = out_dir().join("batch_clash");
-    let lib = std::path::Path::new(engine.build_library);
+    let lib = std::path::Path::new(env!("MJB_ENGINE_LIBRARY"));
     let o = std::process::Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
         .arg("-I")

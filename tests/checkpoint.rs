@@ -2,8 +2,10 @@
 //! effect, restore with bitwise verification, exact continuation, the world document and its
 //! state hash, world writes and model replacement.
 //!
-//! Built only against engines with the complete state API (`mjb_integration`, MuJoCo >= 3.0);
-//! on older engines the basic profile's coverage is tests/conformance.rs.
+//! Built only against engines with the complete state API (`mjb_integration`: MuJoCo >= 2.3.6;
+//! before 3.0 equality activation is the model's, not a state segment, and the tests that write
+//! it run from 3.0 on, `mjb_eq_active`); on older engines the basic profile's coverage is
+//! tests/conformance.rs.
 #![cfg(mjb_integration)]
 
 mod common;
@@ -45,6 +47,15 @@ fn segment(ep: &Ep, name: &str) -> (usize, usize) {
             .unwrap()
             .clone();
         (s.offset, s.len)
+    })
+}
+
+fn has_segment(ep: &Ep, name: &str) -> bool {
+    with_endpoint(ep, |e| {
+        e.shape()
+            .layout
+            .as_ref()
+            .is_some_and(|l| l.segment(name).is_some())
     })
 }
 
@@ -116,8 +127,12 @@ fn checkpoint_has_exactly_the_contract_fields_and_public_fields_are_segments_of_
     }
     // The layout comes from the engine's masks: the equality activations of this model are
     // [tether active, couple inactive], and the activation is the actuator's filter state.
-    let (eq, n) = segment(&ep, "eq_active");
-    assert_eq!(&values[eq..eq + n], &[1.0, 0.0]);
+    if cfg!(mjb_eq_active) {
+        let (eq, n) = segment(&ep, "eq_active");
+        assert_eq!(&values[eq..eq + n], &[1.0, 0.0]);
+    } else {
+        assert!(!has_segment(&ep, "eq_active"), "activation is the model's");
+    }
     let (act, n) = segment(&ep, "act");
     assert!(same_bits(&values[act..act + n], &p.act));
     assert_ne!(p.act[0], 0.0, "activation dynamics ran");
@@ -269,7 +284,9 @@ fn busy_user_state(ep: &Ep) {
         "mocap_quat",
         &[0.9950041652780258, 0.0, 0.09983341664682815, 0.0],
     );
-    set(&mut c, "eq_active", &[1.0, 1.0]);
+    if cfg!(mjb_eq_active) {
+        set(&mut c, "eq_active", &[1.0, 1.0]);
+    }
     let (qfrc, n) = segment(ep, "qfrc_applied");
     c["values"][qfrc + n - 1] = json!(0.05);
     let (xfrc, _) = segment(ep, "xfrc_applied");
@@ -583,42 +600,45 @@ fn refused_documents_leave_state_tick_stop_history_and_fence_untouched() {
     });
     assert_refused(&ep, &short, "MJB_REASON_SIZE", Some("/values"));
 
-    // The equality-activation domain, with the pointer of the first bad element.
-    let (eq, len) = segment(&ep, "eq_active");
-    assert_eq!(len, 2);
-    for token in [
-        "0.5",
-        "2",
-        "-1",
-        "-0",
-        "-0.0",
-        "1.0000000000000002",
-        "true",
-        "false",
-        "null",
-        "\"1\"",
-    ] {
-        let doc = with_value_token(&c, eq + 1, token);
+    // The equality-activation domain, with the pointer of the first bad element (where
+    // mjData holds equality activation: from MuJoCo 3.0).
+    if cfg!(mjb_eq_active) {
+        let (eq, len) = segment(&ep, "eq_active");
+        assert_eq!(len, 2);
+        for token in [
+            "0.5",
+            "2",
+            "-1",
+            "-0",
+            "-0.0",
+            "1.0000000000000002",
+            "true",
+            "false",
+            "null",
+            "\"1\"",
+        ] {
+            let doc = with_value_token(&c, eq + 1, token);
+            assert_refused(
+                &ep,
+                doc.as_bytes(),
+                "MJB_REASON_EQ_ACTIVE_DOMAIN",
+                Some(&format!("/values/{}", eq + 1)),
+            );
+        }
         assert_refused(
             &ep,
-            doc.as_bytes(),
+            with_value_token(&c, eq, "1e400").as_bytes(),
+            "MJB_REASON_NOT_FINITE",
+            Some(&format!("/values/{eq}")),
+        );
+        let two_bad = with_value_token(&parse(&with_value_token(&c, eq + 1, "0.5")), eq, "2");
+        assert_refused(
+            &ep,
+            two_bad.as_bytes(),
             "MJB_REASON_EQ_ACTIVE_DOMAIN",
-            Some(&format!("/values/{}", eq + 1)),
+            Some(&format!("/values/{eq}")),
         );
     }
-    assert_refused(
-        &ep,
-        with_value_token(&c, eq, "1e400").as_bytes(),
-        "MJB_REASON_NOT_FINITE",
-        Some(&format!("/values/{eq}")),
-    );
-    let two_bad = with_value_token(&parse(&with_value_token(&c, eq + 1, "0.5")), eq, "2");
-    assert_refused(
-        &ep,
-        two_bad.as_bytes(),
-        "MJB_REASON_EQ_ACTIVE_DOMAIN",
-        Some(&format!("/values/{eq}")),
-    );
     // Exactly 0 or 1 in any spelling of those numbers is accepted (shown below by restores).
 
     // Public fields one ulp off their segment of values.
@@ -649,7 +669,9 @@ fn refused_documents_leave_state_tick_stop_history_and_fence_untouched() {
     // descriptor, configuration, seed, a non-finite value, qpos off its segment, an equality
     // activation of 0.5): one list, shared with `mjbridge package gate`.
     let cases = with_endpoint(&ep, |e| mjbridge::conformance::corruptions(e, &good));
-    assert!(cases.len() >= 10, "{} cases", cases.len());
+    // (No equality-activation case where the model holds activation: before MuJoCo 3.0.)
+    let expected = if cfg!(mjb_eq_active) { 10 } else { 9 };
+    assert!(cases.len() >= expected, "{} cases", cases.len());
     for case in &cases {
         assert_refused(
             &ep,
@@ -664,8 +686,11 @@ fn refused_documents_leave_state_tick_stop_history_and_fence_untouched() {
     let (o, r) = ep.restore(&good);
     assert_eq!(o, Outcome::MJB_OK);
     assert_eq!((r.tick_before, r.tick_after), (30, 20));
-    let eq_ok = with_value_token(&c, eq + 1, "1e0");
-    assert_eq!(ep.restore(&eq_ok).0, Outcome::MJB_OK, "1e0 is exactly 1");
+    if cfg!(mjb_eq_active) {
+        let (eq, _) = segment(&ep, "eq_active");
+        let eq_ok = with_value_token(&c, eq + 1, "1e0");
+        assert_eq!(ep.restore(&eq_ok).0, Outcome::MJB_OK, "1e0 is exactly 1");
+    }
     assert_eq!(
         ep.safety(),
         history,
@@ -684,9 +709,15 @@ fn validation_order_reports_the_earliest_step() {
     });
     assert_refused(&ep, &doc, "MJB_REASON_ENGINE", Some("/engine"));
     // Bad activation and a public-field mismatch: the domain (step 3) comes first.
-    let (eq, _) = segment(&ep, "eq_active");
-    let doc = with_value_token(&edited_value(&c, |c| c["time"] = json!(1.0)), eq, "0.5");
-    assert_refused(&ep, doc.as_bytes(), "MJB_REASON_EQ_ACTIVE_DOMAIN", None);
+    if cfg!(mjb_eq_active) {
+        let (eq, _) = segment(&ep, "eq_active");
+        let doc = with_value_token(&edited_value(&c, |c| c["time"] = json!(1.0)), eq, "0.5");
+        assert_refused(&ep, doc.as_bytes(), "MJB_REASON_EQ_ACTIVE_DOMAIN", None);
+    }
+    // A value that is not finite and a public-field mismatch: finiteness (step 3) first.
+    let (qvel, _) = segment(&ep, "qvel");
+    let doc = with_value_token(&edited_value(&c, |c| c["time"] = json!(1.0)), qvel, "1e400");
+    assert_refused(&ep, doc.as_bytes(), "MJB_REASON_NOT_FINITE", None);
 }
 
 fn edited_value(c: &Value, f: impl FnOnce(&mut Value)) -> Value {

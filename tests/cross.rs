@@ -207,14 +207,11 @@ fn platform(triple: &'static str) -> Option<&'static Platform> {
 /// the engine-matrix runs of scripts/test.sh (3.3.7, Debian's 2.2.2, x86_64 only) do not
 /// repeat this file.
 fn default_engine() -> bool {
-    let engine = mjbridge::native::engine();
-    let default = engine
-        .build_source
-        .starts_with("pinned wheel mujoco-core==4.0.0");
+    let source = env!("MJB_ENGINE_SOURCE");
+    let default = source.starts_with("pinned wheel mujoco-core==4.0.0");
     if !default {
         eprintln!(
-            "cross lane: runs with the default engine only (this run: {}); not repeated here",
-            engine.build_source
+            "cross lane: runs with the default engine only (this run: {source}); not repeated here"
         );
     }
     default

@@ -52,15 +52,10 @@ fn skip(msg: &str) {
 /// The packages are built from the default engine's trees (the pinned 4.0.0 wheels); the
 /// engine-matrix runs of scripts/test.sh do not repeat them.
 fn default_engine() -> bool {
-    let engine = mjbridge::native::engine();
-    let default = engine
-        .build_source
-        .starts_with("pinned wheel mujoco-core==4.0.0");
+    let source = env!("MJB_ENGINE_SOURCE");
+    let default = source.starts_with("pinned wheel mujoco-core==4.0.0");
     if !default {
-        eprintln!(
-            "engine packages: built with the default engine only (this run: {})",
-            engine.build_source
-        );
+        eprintln!("engine packages: built with the default engine only (this run: {source})");
     }
     default
 }

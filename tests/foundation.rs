@@ -23,7 +23,12 @@ fn build_reports_the_engine_it_was_built_against_and_loads_exactly_that_file() {
         assert_eq!(info["engine"].as_str(), Some(want.as_str()));
     }
     // The process mapped exactly the library file the build linked, and no other libmujoco.
-    let lib = std::fs::canonicalize(info["engine_library"].as_str().unwrap()).unwrap();
+    let built = std::path::Path::new(env!("MJB_ENGINE_LIBRARY"));
+    assert_eq!(
+        info["engine_library"].as_str(),
+        built.file_name().and_then(|n| n.to_str())
+    );
+    let lib = std::fs::canonicalize(built).unwrap();
     let _ep = open_model("pendulum.xml", "");
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
     let mapped: std::collections::BTreeSet<&str> = maps
@@ -271,10 +276,79 @@ fn names_cover_every_value_and_unknown_values() {
     assert_eq!(Outcome::MJB_PANIC as i32, 6);
 }
 
+/// `mjb_build_info` tells where MuJoCo came from as a kind (and the pinned wheel with its
+/// SHA-256), never as a folder of the build machine: an installed library must carry none.
+#[test]
+fn build_info_names_the_engines_source_without_a_folder_of_the_build_machine() {
+    let mut s = std::ptr::null_mut();
+    assert_eq!(unsafe { mjb_build_info(&mut s) }, Outcome::MJB_OK);
+    let text = take_string(s);
+    let info: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let library = std::path::Path::new(env!("MJB_ENGINE_LIBRARY"));
+    let folders = [
+        library.parent().unwrap().to_str().unwrap(),
+        env!("MJB_ENGINE_INCLUDE"),
+        env!("CARGO_MANIFEST_DIR"),
+    ];
+    for folder in folders {
+        assert!(!text.contains(folder), "{folder} in {text}");
+    }
+    if let Ok(home) = std::env::var("HOME") {
+        assert!(!text.contains(&format!("{home}/")), "{home} in {text}");
+    }
+    let lib = info["engine_library"].as_str().unwrap();
+    assert!(!lib.contains('/') && !lib.contains('\\'), "{lib}");
+    let origin = info["engine_origin"].as_str().unwrap();
+    assert!(
+        [
+            "pinned_wheel",
+            "MUJOCO_DIR",
+            "MUJOCO_INCLUDE_DIR/MUJOCO_LIB_DIR",
+            "pkg-config"
+        ]
+        .contains(&origin),
+        "{origin}"
+    );
+    let wheel = &info["engine_wheel"];
+    let sha = &info["engine_wheel_sha256"];
+    if origin == "pinned_wheel" {
+        let sha = sha.as_str().unwrap();
+        assert_eq!(sha.len(), 64);
+        assert!(sha.bytes().all(|b| b.is_ascii_hexdigit()));
+        let file = wheel.as_str().unwrap();
+        assert!(file.ends_with(".whl") && !file.contains('/'), "{file}");
+        let source = info["engine_source"].as_str().unwrap();
+        assert!(source.starts_with("pinned wheel ") && source.contains(sha));
+    } else {
+        assert!(wheel.is_null() && sha.is_null(), "{text}");
+        assert!(info["engine_source"]
+            .as_str()
+            .unwrap()
+            .starts_with(origin.trim_end_matches("/MUJOCO_LIB_DIR")));
+    }
+    assert!(
+        info["target"]
+            .as_str()
+            .unwrap()
+            .starts_with(std::env::consts::ARCH),
+        "{text}"
+    );
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    assert_eq!(info["build_profile"], profile);
+    assert_eq!(info["install_build"], false);
+    assert_eq!(info["fault_injection"], cfg!(feature = "fault-injection"));
+}
+
 #[test]
 fn build_cfgs_agree_with_the_shims_engine_facts() {
     let e = mjbridge::native::engine();
     assert_eq!(cfg!(mjb_integration), e.supports_integration());
+    assert_eq!(cfg!(mjb_eq_active), e.has_eq_active_state);
+    assert_eq!(cfg!(mjb_eq_active), e.component_mask("eq_active").is_some());
     assert_eq!(cfg!(mjb_history), e.component_mask("history").is_some());
     assert_eq!(cfg!(mjb_plastic), e.component_mask("plastic").is_some());
 }

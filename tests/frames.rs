@@ -200,7 +200,7 @@ fn frame_selection_is_strict() {
         assert_eq!(e["pointer"], ptr, "{frame}");
     }
     let cfg = format!("{{\"model\":{{\"xml_path\":{path}}},\"frame\":[\"eq_active\"]}}");
-    if cfg!(mjb_integration) {
+    if cfg!(mjb_eq_active) {
         let ep = open(&cfg);
         assert_eq!(
             ep.frame(&[MJB_FIELD_EQ_ACTIVE]).0[0],

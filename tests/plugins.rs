@@ -10,8 +10,31 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 fn plugin_dir() -> PathBuf {
-    let lib = PathBuf::from(mjbridge::native::engine().build_library);
+    let lib = PathBuf::from(env!("MJB_ENGINE_LIBRARY"));
     lib.parent().unwrap().join("plugin")
+}
+
+/// The plugin library and the model that needs it: MuJoCo's `mujoco.pid` actuator
+/// (libactuator.so) where the engine's plugin folder has it (3.x, 4.x), else the
+/// `mujoco.sensor.touch_grid` sensor (libsensor.so, in every wheel since 2.3).
+#[cfg_attr(not(mjb_plugins), allow(dead_code))]
+struct Case {
+    library: &'static str,
+    model: &'static str,
+}
+
+fn case() -> Case {
+    if plugin_dir().join("libactuator.so").is_file() {
+        Case {
+            library: "libactuator.so",
+            model: "pid_plugin.xml",
+        }
+    } else {
+        Case {
+            library: "libsensor.so",
+            model: "touch_plugin.xml",
+        }
+    }
 }
 
 fn load(path: &str) -> (Outcome, usize) {
@@ -28,10 +51,10 @@ fn load_dir(dir: &str) -> (Outcome, usize, usize) {
     (o, libs, n)
 }
 
-fn pid_config() -> String {
+fn plugin_config() -> String {
     format!(
-        "{{\"model\":{{\"xml_path\":{}}}}}",
-        js(&model_path("pid_plugin.xml"))
+        "{{\"model\":{{\"xml_path\":{}}},\"frame\":[\"sensordata\"]}}",
+        js(&model_path(case().model))
     )
 }
 
@@ -39,14 +62,15 @@ fn pid_config() -> String {
 #[test]
 fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
     let dir = plugin_dir();
+    let case = case();
     assert!(
-        dir.join("libactuator.so").is_file(),
+        dir.join(case.library).is_file(),
         "the build extracts the wheel's plugin folder next to the library ({})",
         dir.display()
     );
-    let (o, e) = try_open(&pid_config())
+    let (o, e) = try_open(&plugin_config())
         .err()
-        .expect("mujoco.pid is not registered yet");
+        .expect("the model's plugin is not registered yet");
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
 
@@ -71,27 +95,38 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
     let o = unsafe { mjb_plugin_load(std::ptr::null(), std::ptr::null_mut()) };
     assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
-    assert!(try_open(&pid_config()).is_err(), "still not registered");
+    assert!(try_open(&plugin_config()).is_err(), "still not registered");
 
     let (o, libs, n) = load_dir(&dir.to_string_lossy());
     assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
     assert!(libs >= 1 && n >= 1, "{libs} libraries, {n} plugins");
-    let (o, again) = load(&dir.join("libactuator.so").to_string_lossy());
+    let (o, again) = load(&dir.join(case.library).to_string_lossy());
     assert_eq!(
         (o, again),
         (Outcome::MJB_OK, 0),
         "already registered: nothing new"
     );
-    refusals_inside_the_system_loader_leave_it_usable(&dir);
+    refusals_inside_the_system_loader_leave_it_usable(&dir.join(case.library));
 
-    let ep = open(&pid_config());
-    assert_eq!(ep.set_ctrl(&[0.1, 0.1]), Outcome::MJB_OK);
-    ep.step_ok(600);
-    let q = ep.public().qpos;
-    assert!(
-        q.iter().all(|x| (x - 0.1).abs() < 0.005),
-        "the plugin actuators reach the setpoint: {q:?}"
-    );
+    let ep = open(&plugin_config());
+    if case.model == "pid_plugin.xml" {
+        assert_eq!(ep.set_ctrl(&[0.1, 0.1]), Outcome::MJB_OK);
+        ep.step_ok(600);
+        let q = ep.public().qpos;
+        assert!(
+            q.iter().all(|x| (x - 0.1).abs() < 0.005),
+            "the plugin actuators reach the setpoint: {q:?}"
+        );
+    } else {
+        ep.step_ok(600);
+        let touch = &ep.frame(&[Field::MJB_FIELD_SENSORDATA]).0[0];
+        // The grid's normal forces add up to the resting box's weight (0.5 kg).
+        let weight: f64 = touch.iter().sum::<f64>().abs();
+        assert!(
+            (weight - 0.5 * 9.81).abs() < 0.05,
+            "the plugin sensor feels the box resting on the pad: {touch:?}"
+        );
+    }
     // The plugin's state is part of the checkpoint: continuation stays exact.
     let cp = ep.checkpoint();
     ep.step_ok(50);
@@ -120,7 +155,7 @@ fn an_engine_without_the_plugin_api_refuses_plugin_loading_clearly() {
     let any_dir = env!("CARGO_MANIFEST_DIR");
     assert_eq!(load_dir(any_dir), (Outcome::MJB_REJECTED, 0, 0));
     assert_eq!(last_reason(), "MJB_REASON_UNSUPPORTED");
-    let (o, e) = try_open(&pid_config())
+    let (o, e) = try_open(&plugin_config())
         .err()
         .expect("no plugins on this engine");
     assert_eq!(o, Outcome::MJB_REJECTED);
@@ -134,7 +169,7 @@ fn an_engine_without_the_plugin_api_refuses_plugin_loading_clearly() {
 /// the next library load on any thread would hang: each refusal is followed by a load on
 /// another thread, which must finish.
 #[cfg(mjb_plugins)]
-fn refusals_inside_the_system_loader_leave_it_usable(dir: &std::path::Path) {
+fn refusals_inside_the_system_loader_leave_it_usable(library: &std::path::Path) {
     fn another_thread_loads(path: std::path::PathBuf) {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -148,8 +183,8 @@ fn refusals_inside_the_system_loader_leave_it_usable(dir: &std::path::Path) {
         );
     }
     let tmp = tempfile::tempdir().unwrap();
-    let copy = tmp.path().join("libactuator_copy.so");
-    std::fs::copy(dir.join("libactuator.so"), &copy).unwrap();
+    let copy = tmp.path().join("libplugin_copy.so");
+    std::fs::copy(library, &copy).unwrap();
     assert_eq!(load(&copy.to_string_lossy()).0, Outcome::MJB_REJECTED);
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
     assert!(
@@ -160,7 +195,7 @@ fn refusals_inside_the_system_loader_leave_it_usable(dir: &std::path::Path) {
         "MuJoCo's message: {}",
         last_error()
     );
-    another_thread_loads(dir.join("libactuator.so"));
+    another_thread_loads(library.to_path_buf());
 
     let broken = tmp.path().join("broken");
     std::fs::create_dir(&broken).unwrap();
@@ -176,5 +211,5 @@ fn refusals_inside_the_system_loader_leave_it_usable(dir: &std::path::Path) {
         "MuJoCo's message: {}",
         last_error()
     );
-    another_thread_loads(dir.join("libactuator.so"));
+    another_thread_loads(library.to_path_buf());
 }

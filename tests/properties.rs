@@ -27,11 +27,11 @@ fn cases() -> Vec<Case> {
         ("contact_act.xml", vec![0.4, -0.2], 25u32),
         ("pendulum.xml", vec![], 40),
     ];
-    if mjbridge::native::engine()
-        .component_mask("history")
-        .is_some()
-    {
+    let e = mjbridge::native::engine();
+    if e.component_mask("plastic").is_some() {
         models.push(("history_plastic.xml", vec![1.0, 3.0], 9));
+    } else if e.component_mask("history").is_some() {
+        models.push(("history.xml", vec![1.0, 3.0], 9));
     }
     for (file, ctrl, steps) in models {
         for profile in profiles() {

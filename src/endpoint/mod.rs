@@ -145,7 +145,7 @@ fn resolve_profile(wanted: Option<Profile>) -> Result<Profile, Refusal> {
         Some(Profile::Integration) if !e.supports_integration() => Err(Refusal::rejected(
             Reason::MJB_REASON_PROFILE,
             format!(
-                "mujoco_integration_v1 needs mj_stateSize/mj_getState/mj_setState and mjSTATE_EQ_ACTIVE (MuJoCo >= 3.0.0); this engine is {}",
+                "mujoco_integration_v1 needs mj_stateSize/mj_getState/mj_setState (MuJoCo >= 2.3.6) with equality activation in the state (mjSTATE_EQ_ACTIVE) or in the model; this engine is {}",
                 e.version_string
             ),
         )

@@ -83,12 +83,11 @@ pub struct EngineInfo {
     pub sig_integration: u32,
     /// Bytes per `mjData.eq_active` element (1: mjtByte or bool), 0 when not in mjData.
     pub eq_active_size: i32,
+    /// Equality activation is `mjModel.eq_active` (before MuJoCo 3.0): a model quantity, which
+    /// the bridge never writes, so a state without an EQ_ACTIVE component is still complete.
+    pub eq_active_in_model: bool,
     /// Named single-bit components of these headers.
     pub components: Vec<(&'static str, u32)>,
-    /// Where the build found MuJoCo, and the exact library file it linked.
-    pub build_source: &'static str,
-    pub build_library: &'static str,
-    pub build_include: &'static str,
 }
 
 impl EngineInfo {
@@ -97,9 +96,13 @@ impl EngineInfo {
         self.header_version == self.runtime_version
     }
 
-    /// Everything `mujoco_integration_v1` needs is in this engine.
+    /// Everything `mujoco_integration_v1` needs is in this engine: the state API, and a
+    /// state that holds equality activation (mjSTATE_EQ_ACTIVE) unless the model holds it
+    /// (2.3.6 and 2.3.7 have the state API and keep activation in mjModel).
     pub fn supports_integration(&self) -> bool {
-        self.has_state_api && self.has_eq_active_state && self.sig_integration != 0
+        self.has_state_api
+            && self.sig_integration != 0
+            && (self.has_eq_active_state || self.eq_active_in_model)
     }
 
     pub fn component_name(&self, mask: u32) -> Option<&'static str> {
@@ -129,6 +132,7 @@ pub fn engine() -> &'static EngineInfo {
             has_eq_active_state: 0,
             sig_integration: 0,
             eq_active_size: 0,
+            eq_active_in_model: 0,
         };
         // SAFETY: plain out-parameter fill; mj_versionString returns a static string.
         unsafe { mjb_shim_engine_info(&mut raw) };
@@ -160,10 +164,8 @@ pub fn engine() -> &'static EngineInfo {
             has_eq_active_state: raw.has_eq_active_state != 0,
             sig_integration: raw.sig_integration,
             eq_active_size: raw.eq_active_size,
+            eq_active_in_model: raw.eq_active_in_model != 0,
             components,
-            build_source: env!("MJB_ENGINE_SOURCE"),
-            build_library: env!("MJB_ENGINE_LIBRARY"),
-            build_include: env!("MJB_ENGINE_INCLUDE"),
         }
     })
 }

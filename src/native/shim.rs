@@ -26,6 +26,7 @@ pub struct ShimEngine {
     pub has_eq_active_state: c_int,
     pub sig_integration: u32,
     pub eq_active_size: c_int,
+    pub eq_active_in_model: c_int,
 }
 
 #[repr(C)]

@@ -84,15 +84,14 @@ pub fn build(b: Build, out_name: &str) -> PathBuf {
         .arg(root().join("tests/c"))
         .arg("-I")
         .arg(root().join("bindings/cpp"));
-    let engine = mjbridge::native::engine();
     if b.with_mujoco {
-        cmd.arg("-I").arg(engine.build_include);
+        cmd.arg("-I").arg(env!("MJB_ENGINE_INCLUDE"));
     }
     cmd.args(&b.extra).args(&b.sources).arg("-o").arg(&out);
     cmd.arg("-L").arg(lib_dir()).arg("-lmjbridge");
     cmd.arg(format!("-Wl,-rpath,{}", lib_dir().display()));
     if b.with_mujoco {
-        let lib = Path::new(engine.build_library);
+        let lib = Path::new(env!("MJB_ENGINE_LIBRARY"));
         cmd.arg(lib);
         cmd.arg(format!("-Wl,-rpath,{}", lib.parent().unwrap().display()));
     }

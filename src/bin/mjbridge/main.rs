@@ -22,7 +22,7 @@ mod reference;
 
 use clap::{Parser, Subcommand};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -243,8 +243,9 @@ fn load_plugins(asked: &[PathBuf]) -> Result<()> {
 }
 
 /// The engine plugin folder that goes with this command: its install's (`PREFIX/bin/mjbridge`
-/// beside `PREFIX/lib/mujoco_plugin`, or `bin/mujoco_plugin` on Windows), else the folder the
-/// build took the engine from. Only a folder with something in it: a system library folder
+/// beside `PREFIX/lib/mujoco_plugin`, or `bin/mujoco_plugin` on Windows), else, in the build
+/// tree only, the folder the build took the engine from (an install build carries no folder
+/// of the build machine). Only a folder with something in it: a system library folder
 /// (Debian's `/usr/lib/<triple>`) may have an empty or unrelated `plugin` folder beside it.
 fn default_plugin_dir() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
@@ -253,9 +254,12 @@ fn default_plugin_dir() -> Option<PathBuf> {
         bin.join("mujoco_plugin"),
         bin.parent()?.join("lib").join("mujoco_plugin"),
     ];
-    let built = Path::new(mjbridge::native::engine().build_library)
+    #[cfg(not(mjb_install_build))]
+    let built = std::path::Path::new(env!("MJB_ENGINE_LIBRARY"))
         .parent()
         .map(|d| d.join("plugin"));
+    #[cfg(mjb_install_build)]
+    let built: Option<PathBuf> = None;
     installed.into_iter().chain(built).find(|d| {
         d.read_dir()
             .is_ok_and(|mut entries| entries.next().is_some())
