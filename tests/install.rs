@@ -1021,7 +1021,7 @@ fn python_wheel_carries_the_license_texts_in_its_dist_info() {
     }
     let info = format!("mjbridge-{}.dist-info", i.version);
     let read = |member: &str| {
-        let o = Command::new(&unzip)
+        let o = Command::new(unzip)
             .arg("-p")
             .arg(wheel)
             .arg(member)
@@ -1065,7 +1065,7 @@ fn python_wheel_carries_the_license_texts_in_its_dist_info() {
         expected.push((format!("mujoco/{n}"), mujoco.join(n)));
     }
     let listed = String::from_utf8(
-        Command::new(&unzip)
+        Command::new(unzip)
             .arg("-Z1")
             .arg(wheel)
             .output()
