@@ -7,7 +7,8 @@
 //! A process-wide lock or a cache line that every step writes would show here as a ratio
 //! falling from N = 1 to N = nproc: the per-step path of the bridge resolves its handle through
 //! a lock-free snapshot (arc-swap), takes its endpoint's own lock, and in the C shim writes only
-//! thread-locals (MuJoCo 4.0's per-thread log handler) — see README "Platforms", "Scaling".
+//! thread-locals (MuJoCo 4.0's per-thread log handler) — see docs/performance.md, "Scaling
+//! across threads".
 //!
 //! `cargo bench --bench scaling [-- --secs S --rounds R --model NAME]`
 

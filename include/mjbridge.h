@@ -1097,7 +1097,8 @@ mjb_outcome mjb_snapshot(struct mjb_endpoint *ep,
                          struct mjb_string **out_string);
 
 /**
- * Read the checkpoint document alone (the profile's format; see the README).
+ * Read the checkpoint document alone (the profile's format; see docs/contract.md, "Checkpoint
+ * documents").
  *
  * A model whose integration state has more than 32,768 values is refused
  * (`MJB_REASON_TOO_MANY_VALUES`), never truncated. Ownership and locking as for

@@ -350,7 +350,7 @@ fn c_host_uses_the_host_surface_with_typed_constants() {
     host("host_surface", h, &["host.xml"]);
 }
 
-/// The README's 500 Hz example: a control thread (write + step under one admission), a
+/// The 500 Hz host loop of docs/c.md: a control thread (write + step under one admission), a
 /// publisher reading frames without the lock, a service thread that stops, confirms, restores
 /// and resets. Paced at 500 Hz, and once more at full speed under the sanitizers.
 #[test]
@@ -495,7 +495,7 @@ fn cpp_binding_refuses_to_compile_a_pointer_without_its_length() {
     let Some(cxx) = tool("CXX", "c++") else {
         return;
     };
-    // The README's compare-and-step with a pointer: bound as n = 1 before.
+    // docs/cpp.md's compare-and-step with a pointer: bound as n = 1 before.
     let misuse = "return ep.ctrl_step(mjb::Expect::at(seen), ptr, 1);";
     let refused = [
         misuse,

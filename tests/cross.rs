@@ -26,7 +26,8 @@ use toolchain::{require_all, root, tool};
 const WINDOWS: &str = "x86_64-pc-windows-gnu";
 const AARCH64: &str = "aarch64-unknown-linux-gnu";
 
-/// The newest GLIBC symbol version a Linux library of an installed tree may need (README).
+/// The newest GLIBC symbol version a Linux library of an installed tree may need
+/// (docs/platforms.md, "The glibc floor").
 const GLIBC_FLOOR: (u32, u32) = (2, 34);
 
 fn skip(msg: &str) {
@@ -478,7 +479,8 @@ fn plugin_model(triple: &'static str) {
 /// model and engine, bit for bit (the state hash covers every integration-state byte), and the
 /// continuation there is deterministic (two restores, the same 500 steps, the same state).
 /// Whether that continuation equals Linux x86_64's is measured and printed, not asserted:
-/// MuJoCo promises determinism only within one build and architecture (README, "Platforms").
+/// MuJoCo promises determinism only within one build and architecture (docs/platforms.md,
+/// "A checkpoint across platforms").
 fn linux_x86_64_checkpoint_restores(triple: &'static str) {
     let Some(p) = platform(triple) else { return };
     let Some(host_cc) = tool("CC", "cc") else {
@@ -581,7 +583,8 @@ fn header_standalone(triple: &'static str) {
     };
     let include_flag = format!("-I{}", include.display());
     // MuJoCo after the bridge: MuJoCo 4.0 exports a `mjb_step` of its own (its batch API), and
-    // the first library that defines a name is the one a program binds (README, Platforms).
+    // the first library that defines a name is the one a program binds (docs/c.md, "Linking
+    // MuJoCo yourself").
     let mujoco = mujoco.to_string_lossy().into_owned();
     let exe = p.build(
         "header_cpp17",
@@ -1114,7 +1117,7 @@ fn aarch64_tree_has_soname_origin_runpath_and_states_its_target() {
 }
 
 /// Every Linux library of the aarch64 tree and of a host (x86_64) tree needs no GLIBC symbol
-/// version newer than the floor the README states.
+/// version newer than the floor docs/platforms.md states.
 #[test]
 fn linux_trees_need_no_glibc_newer_than_the_stated_floor() {
     if !default_engine() {

@@ -1,7 +1,7 @@
 //! No input document may cost more heap than a small multiple of its size, whatever its shape.
 //!
 //! A counting global allocator measures the peak heap of each call above what was allocated
-//! before it. The documented bound (README, "Documents"): every call that reads a document
+//! before it. The documented bound (docs/contract.md, "Documents"): every call that reads a document
 //! peaks at no more than `2 × document bytes + 64 KiB`. The corpus is the shapes that made a
 //! tree-building parser allocate 35× (a megabyte of `0,`, of `[]`, of `{}`, 90k keys) plus
 //! long strings, escapes, deep nesting and real checkpoints, through every call that reads a

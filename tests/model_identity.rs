@@ -1,7 +1,7 @@
 //! Model identity: the world document names its model (`model_fingerprint`, SHA-256 of MuJoCo's
 //! serialization of the compiled model), a world document of another model is refused even with
 //! the same dimensions, and what a checkpoint is valid for (same endpoint, after a model reload,
-//! in a fresh endpoint) is what the README says.
+//! in a fresh endpoint) is what docs/contract.md ("What a checkpoint is valid for") says.
 
 mod common;
 use common::*;
@@ -155,7 +155,7 @@ fn a_world_document_of_another_model_with_the_same_dimensions_is_refused() {
         mjbridge::outcome::Reason::MJB_REASON_MODEL_FINGERPRINT
     );
     // A bare checkpoint cannot name the model: its fields are the contract's, and this one
-    // fits (the README says so, and the command says it cannot tell).
+    // fits (docs/contract.md says so, and the command says it cannot tell).
     let other_checkpoint = b.checkpoint();
     let (o, _) = a.restore(&other_checkpoint);
     assert_eq!(o, Outcome::MJB_OK, "{}", last_error());

@@ -2,7 +2,7 @@
 // IL2CPP), Mono and .NET hosts. One file, no dependency beyond the base class library: drop it
 // into a Unity project's Assets/ and the native library into Assets/Plugins/x86_64/.
 //
-// Conventions (the README's "C#" section says more):
+// Conventions (docs/csharp.md says more):
 // - Endpoint owns an EndpointHandle (a SafeHandle): Dispose() or the finalizer closes it, and a
 //   close while another thread is inside a call waits for that call to return. Using a disposed
 //   Endpoint throws ObjectDisposedException.

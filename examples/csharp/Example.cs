@@ -1,5 +1,5 @@
 // open -> step -> checkpoint -> restore -> stop from another thread, with the C# binding.
-// The same calls work in a Unity MonoBehaviour (see the README's Unity section).
+// The same calls work in a Unity MonoBehaviour (see docs/csharp.md, "Unity").
 //   mcs -out:example.exe bindings/csharp/MjBridge.cs examples/csharp/Example.cs
 //   LD_LIBRARY_PATH=/usr/local/lib mono example.exe [model.xml]
 using System;

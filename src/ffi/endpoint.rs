@@ -195,7 +195,8 @@ pub unsafe extern "C" fn mjb_snapshot(
     read_into(ep, out_string, |e| e.world_read(timeout_ms))
 }
 
-/// Read the checkpoint document alone (the profile's format; see the README).
+/// Read the checkpoint document alone (the profile's format; see docs/contract.md, "Checkpoint
+/// documents").
 ///
 /// A model whose integration state has more than 32,768 values is refused
 /// (`MJB_REASON_TOO_MANY_VALUES`), never truncated. Ownership and locking as for

@@ -1,7 +1,7 @@
 //! The C ABI, and nothing else: every function here is a thin export that translates its C
 //! arguments at the `boundary` (the only `catch_unwind`, handle resolution, pointer, slice
 //! and out-param checks) and calls safe Rust below. The conventions every export follows are
-//! in the header preamble (`cbindgen.toml`) and the README.
+//! in the header preamble (`cbindgen.toml`) and docs/contract.md ("The C ABI's conventions").
 //!
 //! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
 //! - `types`: the `repr(C)` types and the header's constants;

@@ -84,7 +84,7 @@ static void ctrl_calls(mjb::Endpoint& ep, const char* name, Ctrl&& ctrl, const d
   wrote(ep, ep.ctrl_step(ctrl, 3), s, want, 3);
   clear(ep);
   s = seen(ep);
-  // The compare-and-step of the README, which a C array used to misread as one value.
+  // The compare-and-step of docs/cpp.md, which a C array used to misread as one value.
   wrote(ep, ep.ctrl_step(mjb::Expect::at(s.info), ctrl, 1), s, want, 1);
   clear(ep);
   s = seen(ep);

@@ -553,7 +553,7 @@ static class Tests
         {
             Result r = ep.Step(2);
             Check(r.Ok && !r.HasDetail, "accepted");
-            ErrorDetail d = r.Detail;  // the README's r.Detail.Pointer: no exception
+            ErrorDetail d = r.Detail;  // docs/csharp.md's r.Detail.Pointer: no exception
             Equal("", d.Pointer, "pointer");
             Equal("", d.Message, "message");
             Equal("{}", d.Json, "json");

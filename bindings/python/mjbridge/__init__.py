@@ -682,7 +682,8 @@ class Config:
 
     Exactly one of ``xml_path`` and ``xml``. ``frame``: the fields frames carry (Field values
     or names); ``publish``: ``"every_step"`` or ``"end_of_call"``; ``fidelity``: a declaration
-    object (see the README). Unset members are left out (the bridge's defaults apply).
+    object (see docs/command.md, "Packages"). Unset members are left out (the bridge's
+    defaults apply).
     """
 
     def __init__(
