@@ -145,6 +145,8 @@ fi
 # The system libraries a static link needs come from rustc's --print native-static-libs (see
 # the build below), in the same flags.
 for flag in "${remap[@]}" --print native-static-libs; do encoded+="${encoded:+$'\x1f'}$flag"; done
+# A PE file's header carries its link time unless the linker is told not to: GNU ld writes 0.
+if [ "$os" = windows ]; then encoded+="${encoded:+$'\x1f'}-Clink-arg=-Wl,--no-insert-timestamp"; fi
 export CARGO_ENCODED_RUSTFLAGS="$encoded"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"
