@@ -55,6 +55,18 @@ pub fn check<'a>(
             pointer_push(ptr, "values")
         }
     };
+    let f = input_field(field, &field_ptr)?;
+    let id = object_id(f, id, values.len(), dims, ptr, &values_ptr)?;
+    check_values(f, values, &values_ptr)?;
+    Ok(Input {
+        field: f,
+        id,
+        values,
+    })
+}
+
+/// The field of an input: an `mjb_field`, an input, and in mjData on this engine.
+fn input_field(field: i32, field_ptr: &dyn Fn() -> String) -> Result<Field, Refusal> {
     let f = Field::from_i32(field).ok_or_else(|| {
         Refusal::rejected(
             Reason::MJB_REASON_OUT_OF_RANGE,
@@ -84,32 +96,37 @@ pub fn check<'a>(
         )
         .at(field_ptr()));
     }
+    Ok(f)
+}
+
+/// The object an input of `n` values writes: None for the whole field (`id` -1, `n` the
+/// field's length), else an object id below the field's count with `n` its width.
+fn object_id(
+    f: Field,
+    id: i64,
+    n: usize,
+    dims: &Dims,
+    ptr: &str,
+    values_ptr: &dyn Fn() -> String,
+) -> Result<Option<usize>, Refusal> {
     let total = f.len(dims);
     let width = f.input_width().expect("inputs have a width");
-    let id = match id {
+    Ok(match id {
         -1 => {
-            if values.len() != total {
+            if n != total {
                 return Err(Refusal::rejected(
                     Reason::MJB_REASON_DIMENSION,
-                    format!(
-                        "{} has {} values; the model has {total}",
-                        f.name(),
-                        values.len()
-                    ),
+                    format!("{} has {} values; the model has {total}", f.name(), n),
                 )
                 .at(values_ptr()));
             }
             None
         }
         id if id >= 0 && (id as u64) < (total / width) as u64 => {
-            if values.len() != width {
+            if n != width {
                 return Err(Refusal::rejected(
                     Reason::MJB_REASON_DIMENSION,
-                    format!(
-                        "one object's {} has {width} values, not {}",
-                        f.name(),
-                        values.len()
-                    ),
+                    format!("one object's {} has {width} values, not {}", f.name(), n),
                 )
                 .at(values_ptr()));
             }
@@ -126,7 +143,11 @@ pub fn check<'a>(
             )
             .at(pointer_push(ptr, "id")))
         }
-    };
+    })
+}
+
+/// An input's values: finite, and for equality activation exactly 0 or 1.
+fn check_values(f: Field, values: &[f64], values_ptr: &dyn Fn() -> String) -> Result<(), Refusal> {
     if let Some(i) = values.iter().position(|x| !x.is_finite()) {
         return Err(Refusal::rejected(
             Reason::MJB_REASON_NOT_FINITE,
@@ -147,11 +168,7 @@ pub fn check<'a>(
             .at(pointer_index(&values_ptr(), i)));
         }
     }
-    Ok(Input {
-        field: f,
-        id,
-        values,
-    })
+    Ok(())
 }
 
 /// Write checked inputs (the caller holds the native lock and checked them against this pair's

@@ -136,7 +136,9 @@ fn no_function_runs_over_a_hundred_lines() {
     rust_files(&root.join("src"), &mut files);
     files.sort();
     assert!(
-        files.iter().any(|f| f.ends_with("src/bin/mjbridge/main.rs")),
+        files
+            .iter()
+            .any(|f| f.ends_with("src/bin/mjbridge/main.rs")),
         "the command's sources are read too"
     );
     let mut long = Vec::new();
@@ -165,7 +167,10 @@ fn no_function_runs_over_a_hundred_lines() {
         })
         .collect();
     for (file, name, reason) in EXCEPTIONS {
-        assert!(!reason.trim().is_empty(), "{file} `{name}`: an exception says why");
+        assert!(
+            !reason.trim().is_empty(),
+            "{file} `{name}`: an exception says why"
+        );
         if !long.iter().any(|l| l.file == *file && l.name == *name) {
             problems.push(format!(
                 "{file}: `{name}` is no longer over {LIMIT} lines (or is gone): remove its exception"
@@ -205,5 +210,8 @@ fn length_counts_from_fn_to_closing_brace() {
             ("inner", 101),
         ]
     );
-    assert_eq!(found[0].line, 103, "the line of `fn`, not of its doc comment");
+    assert_eq!(
+        found[0].line, 103,
+        "the line of `fn`, not of its doc comment"
+    );
 }
