@@ -16,54 +16,31 @@ use std::ffi::{c_void, CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
-/// Severity of a log message (the same values as MuJoCo's `mjtLogLevel`). Values are part of
-/// the ABI: never renumber.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[allow(non_camel_case_types)]
-pub enum mjb_log_level {
-    /// MuJoCo's debug messages raised inside a bridge call (engines with leveled logging);
-    /// the bridge itself sends none.
-    MJB_LOG_DEBUG = 0,
-    /// A refused call (`MJB_REJECTED` other than busy or stop latched) with its reason and
-    /// pointer, and MuJoCo's info messages raised inside a bridge call.
-    MJB_LOG_INFO = 1,
-    /// A rollback, an engine reset after NaN/Inf, poses a frame could not recompute, and
-    /// MuJoCo's warnings raised inside a bridge call.
-    MJB_LOG_WARNING = 2,
-    /// An endpoint was fenced (`MJB_UNKNOWN`) or a panic was caught (`MJB_PANIC`).
-    MJB_LOG_ERROR = 3,
+abi_enum! {
+    /// Severity of a log message, the same values as MuJoCo's `mjtLogLevel` (`mjb_log_level`
+    /// in C, where each level's use is documented).
+    pub enum Level {
+        Debug = "MJB_LOG_DEBUG",
+        Info = "MJB_LOG_INFO",
+        Warning = "MJB_LOG_WARNING",
+        Error = "MJB_LOG_ERROR",
+    }
 }
 
-pub use mjb_log_level as Level;
-
-abi_enum!(mjb_log_level {
-    MJB_LOG_DEBUG,
-    MJB_LOG_INFO,
-    MJB_LOG_WARNING,
-    MJB_LOG_ERROR,
-});
-
-#[allow(non_upper_case_globals)]
 impl Level {
-    pub const Info: Level = Level::MJB_LOG_INFO;
-    pub const Warning: Level = Level::MJB_LOG_WARNING;
-    pub const Error: Level = Level::MJB_LOG_ERROR;
-
     fn from_c(v: c_int) -> Level {
         match v {
-            i32::MIN..=0 => Level::MJB_LOG_DEBUG,
-            1 => Level::MJB_LOG_INFO,
-            2 => Level::MJB_LOG_WARNING,
-            _ => Level::MJB_LOG_ERROR,
+            i32::MIN..=0 => Level::Debug,
+            1 => Level::Info,
+            2 => Level::Warning,
+            _ => Level::Error,
         }
     }
 }
 
-/// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
-/// NUL-terminated UTF-8 message valid during the call only.
-#[allow(non_camel_case_types)]
-pub type mjb_log_fn =
+/// The host's log callback (`mjb_log_fn` in C, the same type): `user_data`, the level and the
+/// message.
+pub type LogCallback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
 
 struct Sink {
@@ -145,7 +122,7 @@ pub fn flush() {
 
 /// Set (or with `None`, clear) the process's log callback. When this returns, the previous
 /// callback is not running on any thread and will not be called again.
-pub fn set_callback(f: mjb_log_fn, user: *mut c_void, min_level: i32) -> Result<(), Refusal> {
+pub fn set_callback(f: LogCallback, user: *mut c_void, min_level: i32) -> Result<(), Refusal> {
     if DELIVERING.with(Cell::get) {
         return Err(Refusal::new(
             Outcome::MJB_REJECTED,

@@ -19,14 +19,14 @@ pub struct Input<'a> {
 
 /// The input fields, in the order the world document serves them.
 pub const FIELDS: [Field; 6] = {
-    use crate::native::fields::mjb_field::*;
+    use crate::native::fields::Field::*;
     [
-        MJB_FIELD_CTRL,
-        MJB_FIELD_QFRC_APPLIED,
-        MJB_FIELD_XFRC_APPLIED,
-        MJB_FIELD_MOCAP_POS,
-        MJB_FIELD_MOCAP_QUAT,
-        MJB_FIELD_EQ_ACTIVE,
+        Ctrl,
+        QfrcApplied,
+        XfrcApplied,
+        MocapPos,
+        MocapQuat,
+        EqActive,
     ]
 };
 
@@ -155,7 +155,7 @@ fn check_values(f: Field, values: &[f64], values_ptr: &dyn Fn() -> String) -> Re
         )
         .at(pointer_index(&values_ptr(), i)));
     }
-    if f == Field::MJB_FIELD_EQ_ACTIVE {
+    if f == Field::EqActive {
         // Exactly +0 or 1, as in a checkpoint: not -0, nothing a byte conversion would bend.
         if let Some(i) = values
             .iter()
@@ -179,7 +179,7 @@ pub fn apply(mj: &mut Mujoco, inputs: &[Input]) -> u64 {
         let width = i.field.input_width().expect("inputs have a width");
         let start = i.id.map_or(0, |id| id * width);
         let range = start..start + i.values.len();
-        if i.field == Field::MJB_FIELD_EQ_ACTIVE {
+        if i.field == Field::EqActive {
             let bytes = mj.eq_active_mut().expect("checked available");
             for (b, v) in bytes[range].iter_mut().zip(i.values) {
                 *b = u8::from(*v == 1.0);
@@ -198,7 +198,7 @@ pub fn served(mj: &Mujoco) -> Vec<(&'static str, Vec<f64>)> {
         .iter()
         .filter(|f| f.available())
         .map(|&f| {
-            let v = if f == Field::MJB_FIELD_EQ_ACTIVE {
+            let v = if f == Field::EqActive {
                 mj.eq_active()
                     .unwrap_or(&[])
                     .iter()

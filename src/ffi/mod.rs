@@ -4,6 +4,7 @@
 //! in the header preamble (`cbindgen.toml`) and docs/contract.md ("The C ABI's conventions").
 //!
 //! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
+//! - `enums`: the ABI's enums as C sees them, paired with the crate's own types;
 //! - `types`: the `repr(C)` types and the header's constants;
 //! - `endpoint`, `library`, `host`, `restore_point`: the exports (the endpoint's contract;
 //!   strings, errors, names and version; the host surface; restore points);
@@ -16,6 +17,7 @@
 
 mod boundary;
 mod endpoint;
+mod enums;
 mod host;
 mod library;
 mod restore_point;
@@ -23,6 +25,7 @@ mod string;
 mod types;
 
 pub use endpoint::*;
+pub use enums::*;
 pub use host::*;
 pub use library::*;
 pub use restore_point::*;

@@ -5,6 +5,8 @@ use crate::endpoint::Report;
 use crate::frame::FrameInfo;
 use crate::native::{MjData, MjModel};
 use crate::safety::SafetyView;
+use std::ffi::c_void;
+use std::os::raw::c_char;
 
 /// An endpoint handle as C sees it. Opaque: its value is not an address.
 #[allow(non_camel_case_types)]
@@ -316,3 +318,12 @@ pub struct mjb_input {
     /// qfrc_applied and eq_active, 6 for xfrc_applied, 3 for mocap_pos, 4 for mocap_quat).
     pub n: usize,
 }
+
+/// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
+/// NUL-terminated UTF-8 message valid during the call only.
+#[allow(non_camel_case_types)]
+pub type mjb_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
+
+// The host plumbing takes the callback as it is.
+const _: fn(mjb_log_fn) -> crate::host::LogCallback = |f| f;
