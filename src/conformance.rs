@@ -66,7 +66,7 @@ fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruptio
         Corruption {
             name: "truncated",
             doc: cp_text[..cp_text.len() / 2].to_owned(),
-            reason: Reason::MJB_REASON_MALFORMED_JSON,
+            reason: Reason::MalformedJson,
             pointer: None,
         },
         Corruption {
@@ -76,7 +76,7 @@ fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruptio
                     f.push(("unexpected".into(), 1u64.into()));
                 }
             }),
-            reason: Reason::MJB_REASON_UNKNOWN_FIELD,
+            reason: Reason::UnknownField,
             pointer: Some("/unexpected".into()),
         },
         Corruption {
@@ -88,13 +88,13 @@ fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruptio
                 };
                 *get_mut(v, "profile") = other.name().into();
             }),
-            reason: Reason::MJB_REASON_PROFILE,
+            reason: Reason::Profile,
             pointer: Some("/profile".into()),
         },
         Corruption {
             name: "other_engine",
             doc: edit(cp, |v| *get_mut(v, "engine") = "0.0.0-other".into()),
-            reason: Reason::MJB_REASON_ENGINE,
+            reason: Reason::Engine,
             pointer: Some("/engine".into()),
         },
         Corruption {
@@ -104,7 +104,7 @@ fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruptio
                 let nq = get_mut(d, "nq");
                 *nq = (int_of(nq) + 1).into();
             }),
-            reason: Reason::MJB_REASON_DESCRIPTOR,
+            reason: Reason::Descriptor,
             pointer: Some("/descriptor/nq".into()),
         },
         Corruption {
@@ -114,7 +114,7 @@ fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruptio
                 let c = get_mut(d, "configuration");
                 *c = (int_of(c) + 1).into();
             }),
-            reason: Reason::MJB_REASON_CONFIGURATION,
+            reason: Reason::Configuration,
             pointer: Some("/descriptor/configuration".into()),
         },
         Corruption {
@@ -123,7 +123,7 @@ fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruptio
                 let s = get_mut(v, "seed");
                 *s = (int_of(s) as u64).wrapping_add(1).into();
             }),
-            reason: Reason::MJB_REASON_SEED,
+            reason: Reason::Seed,
             pointer: Some("/seed".into()),
         },
     ]
@@ -142,7 +142,7 @@ fn not_finite(ep: &Endpoint, cp_text: &str) -> Option<Corruption> {
             return Some(Corruption {
                 name: "not_finite",
                 doc: format!("{}1e400{}", &cp_text[..start], &cp_text[end..]),
-                reason: Reason::MJB_REASON_NOT_FINITE,
+                reason: Reason::NotFinite,
                 pointer: Some(format!("/{array}/0")),
             });
         }
@@ -168,7 +168,7 @@ fn integration_corruptions(ep: &Endpoint, cp: &Value) -> Vec<Corruption> {
                     items[0] = f64::from_bits(x.to_bits() ^ 1).into();
                 }
             }),
-            reason: Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+            reason: Reason::PublicFieldMismatch,
             pointer: Some("/qpos/0".into()),
         });
     }
@@ -187,7 +187,7 @@ fn integration_corruptions(ep: &Endpoint, cp: &Value) -> Vec<Corruption> {
                     items[i] = 0.5f64.into();
                 }
             }),
-            reason: Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+            reason: Reason::EqActiveDomain,
             pointer: Some(format!("/values/{i}")),
         });
     }
@@ -203,7 +203,7 @@ fn basic_corruption(cp: &Value) -> Corruption {
                 items.push(0.0f64.into());
             }
         }),
-        reason: Reason::MJB_REASON_DIMENSION,
+        reason: Reason::Dimension,
         pointer: Some("/qpos".into()),
     }
 }
@@ -229,7 +229,7 @@ impl Corruption {
         let after = observe();
         let pointer = answer.detail.as_ref().and_then(|d| d.pointer.clone());
         let unchanged = before.0.is_ok() && before == after;
-        let ok = answer.report.outcome == Outcome::MJB_REJECTED
+        let ok = answer.report.outcome == Outcome::Rejected
             && answer.report.reason == self.reason
             && (self.pointer.is_none() || pointer == self.pointer)
             && unchanged;

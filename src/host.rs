@@ -125,15 +125,15 @@ pub fn flush() {
 pub fn set_callback(f: LogCallback, user: *mut c_void, min_level: i32) -> Result<(), Refusal> {
     if DELIVERING.with(Cell::get) {
         return Err(Refusal::new(
-            Outcome::MJB_REJECTED,
-            Reason::MJB_REASON_UNRESOLVED_NATIVE_WORK,
+            Outcome::Rejected,
+            Reason::UnresolvedNativeWork,
             "mjb_set_log_callback cannot be called from inside the log callback",
         ));
     }
     if Level::from_i32(min_level).is_none() {
         return Err(Refusal::new(
-            Outcome::MJB_INVALID_ARGUMENT,
-            Reason::MJB_REASON_OUT_OF_RANGE,
+            Outcome::InvalidArgument,
+            Reason::OutOfRange,
             format!("min_level {min_level} is not an mjb_log_level (0..=3)"),
         ));
     }
@@ -164,17 +164,10 @@ pub fn event_for(r: &Refusal) {
         .unwrap_or_default();
     let (level, what) = match r.outcome {
         // Panics are logged where they are caught, with their location (crate::log).
-        Outcome::MJB_UNKNOWN => (Level::Error, "endpoint fenced"),
-        Outcome::MJB_ROLLED_BACK => (Level::Warning, "rolled back"),
-        Outcome::MJB_OK if r.reason == Reason::MJB_REASON_ENGINE_RESET => {
-            (Level::Warning, "engine reset")
-        }
-        Outcome::MJB_REJECTED
-            if !matches!(
-                r.reason,
-                Reason::MJB_REASON_BUSY | Reason::MJB_REASON_STOP_LATCHED
-            ) =>
-        {
+        Outcome::Unknown => (Level::Error, "endpoint fenced"),
+        Outcome::RolledBack => (Level::Warning, "rolled back"),
+        Outcome::Ok if r.reason == Reason::EngineReset => (Level::Warning, "engine reset"),
+        Outcome::Rejected if !matches!(r.reason, Reason::Busy | Reason::StopLatched) => {
             (Level::Info, "refused")
         }
         _ => return,
@@ -195,8 +188,8 @@ pub fn event_for(r: &Refusal) {
 fn c_path(path: &[u8], what: &str) -> Result<CString, Refusal> {
     CString::new(path).map_err(|_| {
         Refusal::new(
-            Outcome::MJB_INVALID_ARGUMENT,
-            Reason::MJB_REASON_OUT_OF_RANGE,
+            Outcome::InvalidArgument,
+            Reason::OutOfRange,
             format!("{what} contains a NUL byte"),
         )
     })
@@ -205,14 +198,14 @@ fn c_path(path: &[u8], what: &str) -> Result<CString, Refusal> {
 fn plugin_refusal(e: crate::native::NativeError) -> Refusal {
     match e {
         crate::native::NativeError::Unsupported(m) => Refusal::rejected(
-            Reason::MJB_REASON_UNSUPPORTED,
+            Reason::Unsupported,
             format!(
                 "{m}; this engine is {}",
                 crate::native::engine().version_string
             ),
         ),
         e => Refusal::rejected(
-            Reason::MJB_REASON_PLUGIN_LOAD,
+            Reason::PluginLoad,
             format!("MuJoCo could not load the plugin library: {}", e.message()),
         ),
     }
@@ -239,7 +232,7 @@ pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
     let p = os_path(path);
     if !p.is_file() {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_PLUGIN_LOAD,
+            Reason::PluginLoad,
             format!("{} is not a file", p.display()),
         ));
     }
@@ -255,7 +248,7 @@ pub fn load_plugin_dir(dir: &[u8]) -> Result<(usize, usize), Refusal> {
     let p = os_path(dir);
     if !p.is_dir() {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_PLUGIN_LOAD,
+            Reason::PluginLoad,
             format!("{} is not a directory", p.display()),
         ));
     }

@@ -68,15 +68,12 @@ pub fn check<'a>(
 /// The field of an input: an `mjb_field`, an input, and in mjData on this engine.
 fn input_field(field: i32, field_ptr: &dyn Fn() -> String) -> Result<Field, Refusal> {
     let f = Field::from_i32(field).ok_or_else(|| {
-        Refusal::rejected(
-            Reason::MJB_REASON_OUT_OF_RANGE,
-            format!("{field} is not an mjb_field"),
-        )
-        .at(field_ptr())
+        Refusal::rejected(Reason::OutOfRange, format!("{field} is not an mjb_field"))
+            .at(field_ptr())
     })?;
     if f.class() != Class::Input {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_READ_ONLY_FIELD,
+            Reason::ReadOnlyField,
             format!(
                 "{} is not an input (inputs: {})",
                 f.name(),
@@ -87,7 +84,7 @@ fn input_field(field: i32, field_ptr: &dyn Fn() -> String) -> Result<Field, Refu
     }
     if !f.available() {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_UNSUPPORTED,
+            Reason::Unsupported,
             format!(
                 "{} is not in mjData on this engine ({})",
                 f.name(),
@@ -115,7 +112,7 @@ fn object_id(
         -1 => {
             if n != total {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_DIMENSION,
+                    Reason::Dimension,
                     format!("{} has {} values; the model has {total}", f.name(), n),
                 )
                 .at(values_ptr()));
@@ -125,7 +122,7 @@ fn object_id(
         id if id >= 0 && (id as u64) < (total / width) as u64 => {
             if n != width {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_DIMENSION,
+                    Reason::Dimension,
                     format!("one object's {} has {width} values, not {}", f.name(), n),
                 )
                 .at(values_ptr()));
@@ -134,7 +131,7 @@ fn object_id(
         }
         id => {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_OUT_OF_RANGE,
+                Reason::OutOfRange,
                 format!(
                     "id {id} is not -1 (whole field) or an object id below {} for {}",
                     total / width,
@@ -150,7 +147,7 @@ fn object_id(
 fn check_values(f: Field, values: &[f64], values_ptr: &dyn Fn() -> String) -> Result<(), Refusal> {
     if let Some(i) = values.iter().position(|x| !x.is_finite()) {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_NOT_FINITE,
+            Reason::NotFinite,
             format!("{}[{i}] is not finite", f.name()),
         )
         .at(pointer_index(&values_ptr(), i)));
@@ -162,7 +159,7 @@ fn check_values(f: Field, values: &[f64], values_ptr: &dyn Fn() -> String) -> Re
             .position(|x| !(x.to_bits() == 0f64.to_bits() || *x == 1.0))
         {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+                Reason::EqActiveDomain,
                 format!("equality activation {} must be exactly 0 or 1", values[i]),
             )
             .at(pointer_index(&values_ptr(), i)));

@@ -34,9 +34,12 @@
 /// The C enum itself is written out in `src/ffi/enums.rs`: cbindgen reads it for the header
 /// and does not expand macros.
 ///
-/// The rule for every ABI enum: values run from 0 without gaps; a value is never renumbered,
-/// removed or reused; a new value is appended after the last. The compiler checks the first
-/// part (here), `scripts/abi_check.sh` the rest against the released headers.
+/// The rule for every ABI enum, stated here once: values run from 0 without gaps; a value is
+/// never renumbered, removed or reused; a new value is appended after the last. A value that
+/// is retired keeps its place: its variant stays, its comment saying it is retired and reserved
+/// (what the header's "a retired value stays reserved here as a comment" means), so no gap
+/// ever opens. The compiler checks the density (`abi_enum!`'s second form),
+/// `scripts/abi_check.sh` the rest against the released headers.
 macro_rules! abi_enum {
     (
         $(#[$meta:meta])*

@@ -1,8 +1,8 @@
 //! The ABI's enums as C sees them: each one written out for cbindgen (the header's enum, its
 //! values and their documentation), then paired with the crate's own type by `abi_enum!`
 //! (`From` both ways, one value per pair, the C values dense from 0). Code below `ffi` uses
-//! the domain types; an export converts at the boundary. Values are never renumbered, removed
-//! or reused; a new value is appended after the last (the rule is `abi_enum!`'s, in lib.rs).
+//! the domain types; an export converts at the boundary. The rule for their values (dense,
+//! never renumbered, removed or reused, appended) is stated once, on `abi_enum!` in lib.rs.
 
 use crate::frame::Cause;
 use crate::host::Level;

@@ -123,11 +123,11 @@ fn drive(ep: &Endpoint, steps: u32, label: &str) -> std::result::Result<(), Stri
     for s in 0..steps {
         let tick = ep.tick();
         let a = ep.set_ctrl(&ctrl_at(tick, nu), WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return Err(format!("writing ctrl at tick {tick}: {}", answer_text(&a)));
         }
         let a = ep.step(1, WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK || a.report.reason != Reason::MJB_REASON_NONE {
+        if a.report.outcome != Outcome::Ok || a.report.reason != Reason::None {
             return Err(format!("step at tick {tick}: {}", answer_text(&a)));
         }
         progress::tick(label, || format!("{label}: step {s}/{steps}"));
@@ -153,7 +153,7 @@ fn continuation(ep: &Endpoint, steps: u32) -> Vec<Check> {
         drive(ep, steps, "continuation, first run")?;
         let first = world(ep)?;
         let a = ep.restore(cp.as_bytes(), WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return Err(format!("restoring the checkpoint: {}", answer_text(&a)));
         }
         let round_trip = if a.report.tick_after != u64::from(WARMUP) {
@@ -286,8 +286,8 @@ fn stop_latch(ep: &Endpoint) -> Check {
             return Err("mjb_stop did not latch".into());
         }
         let a = ep.step(1, WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_REJECTED
-            || a.report.reason != Reason::MJB_REASON_STOP_LATCHED
+        if a.report.outcome != Outcome::Rejected
+            || a.report.reason != Reason::StopLatched
             || a.report.tick_after != tick
             || world(ep)? != before
         {
@@ -302,7 +302,7 @@ fn stop_latch(ep: &Endpoint) -> Check {
             ));
         }
         let a = ep.restore(cp.as_bytes(), WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return Err(format!("a restore while stopped gave {}", answer_text(&a)));
         }
         if !ep.safety_view().stopped {
@@ -322,7 +322,7 @@ fn stop_latch(ep: &Endpoint) -> Check {
             ));
         }
         let a = ep.step(1, WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK || a.report.tick_after != tick + 1 {
+        if a.report.outcome != Outcome::Ok || a.report.tick_after != tick + 1 {
             return Err(format!("a step after the reset gave {}", answer_text(&a)));
         }
         Ok("a latched stop refused a step (MJB_REASON_STOP_LATCHED, tick and state unchanged); a restore was admitted and kept the latch; confirm and reset cleared it with the stop history kept; the next step ran".into())

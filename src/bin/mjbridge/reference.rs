@@ -61,7 +61,7 @@ pub fn load(dir: &Path) -> Result<Loaded> {
     progress::show("loading the model");
     let endpoint = Endpoint::open(manifest.endpoint_config().as_bytes()).map_err(|r| {
         let msg = format!("{} ({})", r.message, r.reason.name());
-        if r.reason == Reason::MJB_REASON_MODEL_LOAD {
+        if r.reason == Reason::ModelLoad {
             Problem::Unreadable(format!(
                 "the model {} could not be loaded: {msg}",
                 manifest.model
@@ -379,7 +379,7 @@ pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
     let all: Vec<&str> = GENERATED.iter().chain(HUMAN).copied().collect();
     let required: &[&str] = if complete { &all } else { &[] };
     doc::Fields::new(&value, "", &all, required).map_err(|r| {
-        let hint = if r.reason == Reason::MJB_REASON_UNKNOWN_FIELD {
+        let hint = if r.reason == Reason::UnknownField {
             "; a reference holds only generated members and the human-written attribution and review (move other text into those)"
         } else {
             "; the reference is partial: run `mjbridge package regenerate`"
