@@ -376,7 +376,7 @@ pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a
 pub unsafe fn expect(
     p: *const super::types::mjb_expect,
 ) -> Result<crate::endpoint::Expect, Refusal> {
-    use super::types::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_FRAME, MJB_EXPECT_TICK};
+    use super::constants::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_FRAME, MJB_EXPECT_TICK};
     let Some(e) = p.as_ref() else {
         return Ok(Default::default());
     };

@@ -5,7 +5,8 @@
 //!
 //! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
 //! - `enums`: the ABI's enums as C sees them, paired with the crate's own types;
-//! - `types`: the `repr(C)` types and the header's constants;
+//! - `types`: the `repr(C)` structs and the log callback's type;
+//! - `constants`: the header's constants;
 //! - `endpoint`, `library`, `host`, `restore_point`: the exports (the endpoint's contract;
 //!   strings, errors, names and version; the host surface; restore points);
 //! - `string`: library-owned result strings.
@@ -16,6 +17,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod boundary;
+mod constants;
 mod endpoint;
 mod enums;
 mod host;
@@ -24,6 +26,7 @@ mod restore_point;
 mod string;
 mod types;
 
+pub use constants::*;
 pub use endpoint::*;
 pub use enums::*;
 pub use host::*;
