@@ -204,7 +204,10 @@ fn python_package_license_is_the_project_license() {
 fn package_xml_versions_are_the_crate_version() {
     for (path, name) in [
         ("package.xml", "mjbridge"),
-        ("examples/ros2_downstream/package.xml", "mjbridge_downstream"),
+        (
+            "examples/ros2_downstream/package.xml",
+            "mjbridge_downstream",
+        ),
     ] {
         let text = std::fs::read_to_string(root().join(path)).expect(path);
         let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -226,7 +229,10 @@ fn package_xml_versions_are_the_crate_version() {
         );
         assert_eq!(child("license"), ["Apache-2.0"], "{path}: license");
         assert_eq!(child("build_type"), ["cmake"], "{path}: build type");
-        assert!(child("buildtool_depend").contains(&"cmake".to_owned()), "{path}");
+        assert!(
+            child("buildtool_depend").contains(&"cmake".to_owned()),
+            "{path}"
+        );
         if name == "mjbridge_downstream" {
             assert_eq!(child("depend"), ["mjbridge"], "{path}: depend");
         } else {
