@@ -52,6 +52,14 @@ def bits(a):
     return np.ascontiguousarray(a, dtype=np.float64).tobytes()
 
 
+def test_the_package_declares_the_gymnasium_extra():
+    from importlib.metadata import requires
+
+    assert 'gymnasium>=1.0; extra == "gymnasium"' in requires("mjbridge")
+    assert mjbridge.gymnasium.MjBridgeEnv is MjBridgeEnv
+    assert gymnasium.spec("mjbridge/MjBridge-v0").entry_point == "mjbridge.gymnasium:MjBridgeEnv"
+
+
 def test_check_env_passes_on_a_model_with_activations():
     env = gymnasium.make("mjbridge/MjBridge-v0", model_path=ACT, frame_skip=2)
     try:
