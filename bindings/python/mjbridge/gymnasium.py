@@ -36,6 +36,9 @@ point, or a checkpoint or world document), validated and read back bit for bit.
   s)`` (quaternions renormalised) and that state is restored as a checkpoint document.
   ``options={"state": s}`` resets to a saved state instead (what ``load_state`` takes).
 - ``render_mode`` must be None: this environment does not render.
+- ``exact`` says whether restores continue bit for bit: true on the integration profile (every
+  engine with MuJoCo's state API, 2.3.x and newer); MuJoCo 2.2's basic profile restores qpos,
+  qvel, act, ctrl and time only (``profile`` names it).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import Config, Document, Endpoint, Field, FrameInfo, ObjectKind, Reason, RestorePoint
+from . import Config, Document, build_info, Endpoint, Field, FrameInfo, ObjectKind, Reason, RestorePoint
 
 __all__ = ["MjBridgeEnv", "State", "ctrl_ranges_from_mjcf"]
 
@@ -96,11 +99,13 @@ def _expand_includes(node: ET.Element, folder: str, depth: int) -> None:
             _expand_includes(child, folder, depth)
 
 
-def ctrl_ranges_from_mjcf(path: Union[str, "os.PathLike[str]"]) -> List[Tuple[Optional[str], float, float]]:
+def ctrl_ranges_from_mjcf(
+    path: Union[str, "os.PathLike[str]"], autolimits: bool = True
+) -> List[Tuple[Optional[str], float, float]]:
     """``[(name, low, high)]`` per actuator of the MJCF, in MuJoCo's order: the ``ctrlrange``
-    where the actuator is control-limited, ``(-inf, inf)`` where it is not."""
+    where the actuator is control-limited, ``(-inf, inf)`` where it is not. ``autolimits``: the
+    compiler's default where the MJCF does not set it (true from MuJoCo 2.3.0 on)."""
     root = _read_mjcf(os.fspath(path))
-    autolimits = True
     for c in root.iter("compiler"):
         if "autolimits" in c.attrib:
             autolimits = c.attrib["autolimits"].strip() == "true"
@@ -208,8 +213,14 @@ class MjBridgeEnv(gymnasium.Env):  # type: ignore[misc, unused-ignore]
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=self._obs.shape, dtype=np.float64
         )
+        world = _json.loads(ep.world())["world"]
+        self.profile: str = world["profile"]
+        # Whether a restore continues exactly: the integration profile (MuJoCo's state API);
+        # the basic profile (MuJoCo 2.2) restores the public fields only.
+        self.exact: bool = world["checkpoint_scope"] == "complete_integration_state"
         if ctrl_range is None:
-            ranges = ctrl_ranges_from_mjcf(self.model_path)
+            engine = tuple(int(x) for x in str(build_info()["engine"]).split(".")[:2])
+            ranges = ctrl_ranges_from_mjcf(self.model_path, autolimits=engine >= (2, 3))
             if len(ranges) != nu:
                 raise ValueError(
                     "the MJCF lists %d actuators, the compiled model has %d: pass ctrl_range="

@@ -132,12 +132,12 @@ def test_mjcf_reader_agrees_with_mujocos_compiler(tmp_path):
         "<motor name='a' joint='j' class='wide'/>"
         "<motor name='b' joint='j' ctrlrange='-3 3' ctrllimited='false'/>"
         "<position name='c' joint='j' ctrlrange='0 2'/>"
-        "<muscle name='d' joint='j' lengthrange='0.5 1.5'/>"
         "<motor joint='j' class='inner'/>"
+        "<muscle name='d' joint='j' lengthrange='0.5 1.5'/>"
         "</actuator></mujoco>"
     )
     (tmp_path / "model.xml").write_text(
-        "<mujoco><default><general ctrlrange='-1 1'/>"
+        "<mujoco><compiler autolimits='true'/><default><general ctrlrange='-1 1'/>"
         "<default class='wide'><motor ctrlrange='-9 9'/>"
         "<default class='inner'><position ctrlrange='-4 4'/></default></default></default>"
         "<worldbody><body><joint name='j' range='-1 1' limited='true'/><geom size='0.1'/>"
@@ -154,11 +154,11 @@ def test_mjcf_reader_agrees_with_mujocos_compiler(tmp_path):
         ("a", -9.0, 9.0),  # the class's range, limited by autolimits
         ("b", -np.inf, np.inf),  # ctrllimited="false" wins over the range
         ("c", 0.0, 2.0),
-        ("d", -1.0, 1.0),  # the main class's range (muscle has no range of its own)
         (None, -4.0, 4.0),  # a nested class's range
+        ("d", -1.0, 1.0),  # the main class's range (muscle has no range of its own)
     ]
     with MjBridgeEnv(tmp_path / "model.xml") as env:
-        assert list(env.action_space.low) == [-9.0, -np.inf, 0.0, -1.0, -4.0]
+        assert list(env.action_space.low) == [-9.0, -np.inf, 0.0, -4.0, -1.0]
 
 
 def run(env, actions):
@@ -174,6 +174,8 @@ def run(env, actions):
 def test_load_state_continues_bit_for_bit():
     rng = np.random.default_rng(25)
     with MjBridgeEnv(ACT, frame_skip=2) as env, MjBridgeEnv(ACT, frame_skip=2) as other:
+        if not env.exact:
+            return basic_profile_restores_the_public_fields(env)
         env.reset(seed=1)
         env.action_space.seed(1)
         for _ in range(40):
@@ -203,6 +205,31 @@ def test_load_state_continues_bit_for_bit():
         env.reset(options={"state": rp})
         assert run(env, actions) == original
         rp.close()
+
+
+def basic_profile_restores_the_public_fields(env):
+    """MuJoCo 2.2 (no state API): the basic profile, which says it does not continue exactly;
+    what it does promise is checked instead: qpos, qvel, act, ctrl and time come back."""
+    assert mjbridge.build_info()["engine"].startswith("2.2.")
+    assert env.profile == "mujoco_basic_v1"
+    env.reset(seed=0)
+    for a in np.random.default_rng(3).uniform(-1, 1, size=(40, 3)):
+        env.step(a)
+    saved, world = env.save_state(), json.loads(env.save_world())["world"]
+    for a in np.random.default_rng(4).uniform(-1, 1, size=(40, 3)):
+        env.step(a)
+    env.load_state(saved)
+    back = json.loads(env.save_world())["world"]
+    for key in ("qpos", "qvel", "act", "ctrl", "time", "tick"):
+        assert back[key] == world[key], key
+    saved.close()
+
+
+def test_the_profile_says_whether_restores_are_exact():
+    with MjBridgeEnv(ACT) as env:
+        has_state_api = mjbridge.build_info()["integration_profile"]
+        assert env.exact == has_state_api
+        assert env.profile == ("mujoco_integration_v1" if has_state_api else "mujoco_basic_v1")
 
 
 def test_reset_is_exact_and_reset_noise_follows_the_seed():
@@ -329,6 +356,8 @@ def test_mujoco_env_set_state_diverges_where_load_state_does_not():
         gym_env.close()
 
     with MjBridgeEnv(ACT, frame_skip=2) as env:
+        if not env.exact:
+            return basic_profile_restores_the_public_fields(env)
         env.reset(seed=0)
         run(env, actions[:40])
         saved = env.save_state()
