@@ -98,7 +98,10 @@ fn venv() -> Option<PathBuf> {
                 "setuptools>=77",
                 "wheel",
             ]);
-            pip.args(PINS.iter().map(|(name, version)| format!("{name}=={version}")));
+            pip.args(
+                PINS.iter()
+                    .map(|(name, version)| format!("{name}=={version}")),
+            );
             run(&mut pip);
             println!(
                 "py-gym venv: pinned packages installed in {:.0} s",
@@ -132,9 +135,14 @@ fn pytest(py: &Path, files: &[&str]) -> String {
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("py-gym-run");
     std::fs::create_dir_all(&work).unwrap();
     let mut cmd = Command::new("timeout");
-    cmd.args(["--kill-after=10", "600"])
-        .arg(py)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA"]);
+    cmd.args(["--kill-after=10", "600"]).arg(py).args([
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+    ]);
     for f in files {
         cmd.arg(root().join("bindings/python/tests_extras").join(f));
     }
@@ -147,7 +155,11 @@ fn pytest(py: &Path, files: &[&str]) -> String {
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("RAY_USAGE_STATS_ENABLED", "0"));
     // pytest's closing line: "N passed in S" (", M warnings" may follow), nothing else.
-    let last = out.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let last = out
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
     assert!(last.contains(" passed"), "{out}");
     for bad in ["skipped", "failed", "xfail", "xpass", "error", "deselected"] {
         assert!(!last.contains(bad), "pytest said {bad}:\n{out}");
