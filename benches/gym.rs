@@ -6,7 +6,7 @@
 //! It builds the release library and uses the venv of `cargo bench --bench python_rl`
 //! (`target/py-bench`: numpy and the MuJoCo Python package of exactly the engine the bridge
 //! links), adding Gymnasium (pinned as in tests/gym.rs) and the two packages its MuJoCo
-//! environments import (glfw, imageio); models: `tests/models/gym_act.xml` (activations,
+//! environments import (glfw, imageio, packaging); models: `tests/models/gym_act.xml` (activations,
 //! contacts), `tests/models/host.xml` and the shared humanoid when `MJB_MODELS_DIR` or
 //! `../shared/models/mujoco` has it. Run: `cargo bench --bench gym` (`MJB_BENCH_QUICK=1` for a
 //! short run).
@@ -18,7 +18,12 @@ use std::process::Command;
 mod support;
 use support::{release_library, run};
 
-const GYM: &[&str] = &["gymnasium==1.4.0", "glfw==2.11.0", "imageio==2.38.2"];
+const GYM: &[&str] = &[
+    "gymnasium==1.4.0",
+    "glfw==2.11.0",
+    "imageio==2.38.2",
+    "packaging==26.4",
+];
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -43,7 +48,7 @@ fn main() {
     let installed = Command::new(&py)
         .args([
             "-c",
-            "import mujoco, numpy, glfw, imageio, gymnasium; print(mujoco.__version__, gymnasium.__version__)",
+            "import mujoco, numpy, glfw, imageio, packaging, gymnasium; print(mujoco.__version__, gymnasium.__version__)",
         ])
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == format!("{version} 1.4.0"));

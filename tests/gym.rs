@@ -25,9 +25,10 @@ const PINS: &[(&str, &str)] = &[
     ("gymnasium", "1.4.0"),
     ("ray", "2.60.0"),
     ("mujoco-core", "4.0.0"),
-    // gymnasium.envs.mujoco imports them (its `mujoco` extra, without the full mujoco package).
+    // gymnasium.envs.mujoco imports these (its `mujoco` extra, without the full mujoco package).
     ("glfw", "2.11.0"),
     ("imageio", "2.38.2"),
+    ("packaging", "26.4"),
     ("pytest", "9.2.0"),
 ];
 
@@ -78,7 +79,7 @@ fn venv() -> Option<PathBuf> {
                 "-c",
                 &format!(
                     "import sys; from importlib.metadata import version as v; \
-                     import numpy, setuptools; \
+                     import numpy, setuptools, mypy; \
                      sys.exit(not ({check} and int(setuptools.__version__.split('.')[0]) >= 77))"
                 ),
             ])
@@ -97,6 +98,7 @@ fn venv() -> Option<PathBuf> {
                 "numpy",
                 "setuptools>=77",
                 "wheel",
+                "mypy",
             ]);
             pip.args(
                 PINS.iter()
@@ -184,6 +186,13 @@ fn gymnasium_env_checks_resets_exactly_and_beats_set_state() {
     ] {
         assert!(passed(&out, name), "{name}:\n{out}");
     }
+    // The module type-checks under pyproject's `mypy --strict` against the real gymnasium too
+    // (tests/install.rs checks the package without it).
+    let source = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("py-gym-source");
+    let checked = run(Command::new(&py)
+        .args(["-m", "mypy", "--no-incremental", "-p", "mjbridge"])
+        .current_dir(&source));
+    assert!(checked.contains("Success: no issues found"), "{checked}");
     let example = run(Command::new(&py)
         .arg(root().join("examples/python/gym_exact_reset.py"))
         .arg(root().join("tests/models/gym_act.xml"))

@@ -49,9 +49,10 @@ import os
 import xml.etree.ElementTree as ET
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-import gymnasium
+# Without gymnasium installed (the binding's own type check), its names are Any here.
+import gymnasium  # type: ignore[import-not-found, unused-ignore]
 import numpy as np
-from gymnasium import spaces
+from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]
 
 from . import Config, Document, build_info, Endpoint, Field, FrameInfo, ObjectKind, Reason, RestorePoint
 
@@ -223,7 +224,8 @@ class MjBridgeEnv(gymnasium.Env):  # type: ignore[misc, unused-ignore]
             ranges = ctrl_ranges_from_mjcf(self.model_path, autolimits=engine >= (2, 3))
             if len(ranges) != nu:
                 raise ValueError(
-                    "the MJCF lists %d actuators, the compiled model has %d: pass ctrl_range="
+                    "the MJCF lists %d actuators, the compiled model has %d (actuators from "
+                    "<attach>, <replicate> or plugins are not read here): pass ctrl_range="
                     % (len(ranges), nu)
                 )
             for u, (name, _, _) in enumerate(ranges):
