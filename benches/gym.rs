@@ -48,7 +48,7 @@ fn main() {
     let installed = Command::new(&py)
         .args([
             "-c",
-            "import mujoco, numpy, glfw, imageio, packaging, gymnasium; print(mujoco.__version__, gymnasium.__version__)",
+            "import mujoco, numpy, glfw, imageio, packaging.version, gymnasium; print(mujoco.__version__, gymnasium.__version__)",
         ])
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == format!("{version} 1.4.0"));

@@ -79,7 +79,7 @@ fn venv() -> Option<PathBuf> {
                 "-c",
                 &format!(
                     "import sys; from importlib.metadata import version as v; \
-                     import numpy, setuptools, mypy; \
+                     import numpy, setuptools, mypy, packaging.version; \
                      sys.exit(not ({check} and int(setuptools.__version__.split('.')[0]) >= 77))"
                 ),
             ])
