@@ -94,11 +94,6 @@ if [ "$install_tools" = 1 ]; then
   [ -n "$out" ] || exit 0
 fi
 
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
 if [ -n "$from_prefix" ]; then
   prefix="$(cd "$from_prefix" && pwd)"
   tree_target="$(sed -n 's/^target=//p' "$prefix/share/mjbridge/TARGET" 2>/dev/null || true)"
@@ -121,6 +116,10 @@ else
   command -v x86_64-w64-mingw32-objdump >/dev/null ||
     { echo "python_wheel.sh: x86_64-w64-mingw32-objdump (Debian: binutils-mingw-w64-x86-64) is needed" >&2; exit 1; }
 fi
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 if [ -z "$from_prefix" ]; then
   prefix="$work/prefix"
   args=(--target "$target" --prefix "$prefix" --bundle-mujoco)
