@@ -1,8 +1,9 @@
 //! The Python wheels an index would accept, one per target, made by `scripts/python_wheel.sh`
-//! into one folder (Linux x86_64 and aarch64 with `--target`, which builds the library in
-//! `target/cross-install` like tests/cross.rs, so a suite run finds it up to date; Windows with
-//! `--from-prefix` a Windows tree that also holds the Wine ProcessPrng stand-in the test
-//! programs use, which the wheel must leave out):
+//! into one folder, each through another door (the library built in `target/cross-install`
+//! like tests/cross.rs, so a suite run finds it up to date): Linux x86_64 with `--target`, Linux
+//! aarch64 by `scripts/release.sh --wheel` (beside the archive, both with a SHA-256 that
+//! checks), Windows with `--from-prefix` a Windows tree that also holds the Wine ProcessPrng
+//! stand-in the test programs use, which the wheel must leave out:
 //!
 //! - the Linux wheels carry the `manylinux_2_NN_<arch>` tag that `auditwheel show` (pinned, in
 //!   the script's tools venv) confirms for that very wheel, between MuJoCo's own floor (2_28) and
@@ -162,9 +163,65 @@ fn build() -> Option<Wheels> {
             o.status
         );
     };
-    for t in [LINUX, AARCH64] {
-        script(&["--target".as_ref(), t.as_ref()]);
-    }
+    script(&["--target".as_ref(), LINUX.as_ref()]);
+    // The aarch64 wheel as a release ships it: `release.sh --wheel`, beside the archive of the
+    // same tree, each with a SHA-256 that checks.
+    let release = work.join("release");
+    let o = bash(
+        "scripts/release.sh",
+        &[
+            "--target".as_ref(),
+            AARCH64.as_ref(),
+            "--wheel".as_ref(),
+            "--out".as_ref(),
+            release.as_os_str(),
+            "--target-dir".as_ref(),
+            build_dir.as_os_str(),
+        ],
+    );
+    print!("{}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        o.status.success(),
+        "release.sh --wheel: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut released: Vec<String> = std::fs::read_dir(&release)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    released.sort();
+    let version = env!("CARGO_PKG_VERSION");
+    let archive = format!("mjbridge-{version}-{AARCH64}.tar.gz");
+    let wheel = released
+        .iter()
+        .find(|n| n.ends_with("_aarch64.whl"))
+        .unwrap_or_else(|| panic!("no aarch64 wheel in the release: {released:?}"))
+        .clone();
+    assert_eq!(
+        released,
+        [
+            archive.clone(),
+            format!("{archive}.sha256"),
+            wheel.clone(),
+            format!("{wheel}.sha256")
+        ],
+        "the release folder"
+    );
+    let check = Command::new("sha256sum")
+        .args([
+            "-c",
+            &format!("{wheel}.sha256"),
+            &format!("{archive}.sha256"),
+        ])
+        .current_dir(&release)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    std::fs::copy(release.join(&wheel), dir.join(&wheel)).unwrap();
     // The Windows tree, with the stand-in the Wine test programs need in its bin/ (as a careless
     // copy of a test folder would have it): the wheel takes the bridge, MuJoCo and its plugins.
     let windows_tree = work.join("windows-tree");
