@@ -4,8 +4,8 @@
 #   bash scripts/python_wheel.sh OUT_DIR [--target TRIPLE] [--target-dir DIR] [--from-prefix PREFIX]
 #   bash scripts/python_wheel.sh --install-tools
 #
-# TRIPLE is x86_64-unknown-linux-gnu (default), aarch64-unknown-linux-gnu or
-# x86_64-pc-windows-gnu; the wheel is
+# TRIPLE is x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu or x86_64-pc-windows-gnu
+# (default: the build machine's, as for install.sh); the wheel is
 #
 #   OUT_DIR/mjbridge-X.Y.Z-py3-none-manylinux_2_NN_x86_64.whl    (Linux x86_64)
 #   OUT_DIR/mjbridge-X.Y.Z-py3-none-manylinux_2_NN_aarch64.whl   (Linux aarch64: Jetson, Pi)
@@ -80,7 +80,7 @@ ensure_tools() {
     [ "$(cat "$tools/pins.sha256" 2>/dev/null)" = "$stamp" ]; then
     return
   fi
-  step "installing auditwheel and twine (packaging/python/wheel-tools.txt) into $tools"
+  step "installing the wheel tools (packaging/python/wheel-tools.txt) into $tools"
   rm -rf "$tools"
   "$python" -m venv "$tools"
   "$tools/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r "$pins"
@@ -102,6 +102,8 @@ if [ -n "$from_prefix" ]; then
     { echo "python_wheel.sh: --target $target, but $prefix is a tree for $tree_target" >&2; exit 1; }
   target="$tree_target"
 else
+  # The build machine's, as install.sh takes it (x86_64-unknown-linux-gnu here).
+  target="${target:-$(rustc -vV 2>/dev/null | sed -n 's/^host: //p')}"
   target="${target:-x86_64-unknown-linux-gnu}"
 fi
 case "$target" in
