@@ -163,7 +163,12 @@ fn build() -> Option<Wheels> {
             o.status
         );
     };
+    let started = std::time::Instant::now();
     script(&["--target".as_ref(), LINUX.as_ref()]);
+    println!(
+        "python wheels: x86_64 wheel after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     // The aarch64 wheel as a release ships it: `release.sh --wheel`, beside the archive of the
     // same tree, each with a SHA-256 that checks.
     let release = work.join("release");
@@ -222,6 +227,10 @@ fn build() -> Option<Wheels> {
         String::from_utf8_lossy(&check.stdout)
     );
     std::fs::copy(release.join(&wheel), dir.join(&wheel)).unwrap();
+    println!(
+        "python wheels: aarch64 release after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     // The Windows tree, with the stand-in the Wine test programs need in its bin/ (as a careless
     // copy of a test folder would have it): the wheel takes the bridge, MuJoCo and its plugins.
     let windows_tree = work.join("windows-tree");
@@ -243,6 +252,10 @@ fn build() -> Option<Wheels> {
         &windows_tree.join("bin"),
     );
     script(&["--from-prefix".as_ref(), windows_tree.as_os_str()]);
+    println!(
+        "python wheels: all three after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 
     let find = |suffix: &str| {
         let found: Vec<PathBuf> = std::fs::read_dir(&dir)
