@@ -139,141 +139,25 @@ __all__ = [
     "WAIT_FOREVER",
 ]
 
-# The header's #defines.
-VERSION = "0.3.0"
-VERSION_MAJOR = 0
-VERSION_MINOR = 3
-VERSION_PATCH = 0
-WAIT_FOREVER = 4294967295
-MAX_CHECKPOINT_VALUES = 32768
-MAX_DOCUMENT_BYTES = 1048576
-EXPECT_TICK = 1
-EXPECT_CONFIGURATION = 2
-EXPECT_FRAME = 4
-
-
-class Outcome(IntEnum):
-    """mjb_outcome: what happened to the endpoint's native state. Never renumbered."""
-
-    OK = 0
-    REJECTED = 1
-    ROLLED_BACK = 2
-    UNKNOWN = 3
-    FENCED = 4
-    INVALID_ARGUMENT = 5
-    PANIC = 6
-
-
-class Reason(IntEnum):
-    """mjb_reason: the cause inside an outcome. Never renumbered."""
-
-    NONE = 0
-    MALFORMED_JSON = 1
-    TOO_LARGE = 2
-    TOO_MANY_VALUES = 3
-    UNKNOWN_FIELD = 4
-    MISSING_FIELD = 5
-    DUPLICATE_FIELD = 6
-    WRONG_TYPE = 7
-    NOT_AN_INTEGER = 8
-    NOT_FINITE = 9
-    OUT_OF_RANGE = 10
-    PROFILE = 11
-    ENGINE = 12
-    DESCRIPTOR = 13
-    CONFIGURATION = 14
-    SIGNATURE = 15
-    SIZE = 16
-    EQ_ACTIVE_DOMAIN = 17
-    PUBLIC_FIELD_MISMATCH = 18
-    SEED = 19
-    READ_ONLY_FIELD = 20
-    BUSY = 21
-    STOP_LATCHED = 22
-    UNRESOLVED_NATIVE_WORK = 23
-    NOT_STOPPED = 24
-    SETTER_FAILED = 25
-    SETTER_UNEXPECTED_COMPLETION = 26
-    VERIFICATION_MISMATCH = 27
-    ROLLBACK_UNPROVEN = 28
-    ENGINE_ERROR = 29
-    CLOSED = 30
-    NULL_ARGUMENT = 31
-    INVALID_UTF8 = 32
-    FOREIGN_HANDLE = 33
-    MODEL_LOAD = 34
-    DIMENSION = 35
-    ENGINE_RESET = 36
-    PANIC = 37
-    STATE_DOMAIN = 38
-    TICK_OVERFLOW = 39
-    STATE_HASH = 40
-    UNKNOWN_NAME = 41
-    UNSUPPORTED = 42
-    PLUGIN_LOAD = 43
-    NOT_IN_FRAME = 44
-    PRECONDITION = 45
-    MODEL_FINGERPRINT = 46
-    OTHER_ENDPOINT = 47
-
-
-class Field(IntEnum):
-    """mjb_field: an mjData array a frame carries or a typed input writes."""
-
-    QPOS = 0
-    QVEL = 1
-    ACT = 2
-    CTRL = 3
-    QACC = 4
-    SENSORDATA = 5
-    XPOS = 6
-    XQUAT = 7
-    XMAT = 8
-    SITE_XPOS = 9
-    SITE_XMAT = 10
-    GEOM_XPOS = 11
-    GEOM_XMAT = 12
-    MOCAP_POS = 13
-    MOCAP_QUAT = 14
-    QFRC_APPLIED = 15
-    XFRC_APPLIED = 16
-    EQ_ACTIVE = 17
-    ACTUATOR_FORCE = 18
-    USERDATA = 19
-
-
-class ObjectKind(IntEnum):
-    """mjb_object_kind: object kinds of the name API (MOCAP ids are mocap indices)."""
-
-    BODY = 0
-    JOINT = 1
-    GEOM = 2
-    SITE = 3
-    ACTUATOR = 4
-    SENSOR = 5
-    EQUALITY = 6
-    MOCAP = 7
-
-
-class FrameCause(IntEnum):
-    """mjb_frame_cause: why a frame was published."""
-
-    OPEN = 0
-    STEP = 1
-    RESTORE = 2
-    INPUT = 3
-    REPLACE = 4
-    ROLLBACK = 5
-
-
-class LogLevel(IntEnum):
-    """mjb_log_level: severity of a log message (MuJoCo's mjtLogLevel values)."""
-
-    DEBUG = 0
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
+# The header's #defines and enums, generated from it (_native_gen.py).
+from ._native_gen import (
+    EXPECT_CONFIGURATION as EXPECT_CONFIGURATION,
+    EXPECT_FRAME as EXPECT_FRAME,
+    EXPECT_TICK as EXPECT_TICK,
+    MAX_CHECKPOINT_VALUES as MAX_CHECKPOINT_VALUES,
+    MAX_DOCUMENT_BYTES as MAX_DOCUMENT_BYTES,
+    VERSION as VERSION,
+    VERSION_MAJOR as VERSION_MAJOR,
+    VERSION_MINOR as VERSION_MINOR,
+    VERSION_PATCH as VERSION_PATCH,
+    WAIT_FOREVER as WAIT_FOREVER,
+    Field as Field,
+    FrameCause as FrameCause,
+    LogLevel as LogLevel,
+    ObjectKind as ObjectKind,
+    Outcome as Outcome,
+    Reason as Reason,
+)
 
 _E = TypeVar("_E", bound=IntEnum)
 
