@@ -389,14 +389,43 @@ def _take_document(s: ctypes.c_void_p, info: ReadInfo) -> Document:
     return doc
 
 
-def _expect(
-    tick: Optional[int], configuration: Optional[int], frame: Optional[int]
-) -> Optional[Expect]:
-    """The mjb_expect for keyword arguments ``expect_tick``/``expect_configuration``/
-    ``expect_frame`` (None when none is given: the plain export runs)."""
-    if tick is None and configuration is None and frame is None:
-        return None
+_SEEN = ("expect_tick", "expect_configuration", "expect_frame")
+
+
+def precondition(
+    tick: Optional[int] = None,
+    configuration: Optional[int] = None,
+    frame: Optional[int] = None,
+    seen: Optional[Union["FrameInfo", ReadInfo, "Document"]] = None,
+) -> Expect:
+    """An Expect (mjb_expect) for a mutation's ``expect=``: the tick, model configuration and
+    last frame number the caller saw, or all three of ``seen`` (a FrameInfo, a ReadInfo or a
+    Document; a restore point's frame number 0 is not checked). Build it once, pass it to
+    many calls: ``ep.write_step(inputs, expect=precondition(seen=info))``."""
     e = Expect()
+    if seen is not None:
+        _set_expect(e, seen.tick, seen.configuration, seen.frame or None)
+    _set_expect(e, tick, configuration, frame)
+    return e
+
+
+def _precondition(expect: Optional[Expect], seen: Mapping[str, Optional[int]]) -> Optional[Expect]:
+    """The one parser of every mutation's precondition: ``expect=`` (an Expect) and/or the
+    keywords ``expect_tick``/``expect_configuration``/``expect_frame`` (``seen``); None when
+    there is none (the plain export runs, else its ``_if`` twin)."""
+    if not seen:
+        return expect
+    for k in seen:
+        if k not in _SEEN:
+            raise TypeError("unexpected keyword argument %r" % k)
+    tick = seen.get("expect_tick")
+    configuration = seen.get("expect_configuration")
+    frame = seen.get("expect_frame")
+    if tick is None and configuration is None and frame is None:
+        return expect
+    e = Expect()
+    if expect is not None:
+        ctypes.pointer(e)[0] = expect
     _set_expect(e, tick, configuration, frame)
     return e
 
@@ -404,7 +433,8 @@ def _expect(
 def _set_expect(
     e: Expect, tick: Optional[int], configuration: Optional[int], frame: Optional[int]
 ) -> None:
-    flags = 0
+    """Add the given members (and their flags) to ``e``."""
+    flags = e.flags
     if tick is not None:
         if tick < 0:
             raise ValueError("expect_tick is a tick, not %d" % tick)
@@ -881,9 +911,8 @@ class Stepper(FrameReader):
         self,
         ctrl: Optional[Doubles] = None,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> FrameInfo:
         """Write ``ctrl`` (when given; else the ``ctrl`` array as it is) and the other input
         arrays, step, read the frame. Returns the frame's FrameInfo, a value of this call
@@ -892,10 +921,11 @@ class Stepper(FrameReader):
         ``Reason.PRECONDITION``: nothing written, no step, the buffers as they were)."""
         if ctrl is not None:
             self.ctrl[self._all] = ctrl
-        if expect_tick is None and expect_configuration is None and expect_frame is None:
+        e = _precondition(expect, seen) if seen or expect is not None else None
+        if e is None:
             o = self._step(*self._args)
         else:
-            _set_expect(self._expect, expect_tick, expect_configuration, expect_frame)
+            ctypes.pointer(self._expect)[0] = e
             o = self._step_if(*self._args_if)
         if o:
             raise _refusal(o, self._report_copy())
@@ -912,9 +942,8 @@ class Stepper(FrameReader):
         doc: DocumentLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> FrameInfo:
         """Restore a checkpoint (an RL reset), then read the frame into ``values``; when the
         frame carries ctrl, the restored controls are copied into ``ctrl`` too (else ``ctrl``
@@ -922,11 +951,7 @@ class Stepper(FrameReader):
         recomputed by kinematics; sensordata, qacc and actuator_force are stale
         (``info.stale``) until the next step: the bridge never runs ``mj_forward`` on a
         restore."""
-        self._ep.restore(
-            doc, timeout_ms, expect_tick=expect_tick,
-            expect_configuration=expect_configuration,
-            expect_frame=expect_frame,
-        )
+        self._ep.restore(doc, timeout_ms, expect=_precondition(expect, seen))
         return self._after_reset()
 
     def apply(
@@ -934,17 +959,12 @@ class Stepper(FrameReader):
         rp: "RestorePoint",
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> FrameInfo:
         """``restore`` from a restore point (no JSON): an RL reset to a saved state at engine
         speed, the frame (and ctrl) read after it, as for ``restore``."""
-        self._ep.apply(
-            rp, timeout_ms, expect_tick=expect_tick,
-            expect_configuration=expect_configuration,
-            expect_frame=expect_frame,
-        )
+        self._ep.apply(rp, timeout_ms, expect=_precondition(expect, seen))
         return self._after_reset()
 
     def _after_reset(self) -> FrameInfo:
@@ -974,9 +994,22 @@ class Endpoint:
         o = lib.mjb_endpoint_open(cfg, len(cfg), ctypes.byref(ep))
         if o != Outcome.OK:
             raise _refusal(o)
+        self._setup(lib, ep)
+
+    def _setup(self, lib: ctypes.CDLL, ep: ctypes.c_void_p) -> None:
+        """The per-endpoint call state, built once: the handle converted for ctypes, the
+        exports the general calls use, and pools of prebuilt arguments (see _WriteStepArgs,
+        _FrameArgs)."""
         self._lib = lib
         self._ep = ep
         self._closed = False
+        self._ep_arg = _arg(ep)
+        # Without argtypes (as the Stepper calls): every argument is converted once, here or
+        # in the pooled argument objects; only nstep and timeout_ms are made per call.
+        self._write_step_fns = (_raw(lib, "mjb_write_step"), _raw(lib, "mjb_write_step_if"))
+        self._read_many = _raw(lib, "mjb_frame_read_many")
+        self._write_args: Dict[int, List[_WriteStepArgs]] = {}
+        self._frame_args: Dict[Tuple[int, ...], List[_FrameArgs]] = {}
 
     @classmethod
     def open(cls, config: ConfigLike) -> "Endpoint":
@@ -994,7 +1027,7 @@ class Endpoint:
         if o != Outcome.OK:
             raise _refusal(o)
         self = cls.__new__(cls)
-        self._lib, self._ep, self._closed = lib, ep, False
+        self._setup(lib, ep)
         return self
 
     def __enter__(self) -> "Endpoint":
@@ -1026,47 +1059,43 @@ class Endpoint:
     # Mutations: a Report on success; MjbError (with the report) otherwise. Each takes
     # keyword-only expect_tick=, expect_configuration= and expect_frame= (the mjb_*_if exports): when the
     # endpoint is no longer there, MjbError with Reason.PRECONDITION and nothing is done.
-    def _mutate(self, fn: Any, *args: Any) -> Report:
+    def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
+        """Every mutation's one code path: the export ``name`` when there is no
+        precondition, else its ``_if`` twin (the same call with ``expect`` after the
+        handle). A Report on OK; MjbError carrying it otherwise."""
+        plain, cond = _TWINS[name]
         report = Report()
-        o = fn(self._ep, *args, ctypes.byref(report))
+        if expect is None:
+            o = getattr(self._lib, plain)(self._ep, *args, ctypes.byref(report))
+        else:
+            o = getattr(self._lib, cond)(self._ep, ctypes.byref(expect), *args, ctypes.byref(report))
         if o != Outcome.OK:
             raise _refusal(o, report)
         return report
-
-    def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
-        """The export ``name`` (``expect`` None), or its ``_if`` form with ``expect``."""
-        if expect is None:
-            return self._mutate(getattr(self._lib, name), *args)
-        return self._mutate(getattr(self._lib, name + "_if"), ctypes.byref(expect), *args)
 
     def step(
         self,
         nstep: int = 1,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Step ``nstep`` times. A stop latched meanwhile halts at a step boundary and returns
         the report with ``reason == Reason.STOP_LATCHED``; ``tick_after`` shows the steps done."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
-        if e is None:
-            return self._mutate(self._lib.mjb_endpoint_step, nstep, timeout_ms)
-        return self._mutate(self._lib.mjb_step_if, ctypes.byref(e), nstep, timeout_ms)
+        return self._mutate_if("step", _precondition(expect, seen), nstep, timeout_ms)
 
     def set_ctrl(
         self,
         ctrl: Doubles,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         ptr, n, keep = _doubles(ctrl)
-        report = self._mutate_if("mjb_set_ctrl", e, ptr, n, timeout_ms)
+        report = self._mutate_if("set_ctrl", e, ptr, n, timeout_ms)
         del keep
         return report
 
@@ -1075,46 +1104,43 @@ class Endpoint:
         doc: DocumentLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         b = _utf8(doc)
-        return self._mutate_if("mjb_world_write", e, b, len(b), timeout_ms)
+        return self._mutate_if("world_write", e, b, len(b), timeout_ms)
 
     def restore(
         self,
         doc: DocumentLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Restore a checkpoint document (or a snapshot's world document) and its tick. Bytes
         go to the library as they are (keep a checkpoint as bytes to reset often; to restore
         the same state many times, ``restore_point_from_json`` once and ``apply``)."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         b = doc if isinstance(doc, bytes) else _utf8(doc)
-        return self._mutate_if("mjb_restore", e, b, len(b), timeout_ms)
+        return self._mutate_if("restore", e, b, len(b), timeout_ms)
 
     def replace_model(
         self,
         config: ConfigLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Replace the model: ``{"model": {...}}`` (a dict, bytes or a str starting with
         ``{``), a Config (its model alone) or the path of an MJCF file (any other str, or an
         ``os.PathLike``), as ``open`` reads it. The tick stays; the configuration counter goes
         up by one."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         b = _replacement_bytes(config)
-        return self._mutate_if("mjb_endpoint_replace_model", e, b, len(b), timeout_ms)
+        return self._mutate_if("replace_model", e, b, len(b), timeout_ms)
 
     # Restore points: a captured state restored without JSON.
     def capture(self, timeout_ms: int = WAIT_FOREVER) -> "RestorePoint":
@@ -1142,20 +1168,14 @@ class Endpoint:
         rp: "RestorePoint",
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Restore a restore point of this endpoint: the admission, fence, stop rules and native
         phase of ``restore`` (setter, bitwise readback, rollback or fence), without a document.
         Another endpoint's restore point is refused (``Reason.OTHER_ENDPOINT``), and so is one
         from before a model replacement (``Reason.CONFIGURATION``)."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
-        if e is None:
-            return self._mutate(self._lib.mjb_restore_point_apply, rp._rp, timeout_ms)
-        return self._mutate(
-            self._lib.mjb_restore_point_apply_if, ctypes.byref(e), rp._rp, timeout_ms
-        )
+        return self._mutate_if("apply", _precondition(expect, seen), rp._rp, timeout_ms)
 
     # Documents, each with the tick and configuration it was read at.
     def _read(self, fn: Any, timeout_ms: int) -> Document:
@@ -1284,6 +1304,34 @@ class Endpoint:
         the field's length) the values are copied straight into those arrays, which are
         returned; nothing is allocated for them. To read the same fields often, use
         ``frame_reader``."""
+        if out is not None or _np is None:
+            return self._frame_into(fields, out)
+        key = tuple(fields)
+        pool = self._frame_args.setdefault(key, [])
+        try:
+            call = pool.pop()  # atomic: a call in another thread takes another one
+        except IndexError:
+            call = _FrameArgs(self, [Field(f) for f in fields])
+        try:
+            o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
+            if o == Outcome.REJECTED and last_error().get("reason") == "MJB_REASON_DIMENSION":
+                call.size(self)  # the model was replaced: a field grew
+                o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
+            if o != Outcome.OK:
+                raise _refusal(o)
+            data = _np.array(call.view)  # one allocation for every field of this frame
+            values = {
+                f: data[at : at + r.written]
+                for f, at, r in zip(call.fields, call.offsets, call.reqs)
+            }
+            info = _frame_info(call.info_view)
+        finally:
+            pool.append(call)
+        return values, info
+
+    def _frame_into(
+        self, fields: Sequence[int], out: Optional[Mapping[int, Any]]
+    ) -> Tuple[Dict[Field, Any], FrameInfo]:
         flds = [Field(f) for f in fields]
         reqs = (FrameRequest * max(len(flds), 1))()
         keep: List[Any] = []
@@ -1303,8 +1351,6 @@ class Endpoint:
         for f, r, k in zip(flds, reqs, keep):
             if out is not None:
                 values[f] = out[f]
-            elif _np is not None:
-                values[f] = _np.frombuffer(k, dtype=_np.float64)
             else:
                 values[f] = list(k)
         return values, _frame_info(view)
@@ -1355,14 +1401,13 @@ class Endpoint:
         id: int = -1,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Write an input field whole (``id`` -1) or one object's slice."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         ptr, n, keep = _doubles(values)
-        report = self._mutate_if("mjb_input_write", e, int(field), id, ptr, n, timeout_ms)
+        report = self._mutate_if("input", e, int(field), id, ptr, n, timeout_ms)
         del keep
         return report
 
@@ -1372,25 +1417,113 @@ class Endpoint:
         nstep: int = 1,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Write inputs (``[(field, id, values), ...]``), then step ``nstep`` times, under one
         admission. For a loop, ``stepper`` builds all of this once. With ``expect_tick`` (the
         tick of the frame the inputs were chosen from), the controller's compare-and-step."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
-        arr = (Input * max(len(inputs), 1))()
-        keep = []
-        for slot, (field, id, values) in zip(arr, inputs):
-            ptr, n, k = _doubles(values)
-            keep.append(k)
-            slot.field, slot.id, slot.values, slot.n = int(field), id, ptr, n
-        report = self._mutate_if("mjb_write_step", e, arr, len(inputs), nstep, timeout_ms)
-        del keep
+        e = _precondition(expect, seen) if seen or expect is not None else None
+        m = len(inputs)
+        pool = self._write_args.setdefault(m, [])
+        try:
+            call = pool.pop()  # atomic: a call in another thread takes another one
+        except IndexError:
+            call = _WriteStepArgs(m)
+        try:
+            keep = call.fill(inputs)
+            report = Report()
+            plain, cond = self._write_step_fns
+            n, t = ctypes.c_uint32(nstep), ctypes.c_uint32(timeout_ms)
+            if e is None:
+                o = plain(self._ep_arg, call.inputs, call.n, n, t, ctypes.byref(report))
+            else:
+                o = cond(self._ep_arg, ctypes.byref(e), call.inputs, call.n, n, t, ctypes.byref(report))
+            del keep
+        finally:
+            pool.append(call)
+        if o != Outcome.OK:
+            raise _refusal(o, report)
         return report
 
 
+# Each mutation: its plain export and its ``_if`` twin.
+_TWINS: Dict[str, Tuple[str, str]] = {
+    "step": ("mjb_endpoint_step", "mjb_step_if"),
+    "set_ctrl": ("mjb_set_ctrl", "mjb_set_ctrl_if"),
+    "world_write": ("mjb_world_write", "mjb_world_write_if"),
+    "restore": ("mjb_restore", "mjb_restore_if"),
+    "replace_model": ("mjb_endpoint_replace_model", "mjb_endpoint_replace_model_if"),
+    "apply": ("mjb_restore_point_apply", "mjb_restore_point_apply_if"),
+    "input": ("mjb_input_write", "mjb_input_write_if"),
+}
+
+
+class _WriteStepArgs:
+    """A ``write_step`` call's ctypes arguments for ``m`` inputs, made once per endpoint and
+    reused (an endpoint keeps a pool: concurrent calls each take their own): the mjb_input
+    array, its count, and per input a ctypes double buffer its values are copied into (one
+    numpy copy, no address lookups) when they fit, grown when they do not."""
+
+    def __init__(self, m: int) -> None:
+        self.arr = (Input * max(m, 1))()
+        self.inputs = _arg(self.arr)
+        self.n = _arg(ctypes.c_size_t(m))
+        self.slots = list(self.arr)[:m]
+        self.bufs: List[Any] = [None] * m
+        self.views: List[Any] = [None] * m
+
+    def fill(self, inputs: Sequence[Tuple[int, int, Doubles]]) -> Any:
+        """Write ``inputs`` into the array; returns what must stay alive during the call."""
+        keep = None
+        for k, (field, id, values) in enumerate(inputs):
+            slot = self.slots[k]
+            slot.field = field
+            slot.id = id
+            n = len(values)
+            view = self.views[k]
+            if _np is None:
+                ptr, n, keep = _doubles(values)
+                slot.values = ptr
+            elif view is not None and len(view) == n:
+                view[...] = values
+            else:
+                buf = self.bufs[k] = (ctypes.c_double * n)()
+                view = self.views[k] = _np.frombuffer(buf, dtype=_np.float64)
+                view[...] = values
+                slot.values = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double))
+            slot.n = n
+        return keep
+
+
+class _FrameArgs:
+    """A ``frame`` call's ctypes arguments for one tuple of fields, made once per endpoint and
+    reused (pooled like _WriteStepArgs): the request array over one ctypes buffer holding every
+    field at its length, and the mjb_frame_info the call writes. Lengths are read once; a
+    model replacement that lengthens a field makes the read refuse (DIMENSION), and the
+    lengths are read again."""
+
+    def __init__(self, ep: "Endpoint", fields: Sequence[Field]) -> None:
+        self.fields = list(fields)
+        self.reqs = (FrameRequest * max(len(self.fields), 1))()
+        self.reqs_arg = _arg(self.reqs)
+        self.n = _arg(ctypes.c_size_t(len(self.fields)))
+        self.info, self.info_view = _frame_info_buffer()
+        self.info_ref = ctypes.byref(self.info)
+        self.size(ep)
+
+    def size(self, ep: "Endpoint") -> None:
+        lens = [ep.frame_field_len(f) for f in self.fields]
+        self.buf = (ctypes.c_double * max(sum(lens), 1))()
+        self.view = _np.frombuffer(self.buf, dtype=_np.float64) if _np is not None else None
+        self.offsets = []
+        at = 0
+        for r, f, n in zip(self.reqs, self.fields, lens):
+            r.field = int(f)
+            r.buf = ctypes.cast(ctypes.byref(self.buf, 8 * at), ctypes.POINTER(ctypes.c_double))
+            r.cap = n
+            self.offsets.append(at)
+            at += n
 class RestorePoint:
     """A state captured by ``Endpoint.capture()`` (or read once by
     ``Endpoint.restore_point_from_json``), restored by ``Endpoint.apply(rp)`` without JSON and
@@ -1477,6 +1610,14 @@ def _arg(value: Any) -> Any:
     if isinstance(value, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32)):
         return type(value).from_param(value.value)
     raise TypeError("no converted form for %s" % type(value).__name__)
+
+
+def _raw(lib: ctypes.CDLL, name: str) -> Any:
+    """The export ``name`` as a fresh function object with no argtypes (its arguments go as
+    converted once by the caller, with ``_arg``) and an int32 result."""
+    fn = lib[name]
+    fn.restype = ctypes.c_int32
+    return fn
 
 
 def _writable(buf: Any) -> Tuple[Any, int, Any]:
