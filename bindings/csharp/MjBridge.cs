@@ -1144,17 +1144,22 @@ namespace MjBridge
 
         public bool IsClosed { get { return handle.IsClosed; } }
 
-        // Every mutation takes an optional precondition, `expect` (a value: nothing allocated):
-        // with one, the mjb_*_if export runs and a stale tick or configuration is refused with
-        // Reason.Precondition, nothing done.
+        // Every mutation takes an optional precondition, `expect` (a value: nothing allocated),
+        // and has one code path: the mjb_*_if export, whose precondition is checked member by
+        // member where its flag is set. Without one the Expect has no flags, which is the plain
+        // export's call exactly (the header: "expect ... none"); with one a stale tick,
+        // configuration or frame is refused with Reason.Precondition, nothing done.
+
+        /// <summary>The precondition an `expect` argument stands for: no flags (nothing
+        /// checked) when there is none.</summary>
+        internal static Expect Precondition(Expect? expect) { return expect.GetValueOrDefault(); }
 
         /// <summary>Step `nstep` times (a stop latched meanwhile halts at a step boundary: Ok
         /// with Reason.StopLatched).</summary>
         public Result Step(uint nstep, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_step(handle, nstep, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_step_if(handle, ref e, nstep, timeoutMs, out r), r);
         }
 
@@ -1164,8 +1169,7 @@ namespace MjBridge
             if (ctrl == null) throw new ArgumentNullException("ctrl");
             Report r;
             UIntPtr n = (UIntPtr)(ulong)ctrl.Length;
-            if (!expect.HasValue) return Result.Of(Native.mjb_set_ctrl(handle, ctrl, n, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_set_ctrl_if(handle, ref e, ctrl, n, timeoutMs, out r), r);
         }
 
@@ -1174,8 +1178,7 @@ namespace MjBridge
         public Result WorldWrite(byte[] utf8, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_world_write(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_world_write_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
@@ -1185,8 +1188,7 @@ namespace MjBridge
         public Result Restore(byte[] utf8, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_restore(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_restore_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
@@ -1199,8 +1201,7 @@ namespace MjBridge
             if (!Config.IsDocument(configJson)) configJson = Config.FromPath(configJson).ModelJson();
             byte[] cfg = Text.Utf8(configJson);
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_endpoint_replace_model_if(handle, ref e, cfg, Text.Len(cfg), timeoutMs, out r), r);
         }
 
@@ -1221,8 +1222,7 @@ namespace MjBridge
         {
             if (rp == null) throw new ArgumentNullException("rp");
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_restore_point_apply(handle, rp.Handle, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_restore_point_apply_if(handle, ref e, rp.Handle, timeoutMs, out r), r);
         }
 
@@ -1414,8 +1414,7 @@ namespace MjBridge
         {
             Report r;
             UIntPtr n = (UIntPtr)(ulong)(values == null ? 0 : values.Length);
-            if (!expect.HasValue) return Result.Of(Native.mjb_input_write(handle, (int)f, id, values, n, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_input_write_if(handle, ref e, (int)f, id, values, n, timeoutMs, out r), r);
         }
 
@@ -1432,9 +1431,7 @@ namespace MjBridge
             {
                 p.Inputs[0] = new Input { Field = Field.Ctrl, Id = -1, Values = p.Handles[0].AddrOfPinnedObject(), N = (UIntPtr)(ulong)ctrl.Length };
                 Report r;
-                if (!expect.HasValue)
-                    return Result.Of(Native.mjb_write_step(handle, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
-                Expect e = expect.GetValueOrDefault();
+                Expect e = Precondition(expect);
                 return Result.Of(Native.mjb_write_step_if(handle, ref e, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
             }
             finally
@@ -1600,12 +1597,7 @@ namespace MjBridge
             Check();
             Report r;
             UIntPtr n = (UIntPtr)(ulong)Fields.Length;
-            if (!expect.HasValue)
-            {
-                return Answer(Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
-                    requests, n, out info, out r), r);
-            }
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Endpoint.Precondition(expect);
             return Answer(Native.mjb_write_step_read_if(endpoint.Handle, ref e, inputs, (UIntPtr)1UL, nstep, timeoutMs,
                 requests, n, out info, out r), r);
         }

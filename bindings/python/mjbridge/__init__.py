@@ -883,11 +883,14 @@ class Stepper(FrameReader):
         # slice); a ctypes array (no numpy) takes a slice.
         self._all: Any = Ellipsis if _np is not None else slice(None)
         self.report = Report()
-        self._step = ep._lib["mjb_write_step_read"]
-        self._step.restype = ctypes.c_int32
+        # One export, mjb_write_step_read_if: with a NULL precondition (``_args``) it is
+        # mjb_write_step_read exactly; with ``_expect`` (``_args_if``) the compare-and-step.
+        self._step_if = _raw(ep._lib, "mjb_write_step_read_if")
         self._nstep = ctypes.c_uint32(nstep)
+        self._expect = Expect()
         self._args = (
             _arg(ep._ep),
+            None,
             _arg(self._inputs),
             _arg(ctypes.c_size_t(m)),
             _arg(self._nstep),
@@ -897,10 +900,7 @@ class Stepper(FrameReader):
             self._info_ref,
             ctypes.byref(self.report),
         )
-        self._expect = Expect()
-        self._step_if = ep._lib["mjb_write_step_read_if"]
-        self._step_if.restype = ctypes.c_int32
-        self._args_if = (self._args[0], ctypes.byref(self._expect)) + self._args[1:]
+        self._args_if = (self._args[0], ctypes.byref(self._expect)) + self._args[2:]
 
     @property
     def nstep(self) -> int:
@@ -923,7 +923,7 @@ class Stepper(FrameReader):
             self.ctrl[self._all] = ctrl
         e = _precondition(expect, seen) if seen or expect is not None else None
         if e is None:
-            o = self._step(*self._args)
+            o = self._step_if(*self._args)
         else:
             ctypes.pointer(self._expect)[0] = e
             o = self._step_if(*self._args_if)
@@ -1006,7 +1006,7 @@ class Endpoint:
         self._ep_arg = _arg(ep)
         # Without argtypes (as the Stepper calls): every argument is converted once, here or
         # in the pooled argument objects; only nstep and timeout_ms are made per call.
-        self._write_step_fns = (_raw(lib, "mjb_write_step"), _raw(lib, "mjb_write_step_if"))
+        self._write_step_if = _raw(lib, "mjb_write_step_if")
         self._read_many = _raw(lib, "mjb_frame_read_many")
         self._write_args: Dict[int, List[_WriteStepArgs]] = {}
         self._frame_args: Dict[Tuple[int, ...], List[_FrameArgs]] = {}
@@ -1060,15 +1060,12 @@ class Endpoint:
     # keyword-only expect_tick=, expect_configuration= and expect_frame= (the mjb_*_if exports): when the
     # endpoint is no longer there, MjbError with Reason.PRECONDITION and nothing is done.
     def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
-        """Every mutation's one code path: the export ``name`` when there is no
-        precondition, else its ``_if`` twin (the same call with ``expect`` after the
-        handle). A Report on OK; MjbError carrying it otherwise."""
-        plain, cond = _TWINS[name]
+        """Every mutation's one code path: the ``_if`` export of ``name`` (``_TWINS``), with
+        ``expect`` after the handle or NULL, which checks nothing and is the plain export's
+        call exactly. A Report on OK; MjbError carrying it otherwise."""
         report = Report()
-        if expect is None:
-            o = getattr(self._lib, plain)(self._ep, *args, ctypes.byref(report))
-        else:
-            o = getattr(self._lib, cond)(self._ep, ctypes.byref(expect), *args, ctypes.byref(report))
+        e = None if expect is None else ctypes.byref(expect)
+        o = getattr(self._lib, _TWINS[name])(self._ep, e, *args, ctypes.byref(report))
         if o != Outcome.OK:
             raise _refusal(o, report)
         return report
@@ -1433,12 +1430,15 @@ class Endpoint:
         try:
             keep = call.fill(inputs)
             report = Report()
-            plain, cond = self._write_step_fns
-            n, t = ctypes.c_uint32(nstep), ctypes.c_uint32(timeout_ms)
-            if e is None:
-                o = plain(self._ep_arg, call.inputs, call.n, n, t, ctypes.byref(report))
-            else:
-                o = cond(self._ep_arg, ctypes.byref(e), call.inputs, call.n, n, t, ctypes.byref(report))
+            o = self._write_step_if(
+                self._ep_arg,
+                None if e is None else ctypes.byref(e),
+                call.inputs,
+                call.n,
+                ctypes.c_uint32(nstep),
+                ctypes.c_uint32(timeout_ms),
+                ctypes.byref(report),
+            )
             del keep
         finally:
             pool.append(call)
@@ -1447,15 +1447,16 @@ class Endpoint:
         return report
 
 
-# Each mutation: its plain export and its ``_if`` twin.
-_TWINS: Dict[str, Tuple[str, str]] = {
-    "step": ("mjb_endpoint_step", "mjb_step_if"),
-    "set_ctrl": ("mjb_set_ctrl", "mjb_set_ctrl_if"),
-    "world_write": ("mjb_world_write", "mjb_world_write_if"),
-    "restore": ("mjb_restore", "mjb_restore_if"),
-    "replace_model": ("mjb_endpoint_replace_model", "mjb_endpoint_replace_model_if"),
-    "apply": ("mjb_restore_point_apply", "mjb_restore_point_apply_if"),
-    "input": ("mjb_input_write", "mjb_input_write_if"),
+# Each mutation's ``_if`` export (mjb_step_if is mjb_endpoint_step's twin): called with a NULL
+# precondition it is the plain export, so every mutation has this one code path.
+_TWINS: Dict[str, str] = {
+    "step": "mjb_step_if",
+    "set_ctrl": "mjb_set_ctrl_if",
+    "world_write": "mjb_world_write_if",
+    "restore": "mjb_restore_if",
+    "replace_model": "mjb_endpoint_replace_model_if",
+    "apply": "mjb_restore_point_apply_if",
+    "input": "mjb_input_write_if",
 }
 
 
