@@ -417,11 +417,30 @@ fn xml(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// A `/// <summary>` of the first paragraph, wrapped at 100 columns.
 fn cs_doc(out: &mut String, indent: &str, doc: &[String]) {
     let s = summary(doc);
-    if !s.is_empty() {
-        writeln!(out, "{indent}/// <summary>{}</summary>", xml(&s)).unwrap();
+    if s.is_empty() {
+        return;
     }
+    let one = format!("{indent}/// <summary>{}</summary>", xml(&s));
+    if one.len() <= 100 {
+        writeln!(out, "{one}").unwrap();
+        return;
+    }
+    writeln!(out, "{indent}/// <summary>").unwrap();
+    let mut line = String::new();
+    for w in xml(&s).split_whitespace() {
+        if !line.is_empty() && indent.len() + 4 + line.len() + 1 + w.len() > 100 {
+            writeln!(out, "{indent}/// {line}").unwrap();
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    writeln!(out, "{indent}/// {line}\n{indent}/// </summary>").unwrap();
 }
 
 fn cs_field_type(s: &str, f: &Field) -> String {
@@ -918,23 +937,30 @@ fn splice(cs: &str, generated: &str) -> String {
     format!("{}{generated}{}", &cs[..begin], &cs[end..])
 }
 
-fn check(path: &str, fresh: &str) {
-    let p = root().join(path);
-    let committed = std::fs::read_to_string(&p).unwrap_or_default();
+/// None when `committed` is `fresh`, else the first line (1-based) where they differ.
+fn first_difference(committed: &str, fresh: &str) -> Option<usize> {
     if committed == fresh {
-        return;
-    }
-    if std::env::var("MJB_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::write(&p, fresh).unwrap();
-        eprintln!("rewrote {path}");
-        return;
+        return None;
     }
     let line = committed
         .lines()
         .zip(fresh.lines())
         .position(|(a, b)| a != b)
-        .map_or(committed.lines().count().min(fresh.lines().count()), |i| i)
-        + 1;
+        .unwrap_or(committed.lines().count().min(fresh.lines().count()));
+    Some(line + 1)
+}
+
+fn check(path: &str, fresh: &str) {
+    let p = root().join(path);
+    let committed = std::fs::read_to_string(&p).unwrap_or_default();
+    let Some(line) = first_difference(&committed, fresh) else {
+        return;
+    };
+    if std::env::var("MJB_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&p, fresh).unwrap();
+        eprintln!("rewrote {path}");
+        return;
+    }
     panic!(
         "{path} differs from a fresh generation from {HEADER} (first at line {line}): run `MJB_BLESS=1 cargo test --test bindings_gen` and commit the result"
     );
@@ -998,4 +1024,60 @@ fn the_parser_reads_the_whole_header() {
         assert!(by_name.insert(&s.name, s.fields.len()).is_none());
         assert!(!s.doc.is_empty(), "{} has no doc", s.name);
     }
+}
+
+/// What the drift check is for: a new field, value or export in the header reaches both
+/// bindings with no edit (a synthetic header), and a stale file is told apart from a fresh one.
+#[test]
+fn a_new_field_value_and_export_reach_both_bindings_and_drift_is_seen() {
+    let text = concat!(
+        "/** file */\n",
+        "#define MJB_VERSION \"9.9.9\"\n",
+        "/**\n * `mjb_expect.flags`: check it.\n */\n#define MJB_EXPECT_NEW 8\n",
+        "/**\n * Kinds.\n */\nenum mjb_kind\n {\n  /**\n   * One.\n   */\n  MJB_KIND_ONE = 0,\n  MJB_KIND_TWO_MORE = 1,\n};\n",
+        "/**\n * Flags.\n */\ntypedef struct mjb_expect {\n  uint32_t flags;\n} mjb_expect;\n",
+        "/**\n * A thing.\n */\ntypedef struct mjb_thing {\n  /**\n   * First.\n   */\n  bool on;\n  uint64_t count;\n  int32_t late_field;\n} mjb_thing;\n",
+        "typedef struct mjb_endpoint mjb_endpoint;\n",
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
+        "/**\n * Read a thing.\n *\n * More.\n */\n",
+        "MJB_API\nmjb_outcome mjb_thing_read(struct mjb_endpoint *ep,\n                           struct mjb_thing *out);\n",
+        "#ifdef __cplusplus\n}\n#endif\n",
+    );
+    let h = parse(text);
+    let cs = csharp(&h);
+    let py = python(&h);
+    assert!(
+        cs.contains("public const string Version = \"9.9.9\";"),
+        "{cs}"
+    );
+    assert!(cs.contains("public const uint ExpectNew = 8;"), "{cs}");
+    assert!(cs.contains("        TwoMore = 1,"), "{cs}");
+    assert!(
+        cs.contains("[StructLayout(LayoutKind.Explicit, Size = 24)]"),
+        "{cs}"
+    );
+    assert!(cs.contains("[FieldOffset(0)] [MarshalAs(UnmanagedType.U1)] public bool On;"));
+    assert!(
+        cs.contains("[FieldOffset(16)] public int LateField;"),
+        "{cs}"
+    );
+    assert!(cs.contains("/// <summary>Read a thing.</summary>"), "{cs}");
+    assert!(
+        cs.contains(
+            "public static extern Outcome mjb_thing_read(EndpointHandle ep, out Thing @out);"
+        ),
+        "{cs}"
+    );
+    assert!(py.contains("    TWO_MORE = 1\n"), "{py}");
+    assert!(py.contains("        (\"late_field\", c_int32),\n"), "{py}");
+    assert!(
+        py.contains("    \"mjb_thing_read\": (OUTCOME, [ENDPOINT, POINTER(Thing)]),"),
+        "{py}"
+    );
+    assert!(py.contains("    # Read a thing.\n"), "{py}");
+    assert_eq!(first_difference(&py, &py), None);
+    let stale = py.replace("late_field", "old_field");
+    let at = first_difference(&stale, &py).unwrap();
+    assert!(py.lines().nth(at - 1).unwrap().contains("late_field"));
+    assert!(first_difference(&py[..py.len() - 10], &py).is_some());
 }

@@ -1311,15 +1311,15 @@ class Endpoint:
             call = _FrameArgs(self, [Field(f) for f in fields])
         try:
             o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
-            if o == Outcome.REJECTED and last_error().get("reason") == "MJB_REASON_DIMENSION":
+            if o == 1 and last_error().get("reason") == "MJB_REASON_DIMENSION":
                 call.size(self)  # the model was replaced: a field grew
                 o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
-            if o != Outcome.OK:
+            if o:
                 raise _refusal(o)
             data = _np.array(call.view)  # one allocation for every field of this frame
             values = {
                 f: data[at : at + r.written]
-                for f, at, r in zip(call.fields, call.offsets, call.reqs)
+                for f, at, r in zip(call.fields, call.offsets, call.req_list)
             }
             info = _frame_info(call.info_view)
         finally:
@@ -1435,17 +1435,22 @@ class Endpoint:
                 None if e is None else ctypes.byref(e),
                 call.inputs,
                 call.n,
-                ctypes.c_uint32(nstep),
-                ctypes.c_uint32(timeout_ms),
+                _U32.get(nstep) or ctypes.c_uint32(nstep),
+                _U32.get(timeout_ms) or ctypes.c_uint32(timeout_ms),
                 ctypes.byref(report),
             )
             del keep
         finally:
             pool.append(call)
-        if o != Outcome.OK:
+        if o:
             raise _refusal(o, report)
         return report
 
+
+# uint32 arguments converted once for the values a loop passes (nstep 1..16, no deadline).
+_U32: Dict[int, ctypes.c_uint32] = {
+    v: ctypes.c_uint32(v) for v in list(range(1, 17)) + [WAIT_FOREVER]
+}
 
 # Each mutation's ``_if`` export (mjb_step_if is mjb_endpoint_step's twin): called with a NULL
 # precondition it is the plain export, so every mutation has this one code path.
@@ -1507,6 +1512,7 @@ class _FrameArgs:
     def __init__(self, ep: "Endpoint", fields: Sequence[Field]) -> None:
         self.fields = list(fields)
         self.reqs = (FrameRequest * max(len(self.fields), 1))()
+        self.req_list = list(self.reqs)[: len(self.fields)]
         self.reqs_arg = _arg(self.reqs)
         self.n = _arg(ctypes.c_size_t(len(self.fields)))
         self.info, self.info_view = _frame_info_buffer()
