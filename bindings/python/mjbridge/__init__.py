@@ -42,10 +42,11 @@ Conventions:
 - Every mutation takes keyword-only ``expect_tick=``, ``expect_configuration=`` and
   ``expect_frame=`` (a frame's ``info.frame``, a Document's ``frame``: the last frame number,
   which every change of the native state advances, so it also catches a restore to the same
-  tick): when the endpoint is no longer there, the call raises MjbError with
-  ``Reason.PRECONDITION`` and nothing is done.
-- Arrays go in as any sequence of floats or a numpy array (used without a copy when it is
-  contiguous float64).
+  tick), or ``expect=``, an Expect made once (``precondition(...)``); one helper,
+  ``_precondition``, reads them for every mutation. When the endpoint is no longer there, the
+  call raises MjbError with ``Reason.PRECONDITION`` and nothing is done.
+- Arrays go in as any sequence of floats or a numpy array (``write_step`` copies them into
+  buffers it keeps; the other calls use a contiguous float64 array without a copy).
 - Threads: ctypes releases the GIL during each call, so ``stop()`` from another thread takes
   effect while ``step()`` runs. Any method from any thread; a Stepper or FrameReader owns
   its buffers, so use one per thread.
@@ -129,6 +130,7 @@ __all__ = [
     "library",
     "outcome_name",
     "plugin_load",
+    "precondition",
     "plugin_load_dir",
     "reason_name",
     "set_log_callback",
@@ -1057,8 +1059,9 @@ class Endpoint:
             self._lib.mjb_endpoint_free(self._ep)
 
     # Mutations: a Report on success; MjbError (with the report) otherwise. Each takes
-    # keyword-only expect_tick=, expect_configuration= and expect_frame= (the mjb_*_if exports): when the
-    # endpoint is no longer there, MjbError with Reason.PRECONDITION and nothing is done.
+    # expect= and/or the keywords expect_tick=, expect_configuration=, expect_frame= (the
+    # mjb_*_if exports): when the endpoint is no longer there, MjbError with
+    # Reason.PRECONDITION and nothing is done.
     def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
         """Every mutation's one code path: the ``_if`` export of ``name`` (``_TWINS``), with
         ``expect`` after the handle or NULL, which checks nothing and is the plain export's
@@ -1316,12 +1319,14 @@ class Endpoint:
                 o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
             if o:
                 raise _refusal(o)
-            data = _np.array(call.view)  # one allocation for every field of this frame
-            values = {
-                f: data[at : at + r.written]
-                for f, at, r in zip(call.fields, call.offsets, call.req_list)
-            }
             info = _frame_info(call.info_view)
+            if info.configuration != call.configuration:
+                call.slices = [
+                    slice(at, at + r.written) for at, r in zip(call.offsets, call.req_list)
+                ]
+                call.configuration = info.configuration
+            data = _np.array(call.view)  # one allocation for every field of this frame
+            values = {f: data[sl] for f, sl in zip(call.fields, call.slices)}
         finally:
             pool.append(call)
         return values, info
@@ -1478,19 +1483,23 @@ class _WriteStepArgs:
         self.slots = list(self.arr)[:m]
         self.bufs: List[Any] = [None] * m
         self.views: List[Any] = [None] * m
+        self.keys: List[Any] = [None] * m
 
     def fill(self, inputs: Sequence[Tuple[int, int, Doubles]]) -> Any:
         """Write ``inputs`` into the array; returns what must stay alive during the call."""
-        keep = None
+        keep: List[Any] = []
         for k, (field, id, values) in enumerate(inputs):
             slot = self.slots[k]
-            slot.field = field
-            slot.id = id
             n = len(values)
+            key = (field, id, n)
+            if self.keys[k] != key:  # set the members only when they change
+                slot.field, slot.id, slot.n = field, id, n
+                self.keys[k] = key
             view = self.views[k]
             if _np is None:
-                ptr, n, keep = _doubles(values)
+                ptr, _, held = _doubles(values)
                 slot.values = ptr
+                keep.append(held)
             elif view is not None and len(view) == n:
                 view[...] = values
             else:
@@ -1498,7 +1507,6 @@ class _WriteStepArgs:
                 view = self.views[k] = _np.frombuffer(buf, dtype=_np.float64)
                 view[...] = values
                 slot.values = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double))
-            slot.n = n
         return keep
 
 
@@ -1531,6 +1539,12 @@ class _FrameArgs:
             r.cap = n
             self.offsets.append(at)
             at += n
+        # Each field's slice of ``buf``: from the written lengths of a read, taken again when
+        # a read's configuration is not the one they were taken at (a replaced model).
+        self.slices: List[slice] = []
+        self.configuration = -1
+
+
 class RestorePoint:
     """A state captured by ``Endpoint.capture()`` (or read once by
     ``Endpoint.restore_point_from_json``), restored by ``Endpoint.apply(rp)`` without JSON and
