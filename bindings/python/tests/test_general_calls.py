@@ -119,3 +119,34 @@ def test_expect_takes_a_precondition_object_and_the_keywords_together():
         with pytest.raises(ValueError):
             ep.step(1, expect_tick=-1)
         assert ep.world().tick == 4
+
+
+def test_without_numpy_every_input_reaches_the_library():
+    """The general calls' list path (numpy not importable): several inputs in one write_step,
+    each kept alive during the call, and frame() as lists."""
+    import subprocess
+    import sys
+
+    script = "\n".join(
+        [
+            "import json, sys",
+            "sys.modules['numpy'] = None",
+            "import mjbridge",
+            "from mjbridge import Field",
+            "ep = mjbridge.Endpoint(sys.argv[1])",
+            "for _ in range(50):",
+            "    ep.write_step([(Field.CTRL, 0, [0.125]), (Field.CTRL, 1, [-0.25])])",
+            "v, info = ep.frame([Field.QPOS, Field.QVEL])",
+            "print(json.dumps([json.loads(ep.world())['world']['ctrl'], info.tick,",
+            "                  type(v[Field.QPOS]).__name__, len(v[Field.QVEL])]))",
+        ]
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mjbridge.__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(HOST)], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    with Endpoint.open(HOST) as ep:
+        nv = ep.dims().nv
+    assert json.loads(out.stdout) == [[0.125, -0.25], 50, "list", nv]
