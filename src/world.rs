@@ -187,7 +187,7 @@ pub(crate) fn validate_restore(
     let mut r = Reader::new(text)?;
     r.check_shape();
     r.record();
-    let mut world: Option<Result<(usize, Members), Refusal>> = None;
+    let mut world: Option<Result<(usize, FirstPass), Refusal>> = None;
     let mut stored = Slot::Absent;
     let mut top = schema::object(&mut r, &["world", "state_hash"], |r, i| {
         match i {
@@ -255,7 +255,7 @@ pub(crate) fn validate_restore(
 
 /// What the first pass keeps of a world object: its checkpoint (read, judged later) and the
 /// model it names.
-struct Members {
+struct FirstPass {
     checkpoint: Option<Embedded>,
     fingerprint: Slot<String>,
 }
@@ -274,7 +274,7 @@ fn world_keys() -> &'static [&'static str] {
 
 /// The world object at the reader's position (pass 1): its shape, its checkpoint read and the
 /// model it names.
-fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Members, Refusal> {
+fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<FirstPass, Refusal> {
     let keys = world_keys();
     let mut embedded = None;
     let mut fingerprint = Slot::Absent;
@@ -296,7 +296,7 @@ fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Members, 
         }),
         _ => r.skip_leaf(),
     })?;
-    Ok(Members {
+    Ok(FirstPass {
         checkpoint: embedded,
         fingerprint,
     })
