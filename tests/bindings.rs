@@ -666,6 +666,28 @@ fn superseded_by_info<'h>(h: &'h Header, f: &Function) -> Option<&'h Function> {
     (last == "mjb_read_info*" && first == f.params.as_slice() && info.ret == f.ret).then_some(info)
 }
 
+/// The precondition twin of the mutation `f`: `f_if` (or, for the replacement of a deprecated
+/// export, the deprecated name's `_if`) with the same parameters and a `const mjb_expect*`
+/// after the handle. Its NULL (or flag-less) precondition is `f` exactly, so a wrapper whose
+/// plain method calls the twin with no precondition offers everything `f` does.
+fn if_twin<'h>(h: &'h Header, f: &Function) -> Option<&'h Function> {
+    let mut names = vec![format!("{}_if", f.name)];
+    names.extend(
+        h.deprecated
+            .iter()
+            .filter(|(_, r)| **r == f.name)
+            .map(|(d, _)| format!("{d}_if")),
+    );
+    h.functions.iter().find(|g| {
+        names.contains(&g.name)
+            && g.ret == f.ret
+            && g.params.len() == f.params.len() + 1
+            && g.params[1] == "mjb_expect*"
+            && g.params[0] == f.params[0]
+            && g.params[2..] == f.params[1..]
+    })
+}
+
 /// Whether `text` calls or names the function `f` (as a whole identifier, followed by `(`, `,`,
 /// `)` or a quote: `mjb_step` in `mjb_step_if(` does not count).
 fn names_function(text: &str, f: &str) -> bool {
@@ -718,21 +740,49 @@ fn the_deprecated_exports_name_their_replacements_and_no_binding_calls_them() {
 }
 
 #[test]
+fn every_mutation_has_its_precondition_twin() {
+    let h = header();
+    let twins: BTreeSet<&str> = h
+        .functions
+        .iter()
+        .filter(|f| !h.deprecated.contains_key(&f.name) && if_twin(&h, f).is_some())
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        twins,
+        BTreeSet::from([
+            "mjb_endpoint_replace_model",
+            "mjb_endpoint_step",
+            "mjb_input_write",
+            "mjb_restore",
+            "mjb_restore_point_apply",
+            "mjb_set_ctrl",
+            "mjb_world_write",
+            "mjb_write_step",
+            "mjb_write_step_read",
+        ])
+    );
+}
+
+#[test]
 fn cpp_binding_calls_every_exported_function() {
     let h = header();
     let binding = std::fs::read_to_string(root().join("bindings/cpp/mjbridge.hpp")).unwrap();
     let called = |f: &str| binding.contains(&format!("{f}(")) || binding.contains(&format!("{f},"));
+    // A plain mutation is wrapped by its `_if` twin (the plain overload passes no precondition).
+    let wrapped = |f: &Function| called(&f.name) || if_twin(&h, f).is_some_and(|g| called(&g.name));
     let missing: Vec<&str> = h
         .functions
         .iter()
         .filter(|f| {
-            !called(&f.name)
+            !wrapped(f)
                 && !superseded_by_info(&h, f).is_some_and(|i| called(&i.name))
                 && !h.deprecated.get(&f.name).is_some_and(|r| {
                     called(r)
                         || h.functions.iter().any(|g| {
                             &g.name == r
-                                && superseded_by_info(&h, g).is_some_and(|i| called(&i.name))
+                                && (wrapped(g)
+                                    || superseded_by_info(&h, g).is_some_and(|i| called(&i.name)))
                         })
                 })
         })

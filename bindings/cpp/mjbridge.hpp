@@ -724,79 +724,59 @@ class Endpoint {
   mjb_endpoint* get() const noexcept { return ep_; }
 
   // ---- mutations: a Result, never an exception ----------------------------------------------
+  // Each mutation has one implementation, its mjb_*_if form (below): the overload without a
+  // precondition passes Expect(), no flags, which checks nothing and is the plain export's
+  // call exactly (mjb_endpoint_step for step: mjb_step under the name MuJoCo 4.0's batch API
+  // does not also export).
 
-  // mjb_endpoint_step: mjb_step under the name MuJoCo 4.0's batch API does not also export.
   Result step(uint32_t nstep, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) { return mjb_endpoint_step(ep_, nstep, timeout_ms, r); });
+    return step(Expect(), nstep, timeout_ms);
   }
   // Inputs come as an mjb::Span: a C array, std::array, std::vector or braced values give
   // their own length; a bare pointer goes as mjb::span(ptr, n) (see Span, and the overloads
   // taking a pointer below, which stop the build).
   Result set_ctrl(Span<const double> ctrl, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_set_ctrl(ep_, ctrl.data(), ctrl.size(), timeout_ms, r);
-    });
+    return set_ctrl(Expect(), ctrl, timeout_ms);
   }
   Result world_write(std::string_view json, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_world_write(ep_, json.data(), json.size(), timeout_ms, r);
-    });
+    return world_write(Expect(), json, timeout_ms);
   }
   Result restore(std::string_view checkpoint, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_restore(ep_, checkpoint.data(), checkpoint.size(), timeout_ms, r);
-    });
+    return restore(Expect(), checkpoint, timeout_ms);
   }
   // Typed inputs: one field, whole (id -1) or one object's slice.
   Result input(mjb_field field, int32_t id, Span<const double> values,
                uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_input_write(ep_, field, id, values.data(), values.size(), timeout_ms, r);
-    });
+    return input(Expect(), field, id, values, timeout_ms);
   }
   // The hot loop: write inputs then step, under one admission.
   Result write_step(Span<const mjb_input> inputs, uint32_t nstep,
                     uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_write_step(ep_, inputs.data(), inputs.size(), nstep, timeout_ms, r);
-    });
+    return write_step(Expect(), inputs, nstep, timeout_ms);
   }
   // ctrl (all of it: the span's length is the model's nu), then `nstep` steps.
   Result ctrl_step(Span<const double> ctrl, uint32_t nstep = 1,
                    uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
-    return write_step(Span<const mjb_input>(&in, 1), nstep, timeout_ms);
+    return ctrl_step(Expect(), ctrl, nstep, timeout_ms);
   }
   // Write inputs, step, then read frame fields into the requests' buffers, in one call
   // (mjb_write_step_read). `info` (nullable) receives the frame's info.
   Result write_step_read(Span<const mjb_input> inputs, uint32_t nstep,
                          Span<mjb_frame_request> requests, mjb_frame_info* info,
                          uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_write_step_read(ep_, inputs.data(), inputs.size(), nstep, timeout_ms,
-                                 requests.data(), requests.size(), info, r);
-    });
+    return write_step_read(Expect(), inputs, nstep, requests, info, timeout_ms);
   }
   // The loop of a controller in one call: ctrl in, `nstep` steps, fields out into the caller's
   // spans. Allocates nothing unless refused.
   Result ctrl_step_read(Span<const double> ctrl, uint32_t nstep,
                         std::initializer_list<FieldSpan> read, mjb_frame_info* info = nullptr,
                         uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    std::array<mjb_frame_request, 64> reqs{};
-    size_t n = requests(read, reqs);  // more than 64: refused by the library, nothing done
-    mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
-    return write_step_read(Span<const mjb_input>(&in, 1), nstep,
-                           Span<mjb_frame_request>(reqs.data(), n), info, timeout_ms);
+    return ctrl_step_read(Expect(), ctrl, nstep, read, info, timeout_ms);
   }
 
   // `config_json`: {"model": {...}} (a document: '{' first), or an MJCF file's path.
   Result replace_model(std::string_view config_json, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    if (!impl::is_document(config_json))
-      return replace_model(Config::from_path(config_json).model_json(), timeout_ms);
-    return answer([&](mjb_report* r) {
-      return mjb_endpoint_replace_model(ep_, config_json.data(), config_json.size(), timeout_ms,
-                                        r);
-    });
+    return replace_model(Expect(), config_json, timeout_ms);
   }
   // The Config's model alone (a replacement takes nothing else).
   Result replace_model(const Config& config, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
@@ -807,9 +787,7 @@ class Endpoint {
   // native phase (setter, bitwise readback, rollback or fence), without a document. Allocates
   // nothing unless refused.
   Result apply(const RestorePoint& rp, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
-    return answer([&](mjb_report* r) {
-      return mjb_restore_point_apply(ep_, rp.get(), timeout_ms, r);
-    });
+    return apply(Expect(), rp, timeout_ms);
   }
 
   // ---- the same mutations with a precondition (mjb_*_if): refused with
@@ -875,7 +853,7 @@ class Endpoint {
                         std::initializer_list<FieldSpan> read, mjb_frame_info* info = nullptr,
                         uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     std::array<mjb_frame_request, 64> reqs{};
-    size_t n = requests(read, reqs);
+    size_t n = requests(read, reqs);  // more than 64: refused by the library, nothing done
     mjb_input in{MJB_FIELD_CTRL, -1, ctrl.data(), ctrl.size()};
     return write_step_read(expect, Span<const mjb_input>(&in, 1), nstep,
                            Span<mjb_frame_request>(reqs.data(), n), info, timeout_ms);

@@ -19,7 +19,8 @@
 // - Opening an endpoint and reading documents throw MjbException when refused; it carries the
 //   outcome, reason, JSON pointer and message of mjb_last_error.
 // - Strings cross as UTF-8 both ways; library-owned strings are copied and freed in `finally`.
-// - Enum values and struct layouts are the header's; a test compares them with a C program.
+// - Enums, constants, struct layouts and the [DllImport]s are generated from the header into
+//   the <generated> region below (tests/bindings_gen.rs); a test compares them with a C program.
 // - Threads: any method from any thread; Stop, Safety, ConfirmPaused and SafetyReset never wait
 //   for the native lock.
 using System;
@@ -29,242 +30,1177 @@ using System.Text;
 
 namespace MjBridge
 {
-    /// <summary>What happened to the endpoint's native state (mjb_outcome). Never renumbered.</summary>
+    // <generated> by tests/bindings_gen.rs from include/mjbridge.h; do not edit: regenerate with `MJB_BLESS=1 cargo test --test bindings_gen`
+    /// <summary>
+    /// What happened to the endpoint's native state. Values are part of the ABI: never renumber.
+    /// </summary>
     public enum Outcome : int
     {
+        /// <summary>The call took full effect.</summary>
         Ok = 0,
+        /// <summary>
+        /// Refused before any effect: native state, tick, stop history and fence untouched.
+        /// </summary>
         Rejected = 1,
+        /// <summary>
+        /// A native effect failed and the prior state was restored and proven by readback.
+        /// </summary>
         RolledBack = 2,
+        /// <summary>
+        /// The effect could not be proven either way; the endpoint is now fenced.
+        /// </summary>
         Unknown = 3,
+        /// <summary>
+        /// The endpoint was fenced before this call; mutation or acknowledgement refused.
+        /// </summary>
         Fenced = 4,
+        /// <summary>NULL where not allowed, bad UTF-8, or a closed or foreign handle.</summary>
         InvalidArgument = 5,
+        /// <summary>A Rust panic was caught at the boundary; the endpoint is now fenced.</summary>
         Panic = 6,
     }
 
-    /// <summary>The cause inside an outcome (mjb_reason). Never renumbered.</summary>
+    /// <summary>
+    /// The cause inside an outcome. Values are part of the ABI: never renumber; a retired value
+    /// stays reserved here as a comment.
+    /// </summary>
     public enum Reason : int
     {
+        /// <summary>Only with `MJB_OK` when there is nothing to add.</summary>
         None = 0,
+        /// <summary>The bytes are not one JSON object (syntax, depth, bad escape).</summary>
         MalformedJson = 1,
+        /// <summary>The document is over 1 MiB, or a result would be.</summary>
         TooLarge = 2,
+        /// <summary>More than 32,768 native values.</summary>
         TooManyValues = 3,
+        /// <summary>
+        /// An object member the document's schema does not have (also a config naming both
+        /// `xml_path` and `xml`, or a frame field that does not exist); the pointer names it.
+        /// </summary>
         UnknownField = 4,
+        /// <summary>A required member is absent; the pointer names where it belongs.</summary>
         MissingField = 5,
+        /// <summary>
+        /// A member appears twice in one object (or a frame field is listed twice); the pointer
+        /// names the second.
+        /// </summary>
         DuplicateField = 6,
+        /// <summary>
+        /// A value of the wrong JSON type (a string where a number goes, an object where the schema
+        /// has none); the pointer names it.
+        /// </summary>
         WrongType = 7,
+        /// <summary>A fraction, an exponent or a boolean where an integer goes.</summary>
         NotAnInteger = 8,
+        /// <summary>A number that does not fit a finite double (`1e400`).</summary>
         NotFinite = 9,
+        /// <summary>An integer outside its field's range.</summary>
         OutOfRange = 10,
+        /// <summary>
+        /// The document's profile is not the endpoint's, or the engine cannot serve the profile.
+        /// </summary>
         Profile = 11,
+        /// <summary>
+        /// Engine string or number differs from the running engine, or the linked library is not
+        /// the release the bridge was compiled against.
+        /// </summary>
         Engine = 12,
+        /// <summary>A descriptor dimension or the timestep differs from the live model.</summary>
         Descriptor = 13,
+        /// <summary>The model configuration counter differs (the model was replaced).</summary>
         Configuration = 14,
+        /// <summary>
+        /// A checkpoint's `signature` is not the running engine's `mjSTATE_INTEGRATION` value: it
+        /// was taken by an engine whose integration state has other components.
+        /// </summary>
         Signature = 15,
+        /// <summary>
+        /// `size` differs from the native state size, or `values` does not hold `size` numbers.
+        /// </summary>
         Size = 16,
+        /// <summary>An equality activation that is not exactly 0 or 1.</summary>
         EqActiveDomain = 17,
+        /// <summary>`time`/`qpos`/`qvel`/`ctrl` differ from their segment of `values`.</summary>
         PublicFieldMismatch = 18,
+        /// <summary>
+        /// A checkpoint's `seed` is not the endpoint's configured `seed` (config `"seed"`).
+        /// </summary>
         Seed = 19,
+        /// <summary>
+        /// A world write names a served field that is not an input (`native_checkpoint`, `tick`,
+        /// `time`, `qpos`, `qvel`, ...), or a typed input names a field that is not an input.
+        /// </summary>
         ReadOnlyField = 20,
+        /// <summary>The deadline passed before the native lock was free.</summary>
         Busy = 21,
+        /// <summary>
+        /// A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
+        /// `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after the
+        /// latch took no step. `mjb_safety_reset` clears the latch.
+        /// </summary>
         StopLatched = 22,
+        /// <summary>
+        /// Native work is still in flight on the endpoint, so `mjb_confirm_paused` or
+        /// `mjb_safety_reset` cannot acknowledge the pause yet (retry when it has finished). Also
+        /// `mjb_set_log_callback` called from inside the log callback.
+        /// </summary>
         UnresolvedNativeWork = 23,
+        /// <summary>
+        /// `mjb_confirm_paused` or `mjb_safety_reset` on an endpoint with no stop latched.
+        /// </summary>
         NotStopped = 24,
+        /// <summary>
+        /// A restore's native state write failed (the guarded setter raised a MuJoCo error or
+        /// reported a failure); with `MJB_ROLLED_BACK` the prior state was put back and proven.
+        /// </summary>
         SetterFailed = 25,
+        /// <summary>
+        /// A restore's state setter returned a status that is neither completion nor an engine
+        /// error, so what it did is unknown: `MJB_UNKNOWN`, the endpoint is fenced.
+        /// </summary>
         SetterUnexpectedCompletion = 26,
+        /// <summary>
+        /// A restored state did not read back bit for bit equal to the document; with
+        /// `MJB_ROLLED_BACK` the prior state was put back and proven.
+        /// </summary>
         VerificationMismatch = 27,
+        /// <summary>
+        /// After a failed step or restore, putting the prior state back failed or did not read back
+        /// bit for bit: `MJB_UNKNOWN`, the endpoint is fenced.
+        /// </summary>
         RollbackUnproven = 28,
+        /// <summary>MuJoCo raised an error (`mju_error`) inside a guarded call.</summary>
         EngineError = 29,
+        /// <summary>The handle was closed.</summary>
         Closed = 30,
+        /// <summary>A required pointer was NULL.</summary>
         NullArgument = 31,
+        /// <summary>Input bytes are not UTF-8.</summary>
         InvalidUtf8 = 32,
+        /// <summary>The handle was never issued by this library.</summary>
         ForeignHandle = 33,
+        /// <summary>
+        /// MuJoCo could not load or compile the model; its message is in `mjb_last_error`.
+        /// </summary>
         ModelLoad = 34,
+        /// <summary>An array's length does not match the model's dimension.</summary>
         Dimension = 35,
+        /// <summary>
+        /// The engine reset the simulation after a NaN/Inf (its warning counters moved).
+        /// </summary>
         EngineReset = 36,
+        /// <summary>A Rust panic was caught.</summary>
         Panic = 37,
+        /// <summary>
+        /// An integer-coded value of the native state outside its native domain (a HISTORY
+        /// ring-buffer cursor that is not an integer in its buffer's range).
+        /// </summary>
         StateDomain = 38,
+        /// <summary>
+        /// The tick would pass its maximum (u64); refused before any engine step.
+        /// </summary>
         TickOverflow = 39,
+        /// <summary>
+        /// A world document's `state_hash` is not the hash of its `world` (edited or corrupted).
+        /// </summary>
         StateHash = 40,
+        /// <summary>No object of that kind has that name.</summary>
         UnknownName = 41,
+        /// <summary>
+        /// The running engine lacks what the call needs (plugins before MuJoCo 2.3.1, equality
+        /// activation in mjData before 3.0).
+        /// </summary>
         Unsupported = 42,
+        /// <summary>
+        /// MuJoCo could not load a plugin library; its message is in `mjb_last_error`.
+        /// </summary>
         PluginLoad = 43,
+        /// <summary>
+        /// The field is not in the endpoint's frame selection (config `"frame"`).
+        /// </summary>
         NotInFrame = 44,
+        /// <summary>
+        /// The call's precondition (`mjb_expect`: the tick, the model configuration or the last
+        /// frame's publication number the caller saw) no longer holds: another call moved the
+        /// endpoint on first. Nothing was done.
+        /// </summary>
         Precondition = 45,
+        /// <summary>
+        /// A world document's `model_fingerprint` is not the endpoint's model: another model, even
+        /// with the same dimensions (or the same file compiled by another engine build).
+        /// </summary>
         ModelFingerprint = 46,
+        /// <summary>The restore point was captured on (or read for) another endpoint.</summary>
         OtherEndpoint = 47,
     }
 
-    /// <summary>An mjData array a frame carries or a typed input writes (mjb_field).</summary>
+    /// <summary>
+    /// An mjData array a frame can carry (and, for inputs, a typed write can set). Values are part
+    /// of the ABI: never renumber; append only.
+    /// </summary>
     public enum Field : int
     {
+        /// <summary>`qpos` (nq): joint positions, the generalized coordinates.</summary>
         Qpos = 0,
+        /// <summary>`qvel` (nv): joint velocities, one per degree of freedom.</summary>
         Qvel = 1,
+        /// <summary>`act` (na): actuator activations (the state of stateful actuators).</summary>
         Act = 2,
+        /// <summary>`ctrl` (nu): actuator controls. Input: per actuator, width 1.</summary>
         Ctrl = 3,
+        /// <summary>
+        /// `qacc` (nv): accelerations. Computed by a step; stale after a restore until the next
+        /// step.
+        /// </summary>
         Qacc = 4,
+        /// <summary>
+        /// `sensordata` (nsensordata): every sensor's values. Computed by a step; stale after a
+        /// restore.
+        /// </summary>
         Sensordata = 5,
+        /// <summary>`xpos` (3 × nbody): body positions.</summary>
         Xpos = 6,
+        /// <summary>`xquat` (4 × nbody): body orientations.</summary>
         Xquat = 7,
+        /// <summary>`xmat` (9 × nbody): body orientations as row-major matrices.</summary>
         Xmat = 8,
+        /// <summary>`site_xpos` (3 × nsite): site positions.</summary>
         SiteXpos = 9,
+        /// <summary>`site_xmat` (9 × nsite): site orientations as row-major matrices.</summary>
         SiteXmat = 10,
+        /// <summary>`geom_xpos` (3 × ngeom): geom positions.</summary>
         GeomXpos = 11,
+        /// <summary>`geom_xmat` (9 × ngeom): geom orientations as row-major matrices.</summary>
         GeomXmat = 12,
+        /// <summary>
+        /// `mocap_pos` (3 × nmocap): mocap body positions. Input: per mocap body, width 3.
+        /// </summary>
         MocapPos = 13,
+        /// <summary>
+        /// `mocap_quat` (4 × nmocap): mocap body orientations. Input: per mocap body, width 4.
+        /// </summary>
         MocapQuat = 14,
+        /// <summary>
+        /// `qfrc_applied` (nv): generalized forces applied by the host. Input: per degree of
+        /// freedom, width 1.
+        /// </summary>
         QfrcApplied = 15,
+        /// <summary>
+        /// `xfrc_applied` (6 × nbody): Cartesian force then torque applied by the host to each
+        /// body, in world coordinates. Input: per body, width 6.
+        /// </summary>
         XfrcApplied = 16,
+        /// <summary>
+        /// `eq_active` (neq): whether each equality constraint is active, as 0.0 / 1.0 (MuJoCo
+        /// &gt;= 3.0). Input: per equality, exactly 0 or 1.
+        /// </summary>
         EqActive = 17,
+        /// <summary>
+        /// `actuator_force` (nu): the force each actuator produced. Computed by a step; stale after
+        /// a restore.
+        /// </summary>
         ActuatorForce = 18,
+        /// <summary>
+        /// `userdata` (nuserdata): the model's user data array, which the engine never touches.
+        /// </summary>
         Userdata = 19,
     }
 
-    /// <summary>Object kinds of the name API (mjb_object_kind); Mocap ids are mocap indices.</summary>
+    /// <summary>
+    /// Object kinds of the name API. Values are part of the ABI: never renumber; append only.
+    /// </summary>
     public enum ObjectKind : int
     {
+        /// <summary>
+        /// Bodies, by body id (0 is the world body; the index into `xpos`, `xfrc_applied`, ...).
+        /// </summary>
         Body = 0,
+        /// <summary>
+        /// Joints, by joint id (`mjb_joint_slice` maps one to its `qpos` and dof entries).
+        /// </summary>
         Joint = 1,
+        /// <summary>Geoms, by geom id (the index into `geom_xpos`/`geom_xmat`).</summary>
         Geom = 2,
+        /// <summary>Sites, by site id (the index into `site_xpos`/`site_xmat`).</summary>
         Site = 3,
+        /// <summary>
+        /// Actuators, by actuator id (the index into `ctrl` and `actuator_force`).
+        /// </summary>
         Actuator = 4,
+        /// <summary>
+        /// Sensors, by sensor id (`mjb_sensor_slice` maps one to its `sensordata` entries).
+        /// </summary>
         Sensor = 5,
+        /// <summary>Equality constraints, by equality id (the index into `eq_active`).</summary>
         Equality = 6,
+        /// <summary>
+        /// Mocap bodies, by mocap index (the index into `mocap_pos`/`mocap_quat`); the name is the
+        /// body's.
+        /// </summary>
         Mocap = 7,
     }
 
-    /// <summary>Why a frame was published (mjb_frame_cause).</summary>
+    /// <summary>
+    /// Why a frame was published. Values are part of the ABI: never renumber; append only.
+    /// </summary>
     public enum FrameCause : int
     {
+        /// <summary>The endpoint was opened (or adopted a pair).</summary>
         Open = 0,
+        /// <summary>An engine step.</summary>
         Step = 1,
+        /// <summary>A restore.</summary>
         Restore = 2,
+        /// <summary>
+        /// An input write (ctrl, applied forces, mocap pose, equality activation).
+        /// </summary>
         Input = 3,
+        /// <summary>The model was replaced.</summary>
         Replace = 4,
+        /// <summary>A failed step or restore was rolled back to the prior state.</summary>
         Rollback = 5,
     }
 
-    /// <summary>Severity of a log message (mjb_log_level, MuJoCo's mjtLogLevel values).</summary>
+    /// <summary>
+    /// Severity of a log message (the same values as MuJoCo's `mjtLogLevel`). Values are part of
+    /// the ABI: never renumber.
+    /// </summary>
     public enum LogLevel : int
     {
+        /// <summary>
+        /// MuJoCo's debug messages raised inside a bridge call (engines with leveled logging); the
+        /// bridge itself sends none.
+        /// </summary>
         Debug = 0,
+        /// <summary>
+        /// A refused call (`MJB_REJECTED` other than busy or stop latched) with its reason and
+        /// pointer, and MuJoCo's info messages raised inside a bridge call.
+        /// </summary>
         Info = 1,
+        /// <summary>
+        /// A rollback, an engine reset after NaN/Inf, poses a frame could not recompute, and
+        /// MuJoCo's warnings raised inside a bridge call.
+        /// </summary>
         Warning = 2,
+        /// <summary>
+        /// An endpoint was fenced (`MJB_UNKNOWN`) or a panic was caught (`MJB_PANIC`).
+        /// </summary>
         Error = 3,
     }
 
     /// <summary>The header's #define constants.</summary>
     public static class Constants
     {
+        /// <summary>
+        /// The version of the bridge this header belongs to, as text. Compare it with mjb_version()
+        /// at run time to see which library a host actually loaded.
+        /// </summary>
         public const string Version = "0.3.0";
+        /// <summary>The major part of #MJB_VERSION.</summary>
         public const int VersionMajor = 0;
+        /// <summary>
+        /// The minor part of #MJB_VERSION. Within one major version the ABI only grows: a host
+        /// built against this header runs with a library of this minor version or a later one.
+        /// </summary>
         public const int VersionMinor = 3;
+        /// <summary>The patch part of #MJB_VERSION.</summary>
         public const int VersionPatch = 0;
-        /// <summary>timeout_ms that waits for the native lock without a deadline.</summary>
+        /// <summary>`timeout_ms` value that waits for the native lock without a deadline.</summary>
         public const uint WaitForever = 4294967295;
+        /// <summary>At most this many values in a checkpoint's `values`.</summary>
         public const int MaxCheckpointValues = 32768;
+        /// <summary>Input documents over this many bytes are refused before parsing.</summary>
         public const int MaxDocumentBytes = 1048576;
-        /// <summary>Expect.Flags: check the tick.</summary>
+        /// <summary>`mjb_expect.flags`: check the tick.</summary>
         public const uint ExpectTick = 1;
-        /// <summary>Expect.Flags: check the model configuration.</summary>
+        /// <summary>`mjb_expect.flags`: check the model configuration.</summary>
         public const uint ExpectConfiguration = 2;
-        /// <summary>Expect.Flags: check the last frame's publication number.</summary>
+        /// <summary>
+        /// `mjb_expect.flags`: check the last frame's publication number (nothing changed at all).
+        /// </summary>
         public const uint ExpectFrame = 4;
     }
 
-    /// <summary>mjb_report: the result of a mutation, written on every outcome.</summary>
+    /// <summary>
+    /// The result of a mutation. Written whenever the pointer is not NULL, also on refusal.
+    /// </summary>
     [StructLayout(LayoutKind.Explicit, Size = 40)]
-    public struct Report
+    public partial struct Report
     {
+        /// <summary>Same value the function returns.</summary>
         [FieldOffset(0)] public Outcome Outcome;
+        /// <summary>
+        /// An `mjb_reason`; `MJB_REASON_NONE` only with `MJB_OK` and nothing to add.
+        /// </summary>
         [FieldOffset(4)] public Reason Reason;
+        /// <summary>
+        /// The endpoint's tick when the call was admitted (or last known, if it was not).
+        /// </summary>
         [FieldOffset(8)] public ulong TickBefore;
+        /// <summary>
+        /// The tick when the call returned: after a step, `tick_before` + steps done.
+        /// </summary>
         [FieldOffset(16)] public ulong TickAfter;
+        /// <summary>Engine auto-resets (NaN/Inf) during a step; never silent.</summary>
         [FieldOffset(24)] public ulong EngineResets;
-        /// <summary>Admission order of the call on its endpoint; 0 when not admitted.</summary>
+        /// <summary>
+        /// This call's place in the endpoint's admission order (1, 2, ...): calls from several
+        /// threads took effect in increasing `sequence`. 0 when the call was not admitted.
+        /// </summary>
         [FieldOffset(32)] public ulong Sequence;
     }
 
-    /// <summary>mjb_safety_state: the lock-free safety state. C bools are one byte (U1).</summary>
+    /// <summary>The lock-free safety state of an endpoint.</summary>
     [StructLayout(LayoutKind.Explicit, Size = 48)]
-    public struct SafetyState
+    public partial struct SafetyState
     {
+        /// <summary>A stop is latched.</summary>
         [FieldOffset(0)] [MarshalAs(UnmanagedType.U1)] public bool Stopped;
+        /// <summary>Stopped and no native work in flight.</summary>
         [FieldOffset(1)] [MarshalAs(UnmanagedType.U1)] public bool Confirmed;
+        /// <summary>Stops ever latched on this endpoint (never rewound).</summary>
         [FieldOffset(8)] public ulong StopCount;
+        /// <summary>
+        /// The tick at which the first stop was latched (0 while `stop_count` is 0).
+        /// </summary>
         [FieldOffset(16)] public ulong FirstStopTick;
+        /// <summary>
+        /// The tick at which the most recent stop was latched (0 while `stop_count` is 0).
+        /// </summary>
         [FieldOffset(24)] public ulong LastStopTick;
+        /// <summary>Native mutations in flight right now.</summary>
         [FieldOffset(32)] public ulong InFlight;
+        /// <summary>The endpoint is fenced (permanent).</summary>
         [FieldOffset(40)] [MarshalAs(UnmanagedType.U1)] public bool Fenced;
+        /// <summary>The `mjb_reason` that fenced it, `MJB_REASON_NONE` when not fenced.</summary>
         [FieldOffset(44)] public Reason FenceReason;
     }
 
-    /// <summary>mjb_model_dims: model dimensions, timestep and configuration (mjb_dims).</summary>
-    [StructLayout(LayoutKind.Explicit, Size = 120)]
-    public struct ModelDims
+    /// <summary>
+    /// A precondition of a mutation (the `_if` functions): where the caller expects the endpoint to
+    /// be when the call is admitted. A member is checked when its flag is set; when one does not
+    /// hold, the call is `MJB_REJECTED` with `MJB_REASON_PRECONDITION` and nothing is done.
+    /// </summary>
+    [StructLayout(LayoutKind.Explicit, Size = 32)]
+    public partial struct Expect
     {
+        /// <summary>
+        /// `MJB_EXPECT_TICK`, `MJB_EXPECT_CONFIGURATION`, `MJB_EXPECT_FRAME`, or any of them.
+        /// </summary>
+        [FieldOffset(0)] public uint Flags;
+        /// <summary>
+        /// The tick the caller saw (a frame's, a read's, a report's `tick_after`).
+        /// </summary>
+        [FieldOffset(8)] public ulong Tick;
+        /// <summary>The model configuration the caller saw (`mjb_dims`, a frame, a read).</summary>
+        [FieldOffset(16)] public ulong Configuration;
+        /// <summary>
+        /// The publication number of the last frame the caller saw (`mjb_frame_info.frame`, a
+        /// read's `mjb_read_info.frame`). Every change of the native state publishes a frame (a
+        /// step, a restore, an input write, a replacement, a rollback), so this catches what a tick
+        /// cannot: a restore to the same tick, an input write, a replacement back at tick 0.
+        /// </summary>
+        [FieldOffset(24)] public ulong Frame;
+    }
+
+    /// <summary>Where the endpoint was when a document was read (the `_info` reads).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 24)]
+    public partial struct ReadInfo
+    {
+        /// <summary>The endpoint's tick the document describes.</summary>
+        [FieldOffset(0)] public ulong Tick;
+        /// <summary>The model configuration it was read under.</summary>
+        [FieldOffset(8)] public ulong Configuration;
+        /// <summary>
+        /// The publication number of the endpoint's last frame when it was read (for
+        /// `MJB_EXPECT_FRAME`); 0 for a restore point, which is not a reading of the endpoint.
+        /// </summary>
+        [FieldOffset(16)] public ulong Frame;
+    }
+
+    /// <summary>
+    /// Model dimensions and the configuration counter, as `mjb_dims` reports them.
+    /// </summary>
+    [StructLayout(LayoutKind.Explicit, Size = 120)]
+    public partial struct ModelDims
+    {
+        /// <summary>Generalized coordinates (`mjModel.nq`): the length of `qpos`.</summary>
         [FieldOffset(0)] public long Nq;
+        /// <summary>
+        /// Degrees of freedom (`nv`): the length of `qvel`, `qacc` and `qfrc_applied`.
+        /// </summary>
         [FieldOffset(8)] public long Nv;
+        /// <summary>Actuator activations (`na`): the length of `act`.</summary>
         [FieldOffset(16)] public long Na;
+        /// <summary>Actuators (`nu`): the length of `ctrl` and `actuator_force`.</summary>
         [FieldOffset(24)] public long Nu;
+        /// <summary>
+        /// Bodies (`nbody`), the world body included: `xpos` holds 3 × `nbody` values.
+        /// </summary>
         [FieldOffset(32)] public long Nbody;
+        /// <summary>Joints (`njnt`): ids for `mjb_joint_slice` and `MJB_OBJ_JOINT`.</summary>
         [FieldOffset(40)] public long Njnt;
+        /// <summary>Geoms (`ngeom`): `geom_xpos` holds 3 × `ngeom` values.</summary>
         [FieldOffset(48)] public long Ngeom;
+        /// <summary>Sites (`nsite`): `site_xpos` holds 3 × `nsite` values.</summary>
         [FieldOffset(56)] public long Nsite;
+        /// <summary>Sensors (`nsensor`): ids for `mjb_sensor_slice` and `MJB_OBJ_SENSOR`.</summary>
         [FieldOffset(64)] public long Nsensor;
+        /// <summary>Sensor values (`nsensordata`): the length of `sensordata`.</summary>
         [FieldOffset(72)] public long Nsensordata;
+        /// <summary>Mocap bodies (`nmocap`): `mocap_pos` holds 3 × `nmocap` values.</summary>
         [FieldOffset(80)] public long Nmocap;
+        /// <summary>Equality constraints (`neq`): the length of `eq_active`.</summary>
         [FieldOffset(88)] public long Neq;
+        /// <summary>User data values (`nuserdata`): the length of `userdata`.</summary>
         [FieldOffset(96)] public long Nuserdata;
+        /// <summary>
+        /// The timestep in seconds (`mjModel.opt.timestep`): the simulated time one step advances.
+        /// </summary>
         [FieldOffset(104)] public double Timestep;
+        /// <summary>
+        /// The endpoint's model configuration (bumped by `mjb_endpoint_replace_model`).
+        /// </summary>
         [FieldOffset(112)] public ulong Configuration;
     }
 
-    /// <summary>mjb_joint_adr: where a joint's values sit in qpos and in the nv-sized fields.</summary>
+    /// <summary>
+    /// Where a joint's values sit in `qpos` and in `qvel` (and every nv-sized field).
+    /// </summary>
     [StructLayout(LayoutKind.Explicit, Size = 32)]
-    public struct JointAdr
+    public partial struct JointAdr
     {
+        /// <summary>Index of the joint's first value in `qpos` (`mjModel.jnt_qposadr`).</summary>
         [FieldOffset(0)] public ulong QposAdr;
+        /// <summary>
+        /// How many `qpos` values it has: 7 for a free joint, 4 for a ball, 1 for a slide or hinge.
+        /// </summary>
         [FieldOffset(8)] public ulong QposLen;
+        /// <summary>
+        /// Index of its first degree of freedom in `qvel` and every nv-sized field
+        /// (`mjModel.jnt_dofadr`).
+        /// </summary>
         [FieldOffset(16)] public ulong DofAdr;
+        /// <summary>
+        /// How many degrees of freedom it has: 6 for a free joint, 3 for a ball, 1 for a slide or
+        /// hinge.
+        /// </summary>
         [FieldOffset(24)] public ulong DofLen;
     }
 
-    /// <summary>mjb_frame_info: what a frame read returns beside the values.</summary>
+    /// <summary>What a frame read returns beside the values.</summary>
     [StructLayout(LayoutKind.Explicit, Size = 64)]
-    public struct FrameInfo
+    public partial struct FrameInfo
     {
+        /// <summary>The endpoint's tick when the frame was published.</summary>
         [FieldOffset(0)] public ulong Tick;
+        /// <summary>`mjData.time` of the frame.</summary>
         [FieldOffset(8)] public double Time;
+        /// <summary>The model configuration the frame belongs to.</summary>
         [FieldOffset(16)] public ulong Configuration;
+        /// <summary>
+        /// Publication number: 1 for the endpoint's first frame, +1 per frame, never reset.
+        /// </summary>
         [FieldOffset(24)] public ulong Frame;
+        /// <summary>Why it was published (`mjb_frame_cause`).</summary>
         [FieldOffset(32)] public FrameCause Cause;
-        /// <summary>Bit (1 &lt;&lt; field) for each published field.</summary>
+        /// <summary>
+        /// The published fields: bit `1 &lt;&lt; f` for each `mjb_field` f of the selection.
+        /// </summary>
         [FieldOffset(40)] public ulong Fields;
-        /// <summary>Bit (1 &lt;&lt; field) for each field not recomputed for this frame's state.</summary>
+        /// <summary>
+        /// Fields not recomputed for this frame's state (bit `1 &lt;&lt; f`): after a restore (or
+        /// open, replacement, rollback) what only a step computes (qacc, sensordata,
+        /// actuator_force) is stale until the next step; poses are recomputed by kinematics on a
+        /// scratch copy.
+        /// </summary>
         [FieldOffset(48)] public ulong Stale;
+        /// <summary>
+        /// Times this read started over because the writer lapped it (diagnostics).
+        /// </summary>
         [FieldOffset(56)] public ulong Retries;
     }
 
-    /// <summary>mjb_frame_request: one field of a multi-field frame read (Buf is pinned memory).</summary>
+    /// <summary>
+    /// One field of a multi-field frame read: the caller's buffer of `cap` doubles; `written`
+    /// receives the number copied.
+    /// </summary>
     [StructLayout(LayoutKind.Explicit, Size = 32)]
-    public struct FrameRequest
+    public partial struct FrameRequest
     {
+        /// <summary>
+        /// An `mjb_field` in the endpoint's frame selection (else `MJB_REASON_NOT_IN_FRAME`).
+        /// </summary>
         [FieldOffset(0)] public Field Field;
+        /// <summary>
+        /// Where the field's values go: `cap` doubles, caller-owned, written during the call only.
+        /// NULL only with `cap` 0.
+        /// </summary>
         [FieldOffset(8)] public IntPtr Buf;
+        /// <summary>
+        /// The capacity of `buf` in doubles; less than the field's length (`mjb_frame_field_len`)
+        /// refuses the whole read (`MJB_REASON_DIMENSION`).
+        /// </summary>
         [FieldOffset(16)] public UIntPtr Cap;
+        /// <summary>
+        /// Zeroed on entry; on `MJB_OK` the number of doubles copied (the field's length).
+        /// </summary>
         [FieldOffset(24)] public UIntPtr Written;
     }
 
-    /// <summary>mjb_input: one typed input of mjb_write_step (Values is pinned memory).</summary>
+    /// <summary>
+    /// One typed input of `mjb_write_step`: `n` doubles for `field` (an input field), for the whole
+    /// field (`id` = -1) or one object (`id` ≥ 0: actuator for ctrl, degree of freedom for
+    /// qfrc_applied, body for xfrc_applied, mocap index for mocap_pos/quat, equality for
+    /// eq_active).
+    /// </summary>
     [StructLayout(LayoutKind.Explicit, Size = 24)]
-    public struct Input
+    public partial struct Input
     {
+        /// <summary>
+        /// The `mjb_field` to write: `MJB_FIELD_CTRL`, `QFRC_APPLIED`, `XFRC_APPLIED`, `MOCAP_POS`,
+        /// `MOCAP_QUAT` or `EQ_ACTIVE` (any other is `MJB_REASON_READ_ONLY_FIELD`).
+        /// </summary>
         [FieldOffset(0)] public Field Field;
-        /// <summary>-1: the whole field; else the object (actuator, dof, body, mocap, equality).</summary>
+        /// <summary>-1 for the whole field, or the id (≥ 0) of the one object to write.</summary>
         [FieldOffset(4)] public int Id;
+        /// <summary>`n` doubles, borrowed for the call; NULL only with `n` 0.</summary>
         [FieldOffset(8)] public IntPtr Values;
+        /// <summary>
+        /// How many values: the field's length for `id` -1, else the object's width (1 for ctrl,
+        /// qfrc_applied and eq_active, 6 for xfrc_applied, 3 for mocap_pos, 4 for mocap_quat).
+        /// </summary>
         [FieldOffset(16)] public UIntPtr N;
     }
+
+    /// <summary>
+    /// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
+    /// NUL-terminated UTF-8 message valid during the call only.
+    /// </summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public delegate void LogCallback(IntPtr userData, int level, IntPtr message);
+
+    /// <summary>The C functions, one declaration per export.</summary>
+    public static partial class Native
+    {
+        /// <summary>Open an endpoint that loads and owns a MuJoCo model/data pair.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_open(byte[] configJson, UIntPtr len, out EndpointHandle @out);
+
+        /// <summary>Open an endpoint that takes ownership of a host's MuJoCo pair.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_adopt(IntPtr model, IntPtr data, byte[] configJson, UIntPtr len, out EndpointHandle @out);
+
+        /// <summary>Close an endpoint handle.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_free(IntPtr ep);
+
+        /// <summary>
+        /// Deprecated: use mjb_endpoint_step, the same call (MuJoCo 4.0's mjbatch.h declares an
+        /// mjb_step of its own).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_step` under a name of its own. MuJoCo 4.0's batch API (`mjbatch.h`) exports a
+        /// function called `mjb_step` too: a host that links MuJoCo directly and puts it before the
+        /// bridge on its link line gets MuJoCo's, and a translation unit cannot include both
+        /// `mjbatch.h` and this header's `mjb_step` (define `MJBRIDGE_NO_MJB_STEP` before including
+        /// this header to leave it out). `mjb_endpoint_step` is the same call with no such name:
+        /// same arguments, effects, outcomes and locking as `mjb_step`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// Write the controls: `ctrl` holds `n` doubles, borrowed for the call; `n` must equal the
+        /// model's `nu` and every value must be finite (else `MJB_REJECTED`, nothing written).
+        /// `ctrl` may be NULL only when `n` is 0. `report`: nullable. Takes the native lock. `ep`:
+        /// a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_set_ctrl(EndpointHandle ep, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// Apply a partial world document `{"world": {...}}` (borrowed for the call) carrying any
+        /// of the inputs, whole arrays: `ctrl`, `qfrc_applied`, `xfrc_applied`, `mocap_pos`,
+        /// `mocap_quat`, `eq_active` (0 or 1; MuJoCo &gt;= 3.0). Publishes a frame.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_write(EndpointHandle ep, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        /// <summary>Read the world document (resource read).</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_read(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
+
+        /// <summary>Deprecated: use mjb_world_read, the same call.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_snapshot(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
+
+        /// <summary>
+        /// Read the checkpoint document alone (the profile's format; see docs/contract.md,
+        /// "Checkpoint documents").
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_checkpoint_read(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
+
+        /// <summary>
+        /// Replace the owned model/data with a newly loaded one (`{"model": {...}}`, borrowed).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_replace_model(EndpointHandle ep, byte[] configJson, UIntPtr len, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// Restore a checkpoint document, or a world document as `mjb_snapshot` / `mjb_world_read`
+        /// serve it (borrowed for the call), and its tick.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore(EndpointHandle ep, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// Latch a stop, at once, from any thread; never waits for the native lock (also while a
+        /// long step holds it) and works on fenced endpoints. `safety_state` (nullable) receives
+        /// the state right after latching; `confirmed` is true only when no native work is in
+        /// flight. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_stop(EndpointHandle ep, out SafetyState safetyState);
+
+        /// <summary>
+        /// Positive acknowledgement that the simulation is paused: `MJB_OK` only when a stop is
+        /// latched, no native work is in flight and the endpoint is not fenced; otherwise
+        /// `MJB_REJECTED` (`MJB_REASON_NOT_STOPPED` / `MJB_REASON_UNRESOLVED_NATIVE_WORK`) or
+        /// `MJB_FENCED`. Never takes the native lock. `ep`: a live handle; NULL, closed or foreign
+        /// handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_confirm_paused(EndpointHandle ep);
+
+        /// <summary>
+        /// Clear the stop latch, under the same conditions as `mjb_confirm_paused`. Stop history is
+        /// kept. Never takes the native lock. `ep`: a live handle; NULL, closed or foreign handles
+        /// return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_safety_reset(EndpointHandle ep);
+
+        /// <summary>
+        /// Read the latch, confirmation, stop history, work in flight and fence without the native
+        /// lock. `safety_state`: must not be NULL. `ep`: a live handle; NULL, closed or foreign
+        /// handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_safety_read(EndpointHandle ep, out SafetyState safetyState);
+
+        /// <summary>
+        /// `mjb_step` with a precondition. `expect` (nullable: none; borrowed): the tick, model
+        /// configuration and/or last frame number the caller expects at admission; when one does
+        /// not hold the call is `MJB_REJECTED` (`MJB_REASON_PRECONDITION`) and no step is taken.
+        /// Unknown flag bits are `MJB_INVALID_ARGUMENT`. Everything else as for `mjb_step`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_step_if(EndpointHandle ep, [In] ref Expect expect, uint nstep, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_set_ctrl` with a precondition (`expect` as for `mjb_step_if`; nothing is written
+        /// when it does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_set_ctrl_if(EndpointHandle ep, [In] ref Expect expect, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_world_write` with a precondition (`expect` as for `mjb_step_if`; the document is
+        /// validated first, and nothing is written when the precondition does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_write_if(EndpointHandle ep, [In] ref Expect expect, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_endpoint_replace_model` with a precondition (`expect` as for `mjb_step_if`; the
+        /// model is compiled first and dropped when the precondition does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_endpoint_replace_model_if(EndpointHandle ep, [In] ref Expect expect, byte[] configJson, UIntPtr len, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_restore` with a precondition (`expect` as for `mjb_step_if`; the document is
+        /// validated first, and nothing is restored when the precondition does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_if(EndpointHandle ep, [In] ref Expect expect, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_checkpoint_read`, and where the endpoint was when it was read: `info` (nullable;
+        /// zeroed on entry, filled on `MJB_OK`) receives the tick, the model configuration and the
+        /// last frame's publication number, for a mutation conditional on them (`mjb_expect`)
+        /// without parsing the document.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_checkpoint_read_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        /// <summary>`mjb_world_read` with `info` as for `mjb_checkpoint_read_info`.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_world_read_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        /// <summary>Deprecated: use mjb_world_read_info, the same call.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_snapshot_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        /// <summary>
+        /// The model's dimensions, timestep and configuration counter. `out`: must not be NULL;
+        /// zeroed on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames
+        /// and replaced with the model). Any thread. `ep`: a live handle; NULL, closed or foreign
+        /// handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_dims(EndpointHandle ep, out ModelDims @out);
+
+        /// <summary>
+        /// `mj_name2id` for an `mjb_object_kind` kind. `name`: NUL-terminated, borrowed; must not
+        /// be NULL. `id`: must not be NULL; set to -1 on entry and to the object's id on `MJB_OK`
+        /// (for `MJB_OBJ_MOCAP` the mocap index, the index into mocap_pos/mocap_quat). An unknown
+        /// name is `MJB_REJECTED` (`MJB_REASON_UNKNOWN_NAME`); an unknown kind
+        /// `MJB_INVALID_ARGUMENT`. Takes no lock (names are read once per model). Any thread. `ep`:
+        /// a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_name_to_id(EndpointHandle ep, int kind, byte[] name, out int id);
+
+        /// <summary>
+        /// `mj_id2name` for an `mjb_object_kind` kind, copied into `buf` (NUL-terminated) when
+        /// `cap` is at least the size `needed` (nullable) receives, including the NUL; else
+        /// `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) and nothing copied. An unnamed object gives the
+        /// empty string. An id out of range is `MJB_REJECTED` (`MJB_REASON_OUT_OF_RANGE`). Takes no
+        /// lock. Any thread. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_id_to_name(EndpointHandle ep, int kind, int id, [Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
+
+        /// <summary>
+        /// The model's fingerprint, `"sha256:&lt;hex&gt;"` of MuJoCo's own serialization of the
+        /// compiled model (`mj_saveModel`), as the world document's `model_fingerprint` carries it:
+        /// two models with the same dimensions but another parameter differ. Copied into `buf`
+        /// (NUL-terminated) when `cap` is at least the size `needed` (nullable) receives, including
+        /// the NUL (72 bytes); else `MJB_REJECTED` (`MJB_REASON_TOO_LARGE`) and nothing copied.
+        /// Takes no lock (computed at open and at model replacement). Any thread. `ep`: a live
+        /// handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_model_fingerprint(EndpointHandle ep, [Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
+
+        /// <summary>
+        /// Where sensor `sensor`'s values sit in `sensordata`: `adr` and `dim` (both must not be
+        /// NULL; zeroed on entry, filled on `MJB_OK`). An id out of range is `MJB_REJECTED`
+        /// (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread. `ep`: a live handle; NULL,
+        /// closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_sensor_slice(EndpointHandle ep, int sensor, out UIntPtr adr, out UIntPtr dim);
+
+        /// <summary>
+        /// Where joint `joint`'s values sit in `qpos` and in the nv-sized fields. `out`: must not
+        /// be NULL; zeroed on entry, filled on `MJB_OK`. An id out of range is `MJB_REJECTED`
+        /// (`MJB_REASON_OUT_OF_RANGE`). Takes no lock. Any thread. `ep`: a live handle; NULL,
+        /// closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_joint_slice(EndpointHandle ep, int joint, out JointAdr @out);
+
+        /// <summary>
+        /// The name of an `mjb_field` (`"qpos"`, ..., as in the config's `"frame"` list and the
+        /// world document), or NULL for an unknown value. Static string: do not free.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_field_name(int field);
+
+        /// <summary>
+        /// How many doubles a frame carries for `field` (`len`: must not be NULL; zeroed on entry).
+        /// A field outside the endpoint's frame selection is `MJB_REJECTED`
+        /// (`MJB_REASON_NOT_IN_FRAME`). Takes no lock. Any thread. `ep`: a live handle; NULL,
+        /// closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_field_len(EndpointHandle ep, int field, out UIntPtr len);
+
+        /// <summary>
+        /// Copy one field of the latest complete frame into `buf` (`cap` doubles, caller-owned;
+        /// NULL only with `cap` 0). `written` (nullable) receives the number of doubles copied,
+        /// `info` (nullable) the frame's tick, time, cause, published and stale fields. Both are
+        /// zeroed on entry and filled on `MJB_OK`. Never takes the native lock and never waits for
+        /// a step in progress: it copies the last frame published (a seqlock over three slots; a
+        /// read that the writer laps starts over on the newer frame). Works on fenced endpoints
+        /// (the last frame stays readable). Refusals: `MJB_REASON_NOT_IN_FRAME` (the field is not
+        /// in the config's `"frame"` selection), `MJB_REASON_DIMENSION` (`cap` is smaller than the
+        /// field). Any thread, concurrently. `ep`: a live handle; NULL, closed or foreign handles
+        /// return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_read(EndpointHandle ep, int field, [Out] double[] buf, UIntPtr cap, out UIntPtr written, out FrameInfo info);
+
+        /// <summary>
+        /// Copy several fields of one frame in one read: every request's values belong to the same
+        /// tick. `requests`: `n` requests, caller-owned (NULL only with `n` 0; `n` 0 reads the info
+        /// alone; at most 64 requests); each request's `written` is zeroed on entry and set on
+        /// `MJB_OK`. A request whose field is not selected or whose `cap` is too small refuses the
+        /// whole read (JSON pointer `/requests/&lt;k&gt;/field` or `/cap`), nothing copied. `info`:
+        /// nullable. Locking and threads as for `mjb_frame_read`. `ep`: a live handle; NULL, closed
+        /// or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_read_many(EndpointHandle ep, [In, Out] FrameRequest[] requests, UIntPtr n, out FrameInfo info);
+
+        /// <summary>
+        /// Write one typed input as a world mutation: `n` doubles (borrowed for the call; NULL only
+        /// with `n` 0) for `field` (`MJB_FIELD_CTRL`, `QFRC_APPLIED`, `XFRC_APPLIED`, `MOCAP_POS`,
+        /// `MOCAP_QUAT`, `EQ_ACTIVE`), for the whole field (`id` = -1; `n` = its length) or one
+        /// object (`id` ≥ 0; `n` = the object's width: 1, 1, 6, 3, 4, 1). Refused before anything
+        /// is written (`MJB_REJECTED`, pointer in `mjb_last_error`): another field
+        /// (`READ_ONLY_FIELD`), an id out of range (`OUT_OF_RANGE`), a wrong `n` (`DIMENSION`), a
+        /// value that is not finite (`NOT_FINITE`), an equality activation that is not exactly 0 or
+        /// 1 (`EQ_ACTIVE_DOMAIN`), `eq_active` before MuJoCo 3.0 (`UNSUPPORTED`). Publishes a
+        /// frame. `report`: nullable. Takes the native lock (admission bounded by `timeout_ms`).
+        /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_input_write(EndpointHandle ep, int field, int id, double[] values, UIntPtr n, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// The hot loop in one admission: write `ninputs` typed inputs (each as for
+        /// `mjb_input_write`; all checked before any is written, pointers `/inputs/&lt;k&gt;/...`),
+        /// then `mj_step` up to `nstep` times exactly as `mjb_step` does (stop latch between steps,
+        /// rollback on an engine error, frames published). `inputs` may be NULL only with `ninputs`
+        /// 0 (then this is `mjb_step`). A stop latched before the call refuses it with nothing
+        /// written; a stop latched after the inputs were written halts before the first step
+        /// (`MJB_OK`, `MJB_REASON_STOP_LATCHED`). `report`: nullable. Takes the native lock once.
+        /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_input_write` with a precondition (`expect` as for `mjb_step_if`; nothing is written
+        /// when it does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_input_write_if(EndpointHandle ep, [In] ref Expect expect, int field, int id, double[] values, UIntPtr n, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_write_step` with a precondition (`expect` as for `mjb_step_if`): the controller's
+        /// compare-and-step. Read a frame, choose the inputs for it, and pass its publication
+        /// number with `MJB_EXPECT_FRAME`: if another call changed anything meanwhile (a step, a
+        /// restore even to the same tick, an input write, a replacement), the call is refused
+        /// (`MJB_REASON_PRECONDITION`) with nothing written and no step taken. `MJB_EXPECT_TICK`
+        /// alone catches steps but not a restore to the same tick.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_if(EndpointHandle ep, [In] ref Expect expect, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// One step of a host loop in one call: write `ninputs` typed inputs and step up to `nstep`
+        /// times exactly as `mjb_write_step` does (same checks, refusals, stop latch, rollback,
+        /// report), then copy fields of the latest frame into the caller's buffers exactly as
+        /// `mjb_frame_read_many` does.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_read(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
+
+        /// <summary>
+        /// `mjb_write_step_read` with a precondition (`expect` as for `mjb_step_if`): the
+        /// controller's compare-and-step in one call. When it does not hold, nothing is written, no
+        /// step is taken and no frame is read (`MJB_REJECTED`, `MJB_REASON_PRECONDITION`).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_write_step_read_if(EndpointHandle ep, [In] ref Expect expect, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
+
+        /// <summary>
+        /// Load a MuJoCo plugin library (guarded `mj_loadPluginLibrary`), so a host that never
+        /// links MuJoCo can open models that need it. `path`: NUL-terminated, borrowed; must not be
+        /// NULL. `plugins` (nullable) receives how many plugins it registered (0 when it was loaded
+        /// before). Refusals: `MJB_REASON_PLUGIN_LOAD` (not a file, or MuJoCo's message: a library
+        /// the loader refuses, a plugin already registered from another file under the same name),
+        /// `MJB_REASON_UNSUPPORTED` (MuJoCo before 2.3.1 has no plugin API). Plugins are
+        /// process-wide and stay registered. Thread-safe; takes no endpoint lock; plugin loads
+        /// through the bridge run one at a time (MuJoCo's errors inside the system loader are
+        /// recorded, never jumped out of, so a refusal leaves the loader usable).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_plugin_load(byte[] path, out UIntPtr plugins);
+
+        /// <summary>
+        /// Load every plugin library (`*.so`) of a directory (guarded `mj_loadAllPluginLibraries`).
+        /// `dir`: NUL-terminated, borrowed; must not be NULL. `libraries` and `plugins` (nullable)
+        /// receive how many libraries registered plugins and how many plugins they registered. A
+        /// library that fails to load refuses the call (`MJB_REASON_PLUGIN_LOAD`, MuJoCo's first
+        /// message); what the directory's other libraries registered stays registered.
+        /// `MJB_REASON_UNSUPPORTED` before MuJoCo 2.3.1. Thread-safe; takes no endpoint lock; one
+        /// at a time with `mjb_plugin_load`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_plugin_load_dir(byte[] dir, out UIntPtr libraries, out UIntPtr plugins);
+
+        /// <summary>
+        /// Send MuJoCo's warnings raised inside the bridge's calls and the bridge's notable events
+        /// (fence, rollback, engine reset, refused documents) to `callback(user_data, level,
+        /// message)` for levels at or above `min_level` (an `mjb_log_level`). NULL `callback`
+        /// removes it; then such messages are dropped: nothing is printed and nothing is written to
+        /// the working directory (MuJoCo's own `MUJOCO_LOG.TXT` is never written for warnings
+        /// inside the bridge's calls). Process-wide. Threads: messages are delivered on the thread
+        /// whose call produced them, when that call returns, outside every lock; the callback may
+        /// call the bridge (except this function) and must be thread-safe when several threads use
+        /// the bridge. `message` is valid during the callback only. When this function returns the
+        /// previous callback is not running and will not be called again, so its `user_data` may be
+        /// freed. Calling it from inside the callback is refused. Warnings MuJoCo raises outside
+        /// the bridge's calls keep going to the host's own handler (`mju_user_warning` or the log
+        /// handler).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_set_log_callback(LogCallback callback, IntPtr userData, int minLevel);
+
+        /// <summary>
+        /// The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
+        /// NULL, freed or foreign strings give NULL.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_string_data(IntPtr s);
+
+        /// <summary>
+        /// The length in bytes of a library-owned string, without its NUL. NULL, freed or foreign
+        /// strings give 0.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern UIntPtr mjb_string_len(IntPtr s);
+
+        /// <summary>
+        /// Free a library-owned string. NULL is a no-op (`MJB_OK`); a string freed before, or not
+        /// made by this library, returns `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_string_free(IntPtr s);
+
+        /// <summary>
+        /// Describe this thread's most recent call (every function returning an `mjb_outcome` but
+        /// this one), as a JSON object `{"outcome","reason","pointer","message"}` (pointer is an
+        /// RFC 6901 JSON pointer or null): its refusal, or the reason an `MJB_OK` came with (a step
+        /// halted at a stop, an engine reset), or `{}` after a plain success.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_last_error([Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
+
+        /// <summary>
+        /// The name of an outcome value (`"MJB_OK"`, ...), or `"MJB_OUTCOME_UNKNOWN_VALUE"`. Static
+        /// string: do not free.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_outcome_name(int outcome);
+
+        /// <summary>
+        /// The name of a reason value (`"MJB_REASON_BUSY"`, ...), or `"MJB_REASON_UNKNOWN_VALUE"`.
+        /// Static string: do not free.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_reason_name(int reason);
+
+        /// <summary>
+        /// The bridge's version (for example `"0.2.0"`, from Cargo.toml). Static string: do not
+        /// free.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern IntPtr mjb_version();
+
+        /// <summary>
+        /// Which MuJoCo the bridge was built against and which it runs with, and how it was built,
+        /// as a JSON object with the members `bridge`, `engine_header_version`,
+        /// `engine_runtime_version`, `engine`, `engine_source`, `engine_library`,
+        /// `integration_profile`, `engine_origin`, `engine_wheel`, `engine_wheel_sha256`, `target`,
+        /// `build_profile`, `install_build` and `fault_injection`. `engine_source` says where
+        /// MuJoCo came from (the pinned wheel with its SHA-256, `MUJOCO_DIR`, the
+        /// `MUJOCO_INCLUDE_DIR` and `MUJOCO_LIB_DIR` pair, or `pkg-config mujoco`), `engine_origin`
+        /// is that kind alone and `engine_library` the file name of the library linked; no value
+        /// names a folder of the build machine. `out_string`: must not be NULL; the caller frees
+        /// the result with `mjb_string_free`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_build_info(out IntPtr outString);
+
+        /// <summary>
+        /// Capture a restore point: under the native lock, the complete state the endpoint's
+        /// profile restores (`mujoco_integration_v1`: the `mjSTATE_INTEGRATION` vector;
+        /// `mujoco_basic_v1`: time, qpos, qvel, act, ctrl) and the tick, stamped with the endpoint
+        /// and its model configuration. No JSON is printed. `out`: must not be NULL; NULL on entry,
+        /// on `MJB_OK` a new restore point the caller owns and frees with `mjb_restore_point_free`.
+        /// A restore point is immutable: it may be applied (to this endpoint) and read from any
+        /// thread, concurrently. Takes the native lock (admission bounded by `timeout_ms`). Works
+        /// on fenced endpoints. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_capture(EndpointHandle ep, uint timeoutMs, out RestorePointHandle @out);
+
+        /// <summary>
+        /// Restore a restore point: exactly what `mjb_restore` does once a document is validated,
+        /// without the document. The same admission (`timeout_ms`), fence (`MJB_FENCED`), stop
+        /// rules (admitted while stopped; the stop history and the latch are kept) and outcomes;
+        /// then, under the native lock, the restore native phase: pre-image, guarded `mj_setState`,
+        /// bitwise readback, tick, a frame; a failed setter or readback rolled back and proven
+        /// (`MJB_ROLLED_BACK`) or the endpoint fenced (`MJB_UNKNOWN`). Refused (`MJB_REJECTED`,
+        /// nothing changed): a restore point of another endpoint (`MJB_REASON_OTHER_ENDPOINT`) or
+        /// of an older model configuration (`MJB_REASON_CONFIGURATION`). `rp`: borrowed; NULL,
+        /// freed or foreign handles are `MJB_INVALID_ARGUMENT`. `report`: nullable. `ep`: a live
+        /// handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_apply(EndpointHandle ep, RestorePointHandle rp, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_restore_point_apply` with a precondition (`expect` as for `mjb_step_if`; nothing is
+        /// restored when it does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_apply_if(EndpointHandle ep, [In] ref Expect expect, RestorePointHandle rp, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// The checkpoint document of a restore point: byte for byte what `mjb_checkpoint_read`
+        /// returned (or would have returned) at the capture; for one read from JSON, the checkpoint
+        /// of the state that document restores. `out_string`: must not be NULL; NULL on entry, on
+        /// `MJB_OK` a new string the caller frees with `mjb_string_free`. `rp`: borrowed; NULL,
+        /// freed or foreign handles are `MJB_INVALID_ARGUMENT`. Takes no lock. Any thread.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_to_json(RestorePointHandle rp, out IntPtr outString);
+
+        /// <summary>
+        /// A restore point from a checkpoint or world document (`json`/`len`, borrowed), validated
+        /// exactly as `mjb_restore` validates it (same refusals, reasons and JSON pointers),
+        /// restoring nothing: load a saved state once, apply it many times. It belongs to this
+        /// endpoint and its current model configuration. `out`: must not be NULL; NULL on entry, on
+        /// `MJB_OK` a new restore point the caller frees with `mjb_restore_point_free`. Takes no
+        /// lock. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_from_json(EndpointHandle ep, byte[] json, UIntPtr len, out RestorePointHandle @out);
+
+        /// <summary>
+        /// What a restore point restores: its tick and the model configuration it belongs to, into
+        /// `info` (must not be NULL; zeroed on entry, filled on `MJB_OK`). `rp`: borrowed; NULL,
+        /// freed or foreign handles are `MJB_INVALID_ARGUMENT`. Takes no lock. Any thread.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_info(RestorePointHandle rp, out ReadInfo info);
+
+        /// <summary>
+        /// Free a restore point. NULL is a no-op (`MJB_OK`); a restore point freed before, or not
+        /// made by this library, is `MJB_INVALID_ARGUMENT` (never undefined behaviour). Freeing
+        /// while another thread applies it is safe: that call finishes with it. Any thread.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_restore_point_free(IntPtr rp);
+    }
+    // </generated>
 
     /// <summary>
     /// mjb_expect: the precondition of a mutation, where the caller expects the endpoint to be
@@ -275,15 +1211,8 @@ namespace MjBridge
     /// the tick seen and an input write keeps it. The frame number changes with every change
     /// of the native state, so At() checks it too, with the tick and the configuration.
     /// </summary>
-    [StructLayout(LayoutKind.Explicit, Size = 32)]
-    public struct Expect
+    public partial struct Expect
     {
-        /// <summary>Constants.ExpectTick, ExpectConfiguration, ExpectFrame, or any of them.</summary>
-        [FieldOffset(0)] public uint Flags;
-        [FieldOffset(8)] public ulong Tick;
-        [FieldOffset(16)] public ulong Configuration;
-        [FieldOffset(24)] public ulong Frame;
-
         /// <summary>The endpoint must be at this tick.</summary>
         public static Expect AtTick(ulong tick) { return new Expect().WithTick(tick); }
 
@@ -338,22 +1267,6 @@ namespace MjBridge
         }
     }
 
-    /// <summary>mjb_read_info: where the endpoint was when a document was read (or what a restore
-    /// point restores): its tick, model configuration and the endpoint's last frame number
-    /// (0 for a restore point).</summary>
-    [StructLayout(LayoutKind.Explicit, Size = 24)]
-    public struct ReadInfo
-    {
-        [FieldOffset(0)] public ulong Tick;
-        [FieldOffset(8)] public ulong Configuration;
-        [FieldOffset(16)] public ulong Frame;
-    }
-
-    /// <summary>mjb_log_fn: level is an mjb_log_level, message NUL-terminated UTF-8 valid
-    /// during the call only.</summary>
-    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
-    public delegate void LogCallback(IntPtr userData, int level, IntPtr message);
-
     /// <summary>An mjb_endpoint*: closed with mjb_endpoint_free when released.</summary>
     public sealed class EndpointHandle : SafeHandle
     {
@@ -381,11 +1294,11 @@ namespace MjBridge
     }
 
     /// <summary>
-    /// The C functions, one declaration per export (a test checks every export of the header is
-    /// here with matching parameter types, and resolves each one with Marshal.Prelink). Adding an
-    /// export: declare it here with the types the coverage test names, then wrap it below.
+    /// The C functions: one [DllImport] per export, generated from the header in the region
+    /// above (tests/bindings_gen.rs; a test checks every export's parameter kinds and resolves
+    /// each one with Marshal.Prelink). Adding an export: regenerate, then wrap it below.
     /// </summary>
-    public static class Native
+    public static partial class Native
     {
         /// <summary>
         /// The native library: libmjbridge.so on Linux (Unity: Assets/Plugins/x86_64/ or
@@ -393,188 +1306,6 @@ namespace MjBridge
         /// the runtime (Mono, .NET, Unity) adds prefix and suffix. macOS is not built.
         /// </summary>
         public const string Library = "mjbridge";
-        const CallingConvention Cdecl = CallingConvention.Cdecl;
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_endpoint_open(byte[] configJson, UIntPtr len, out EndpointHandle ep);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_endpoint_adopt(IntPtr model, IntPtr data, byte[] configJson, UIntPtr len, out EndpointHandle ep);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_endpoint_free(IntPtr ep);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_endpoint_step(EndpointHandle ep, uint nstep, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_set_ctrl(EndpointHandle ep, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_world_write(EndpointHandle ep, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_world_read(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_snapshot(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_checkpoint_read(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_endpoint_replace_model(EndpointHandle ep, byte[] configJson, UIntPtr len, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore(EndpointHandle ep, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_stop(EndpointHandle ep, out SafetyState safetyState);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_confirm_paused(EndpointHandle ep);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_safety_reset(EndpointHandle ep);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_safety_read(EndpointHandle ep, out SafetyState safetyState);
-
-        // Library-owned strings stay IntPtr: a `string` return would make the marshaller free
-        // memory it does not own.
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern IntPtr mjb_string_data(IntPtr s);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern UIntPtr mjb_string_len(IntPtr s);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_string_free(IntPtr s);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_last_error([Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern IntPtr mjb_outcome_name(int outcome);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern IntPtr mjb_reason_name(int reason);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern IntPtr mjb_version();
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_build_info(out IntPtr outString);
-
-        // The host surface: model facts, frames (no lock), typed inputs, plugins, logging.
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_dims(EndpointHandle ep, out ModelDims dims);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_name_to_id(EndpointHandle ep, int kind, byte[] name, out int id);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_id_to_name(EndpointHandle ep, int kind, int id, [Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_sensor_slice(EndpointHandle ep, int sensor, out UIntPtr adr, out UIntPtr dim);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_joint_slice(EndpointHandle ep, int joint, out JointAdr adr);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern IntPtr mjb_field_name(int field);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_frame_field_len(EndpointHandle ep, int field, out UIntPtr len);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_frame_read(EndpointHandle ep, int field, [Out] double[] buf, UIntPtr cap, out UIntPtr written, out FrameInfo info);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_frame_read_many(EndpointHandle ep, [In, Out] FrameRequest[] requests, UIntPtr n, out FrameInfo info);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_input_write(EndpointHandle ep, int field, int id, double[] values, UIntPtr n, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_write_step(EndpointHandle ep, Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_write_step_read(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_write_step_read_if(EndpointHandle ep, [In] ref Expect expect, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, [In, Out] FrameRequest[] requests, UIntPtr nrequests, out FrameInfo info, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_plugin_load(byte[] path, out UIntPtr plugins);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_plugin_load_dir(byte[] dir, out UIntPtr libraries, out UIntPtr plugins);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_set_log_callback(LogCallback callback, IntPtr userData, int minLevel);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_model_fingerprint(EndpointHandle ep, [Out] byte[] buf, UIntPtr cap, out UIntPtr needed);
-
-        // Preconditions: each mjb_*_if is its mutation with an Expect (by reference, [In]: a
-        // pinned pointer to the caller's struct, nothing allocated).
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_step_if(EndpointHandle ep, [In] ref Expect expect, uint nstep, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_set_ctrl_if(EndpointHandle ep, [In] ref Expect expect, double[] ctrl, UIntPtr n, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_world_write_if(EndpointHandle ep, [In] ref Expect expect, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_endpoint_replace_model_if(EndpointHandle ep, [In] ref Expect expect, byte[] configJson, UIntPtr len, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_if(EndpointHandle ep, [In] ref Expect expect, byte[] json, UIntPtr len, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_input_write_if(EndpointHandle ep, [In] ref Expect expect, int field, int id, double[] values, UIntPtr n, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_write_step_if(EndpointHandle ep, [In] ref Expect expect, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
-
-        // Reads that say where they were.
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_checkpoint_read_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_world_read_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_snapshot_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
-
-        // Restore points.
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_capture(EndpointHandle ep, uint timeoutMs, out RestorePointHandle rp);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_apply(EndpointHandle ep, RestorePointHandle rp, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_apply_if(EndpointHandle ep, [In] ref Expect expect, RestorePointHandle rp, uint timeoutMs, out Report report);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_to_json(RestorePointHandle rp, out IntPtr outString);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_from_json(EndpointHandle ep, byte[] json, UIntPtr len, out RestorePointHandle rp);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_info(RestorePointHandle rp, out ReadInfo info);
-
-        [DllImport(Library, CallingConvention = Cdecl, ExactSpelling = true)]
-        public static extern Outcome mjb_restore_point_free(IntPtr rp);
     }
 
     /// <summary>One refusal as mjb_last_error describes it; <see cref="None"/> for a call that
@@ -936,17 +1667,22 @@ namespace MjBridge
 
         public bool IsClosed { get { return handle.IsClosed; } }
 
-        // Every mutation takes an optional precondition, `expect` (a value: nothing allocated):
-        // with one, the mjb_*_if export runs and a stale tick or configuration is refused with
-        // Reason.Precondition, nothing done.
+        // Every mutation takes an optional precondition, `expect` (a value: nothing allocated),
+        // and has one code path: the mjb_*_if export, whose precondition is checked member by
+        // member where its flag is set. Without one the Expect has no flags, which is the plain
+        // export's call exactly (the header: "expect ... none"); with one a stale tick,
+        // configuration or frame is refused with Reason.Precondition, nothing done.
+
+        /// <summary>The precondition an `expect` argument stands for: no flags (nothing
+        /// checked) when there is none.</summary>
+        internal static Expect Precondition(Expect? expect) { return expect.GetValueOrDefault(); }
 
         /// <summary>Step `nstep` times (a stop latched meanwhile halts at a step boundary: Ok
         /// with Reason.StopLatched).</summary>
         public Result Step(uint nstep, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_step(handle, nstep, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_step_if(handle, ref e, nstep, timeoutMs, out r), r);
         }
 
@@ -956,8 +1692,7 @@ namespace MjBridge
             if (ctrl == null) throw new ArgumentNullException("ctrl");
             Report r;
             UIntPtr n = (UIntPtr)(ulong)ctrl.Length;
-            if (!expect.HasValue) return Result.Of(Native.mjb_set_ctrl(handle, ctrl, n, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_set_ctrl_if(handle, ref e, ctrl, n, timeoutMs, out r), r);
         }
 
@@ -966,8 +1701,7 @@ namespace MjBridge
         public Result WorldWrite(byte[] utf8, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_world_write(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_world_write_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
@@ -977,8 +1711,7 @@ namespace MjBridge
         public Result Restore(byte[] utf8, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_restore(handle, utf8, Text.Len(utf8), timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_restore_if(handle, ref e, utf8, Text.Len(utf8), timeoutMs, out r), r);
         }
 
@@ -991,8 +1724,7 @@ namespace MjBridge
             if (!Config.IsDocument(configJson)) configJson = Config.FromPath(configJson).ModelJson();
             byte[] cfg = Text.Utf8(configJson);
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_endpoint_replace_model(handle, cfg, Text.Len(cfg), timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_endpoint_replace_model_if(handle, ref e, cfg, Text.Len(cfg), timeoutMs, out r), r);
         }
 
@@ -1013,8 +1745,7 @@ namespace MjBridge
         {
             if (rp == null) throw new ArgumentNullException("rp");
             Report r;
-            if (!expect.HasValue) return Result.Of(Native.mjb_restore_point_apply(handle, rp.Handle, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_restore_point_apply_if(handle, ref e, rp.Handle, timeoutMs, out r), r);
         }
 
@@ -1206,8 +1937,7 @@ namespace MjBridge
         {
             Report r;
             UIntPtr n = (UIntPtr)(ulong)(values == null ? 0 : values.Length);
-            if (!expect.HasValue) return Result.Of(Native.mjb_input_write(handle, (int)f, id, values, n, timeoutMs, out r), r);
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Precondition(expect);
             return Result.Of(Native.mjb_input_write_if(handle, ref e, (int)f, id, values, n, timeoutMs, out r), r);
         }
 
@@ -1224,9 +1954,7 @@ namespace MjBridge
             {
                 p.Inputs[0] = new Input { Field = Field.Ctrl, Id = -1, Values = p.Handles[0].AddrOfPinnedObject(), N = (UIntPtr)(ulong)ctrl.Length };
                 Report r;
-                if (!expect.HasValue)
-                    return Result.Of(Native.mjb_write_step(handle, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
-                Expect e = expect.GetValueOrDefault();
+                Expect e = Precondition(expect);
                 return Result.Of(Native.mjb_write_step_if(handle, ref e, p.Inputs, (UIntPtr)1UL, nstep, timeoutMs, out r), r);
             }
             finally
@@ -1392,12 +2120,7 @@ namespace MjBridge
             Check();
             Report r;
             UIntPtr n = (UIntPtr)(ulong)Fields.Length;
-            if (!expect.HasValue)
-            {
-                return Answer(Native.mjb_write_step_read(endpoint.Handle, inputs, (UIntPtr)1UL, nstep, timeoutMs,
-                    requests, n, out info, out r), r);
-            }
-            Expect e = expect.GetValueOrDefault();
+            Expect e = Endpoint.Precondition(expect);
             return Answer(Native.mjb_write_step_read_if(endpoint.Handle, ref e, inputs, (UIntPtr)1UL, nstep, timeoutMs,
                 requests, n, out info, out r), r);
         }

@@ -42,10 +42,11 @@ Conventions:
 - Every mutation takes keyword-only ``expect_tick=``, ``expect_configuration=`` and
   ``expect_frame=`` (a frame's ``info.frame``, a Document's ``frame``: the last frame number,
   which every change of the native state advances, so it also catches a restore to the same
-  tick): when the endpoint is no longer there, the call raises MjbError with
-  ``Reason.PRECONDITION`` and nothing is done.
-- Arrays go in as any sequence of floats or a numpy array (used without a copy when it is
-  contiguous float64).
+  tick), or ``expect=``, an Expect made once (``precondition(...)``); one helper,
+  ``_precondition``, reads them for every mutation. When the endpoint is no longer there, the
+  call raises MjbError with ``Reason.PRECONDITION`` and nothing is done.
+- Arrays go in as any sequence of floats or a numpy array (``write_step`` copies them into
+  buffers it keeps; the other calls use a contiguous float64 array without a copy).
 - Threads: ctypes releases the GIL during each call, so ``stop()`` from another thread takes
   effect while ``step()`` runs. Any method from any thread; a Stepper or FrameReader owns
   its buffers, so use one per thread.
@@ -129,6 +130,7 @@ __all__ = [
     "library",
     "outcome_name",
     "plugin_load",
+    "precondition",
     "plugin_load_dir",
     "reason_name",
     "set_log_callback",
@@ -139,141 +141,25 @@ __all__ = [
     "WAIT_FOREVER",
 ]
 
-# The header's #defines.
-VERSION = "0.3.0"
-VERSION_MAJOR = 0
-VERSION_MINOR = 3
-VERSION_PATCH = 0
-WAIT_FOREVER = 4294967295
-MAX_CHECKPOINT_VALUES = 32768
-MAX_DOCUMENT_BYTES = 1048576
-EXPECT_TICK = 1
-EXPECT_CONFIGURATION = 2
-EXPECT_FRAME = 4
-
-
-class Outcome(IntEnum):
-    """mjb_outcome: what happened to the endpoint's native state. Never renumbered."""
-
-    OK = 0
-    REJECTED = 1
-    ROLLED_BACK = 2
-    UNKNOWN = 3
-    FENCED = 4
-    INVALID_ARGUMENT = 5
-    PANIC = 6
-
-
-class Reason(IntEnum):
-    """mjb_reason: the cause inside an outcome. Never renumbered."""
-
-    NONE = 0
-    MALFORMED_JSON = 1
-    TOO_LARGE = 2
-    TOO_MANY_VALUES = 3
-    UNKNOWN_FIELD = 4
-    MISSING_FIELD = 5
-    DUPLICATE_FIELD = 6
-    WRONG_TYPE = 7
-    NOT_AN_INTEGER = 8
-    NOT_FINITE = 9
-    OUT_OF_RANGE = 10
-    PROFILE = 11
-    ENGINE = 12
-    DESCRIPTOR = 13
-    CONFIGURATION = 14
-    SIGNATURE = 15
-    SIZE = 16
-    EQ_ACTIVE_DOMAIN = 17
-    PUBLIC_FIELD_MISMATCH = 18
-    SEED = 19
-    READ_ONLY_FIELD = 20
-    BUSY = 21
-    STOP_LATCHED = 22
-    UNRESOLVED_NATIVE_WORK = 23
-    NOT_STOPPED = 24
-    SETTER_FAILED = 25
-    SETTER_UNEXPECTED_COMPLETION = 26
-    VERIFICATION_MISMATCH = 27
-    ROLLBACK_UNPROVEN = 28
-    ENGINE_ERROR = 29
-    CLOSED = 30
-    NULL_ARGUMENT = 31
-    INVALID_UTF8 = 32
-    FOREIGN_HANDLE = 33
-    MODEL_LOAD = 34
-    DIMENSION = 35
-    ENGINE_RESET = 36
-    PANIC = 37
-    STATE_DOMAIN = 38
-    TICK_OVERFLOW = 39
-    STATE_HASH = 40
-    UNKNOWN_NAME = 41
-    UNSUPPORTED = 42
-    PLUGIN_LOAD = 43
-    NOT_IN_FRAME = 44
-    PRECONDITION = 45
-    MODEL_FINGERPRINT = 46
-    OTHER_ENDPOINT = 47
-
-
-class Field(IntEnum):
-    """mjb_field: an mjData array a frame carries or a typed input writes."""
-
-    QPOS = 0
-    QVEL = 1
-    ACT = 2
-    CTRL = 3
-    QACC = 4
-    SENSORDATA = 5
-    XPOS = 6
-    XQUAT = 7
-    XMAT = 8
-    SITE_XPOS = 9
-    SITE_XMAT = 10
-    GEOM_XPOS = 11
-    GEOM_XMAT = 12
-    MOCAP_POS = 13
-    MOCAP_QUAT = 14
-    QFRC_APPLIED = 15
-    XFRC_APPLIED = 16
-    EQ_ACTIVE = 17
-    ACTUATOR_FORCE = 18
-    USERDATA = 19
-
-
-class ObjectKind(IntEnum):
-    """mjb_object_kind: object kinds of the name API (MOCAP ids are mocap indices)."""
-
-    BODY = 0
-    JOINT = 1
-    GEOM = 2
-    SITE = 3
-    ACTUATOR = 4
-    SENSOR = 5
-    EQUALITY = 6
-    MOCAP = 7
-
-
-class FrameCause(IntEnum):
-    """mjb_frame_cause: why a frame was published."""
-
-    OPEN = 0
-    STEP = 1
-    RESTORE = 2
-    INPUT = 3
-    REPLACE = 4
-    ROLLBACK = 5
-
-
-class LogLevel(IntEnum):
-    """mjb_log_level: severity of a log message (MuJoCo's mjtLogLevel values)."""
-
-    DEBUG = 0
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
+# The header's #defines and enums, generated from it (_native_gen.py).
+from ._native_gen import (
+    EXPECT_CONFIGURATION as EXPECT_CONFIGURATION,
+    EXPECT_FRAME as EXPECT_FRAME,
+    EXPECT_TICK as EXPECT_TICK,
+    MAX_CHECKPOINT_VALUES as MAX_CHECKPOINT_VALUES,
+    MAX_DOCUMENT_BYTES as MAX_DOCUMENT_BYTES,
+    VERSION as VERSION,
+    VERSION_MAJOR as VERSION_MAJOR,
+    VERSION_MINOR as VERSION_MINOR,
+    VERSION_PATCH as VERSION_PATCH,
+    WAIT_FOREVER as WAIT_FOREVER,
+    Field as Field,
+    FrameCause as FrameCause,
+    LogLevel as LogLevel,
+    ObjectKind as ObjectKind,
+    Outcome as Outcome,
+    Reason as Reason,
+)
 
 _E = TypeVar("_E", bound=IntEnum)
 
@@ -505,14 +391,43 @@ def _take_document(s: ctypes.c_void_p, info: ReadInfo) -> Document:
     return doc
 
 
-def _expect(
-    tick: Optional[int], configuration: Optional[int], frame: Optional[int]
-) -> Optional[Expect]:
-    """The mjb_expect for keyword arguments ``expect_tick``/``expect_configuration``/
-    ``expect_frame`` (None when none is given: the plain export runs)."""
-    if tick is None and configuration is None and frame is None:
-        return None
+_SEEN = ("expect_tick", "expect_configuration", "expect_frame")
+
+
+def precondition(
+    tick: Optional[int] = None,
+    configuration: Optional[int] = None,
+    frame: Optional[int] = None,
+    seen: Optional[Union["FrameInfo", ReadInfo, "Document"]] = None,
+) -> Expect:
+    """An Expect (mjb_expect) for a mutation's ``expect=``: the tick, model configuration and
+    last frame number the caller saw, or all three of ``seen`` (a FrameInfo, a ReadInfo or a
+    Document; a restore point's frame number 0 is not checked). Build it once, pass it to
+    many calls: ``ep.write_step(inputs, expect=precondition(seen=info))``."""
     e = Expect()
+    if seen is not None:
+        _set_expect(e, seen.tick, seen.configuration, seen.frame or None)
+    _set_expect(e, tick, configuration, frame)
+    return e
+
+
+def _precondition(expect: Optional[Expect], seen: Mapping[str, Optional[int]]) -> Optional[Expect]:
+    """The one parser of every mutation's precondition: ``expect=`` (an Expect) and/or the
+    keywords ``expect_tick``/``expect_configuration``/``expect_frame`` (``seen``); None when
+    there is none (the plain export runs, else its ``_if`` twin)."""
+    if not seen:
+        return expect
+    for k in seen:
+        if k not in _SEEN:
+            raise TypeError("unexpected keyword argument %r" % k)
+    tick = seen.get("expect_tick")
+    configuration = seen.get("expect_configuration")
+    frame = seen.get("expect_frame")
+    if tick is None and configuration is None and frame is None:
+        return expect
+    e = Expect()
+    if expect is not None:
+        ctypes.pointer(e)[0] = expect
     _set_expect(e, tick, configuration, frame)
     return e
 
@@ -520,7 +435,8 @@ def _expect(
 def _set_expect(
     e: Expect, tick: Optional[int], configuration: Optional[int], frame: Optional[int]
 ) -> None:
-    flags = 0
+    """Add the given members (and their flags) to ``e``."""
+    flags = e.flags
     if tick is not None:
         if tick < 0:
             raise ValueError("expect_tick is a tick, not %d" % tick)
@@ -969,11 +885,14 @@ class Stepper(FrameReader):
         # slice); a ctypes array (no numpy) takes a slice.
         self._all: Any = Ellipsis if _np is not None else slice(None)
         self.report = Report()
-        self._step = ep._lib["mjb_write_step_read"]
-        self._step.restype = ctypes.c_int32
+        # One export, mjb_write_step_read_if: with a NULL precondition (``_args``) it is
+        # mjb_write_step_read exactly; with ``_expect`` (``_args_if``) the compare-and-step.
+        self._step_if = _raw(ep._lib, "mjb_write_step_read_if")
         self._nstep = ctypes.c_uint32(nstep)
+        self._expect = Expect()
         self._args = (
             _arg(ep._ep),
+            None,
             _arg(self._inputs),
             _arg(ctypes.c_size_t(m)),
             _arg(self._nstep),
@@ -983,10 +902,7 @@ class Stepper(FrameReader):
             self._info_ref,
             ctypes.byref(self.report),
         )
-        self._expect = Expect()
-        self._step_if = ep._lib["mjb_write_step_read_if"]
-        self._step_if.restype = ctypes.c_int32
-        self._args_if = (self._args[0], ctypes.byref(self._expect)) + self._args[1:]
+        self._args_if = (self._args[0], ctypes.byref(self._expect)) + self._args[2:]
 
     @property
     def nstep(self) -> int:
@@ -997,9 +913,8 @@ class Stepper(FrameReader):
         self,
         ctrl: Optional[Doubles] = None,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> FrameInfo:
         """Write ``ctrl`` (when given; else the ``ctrl`` array as it is) and the other input
         arrays, step, read the frame. Returns the frame's FrameInfo, a value of this call
@@ -1008,10 +923,11 @@ class Stepper(FrameReader):
         ``Reason.PRECONDITION``: nothing written, no step, the buffers as they were)."""
         if ctrl is not None:
             self.ctrl[self._all] = ctrl
-        if expect_tick is None and expect_configuration is None and expect_frame is None:
-            o = self._step(*self._args)
+        e = _precondition(expect, seen) if seen or expect is not None else None
+        if e is None:
+            o = self._step_if(*self._args)
         else:
-            _set_expect(self._expect, expect_tick, expect_configuration, expect_frame)
+            ctypes.pointer(self._expect)[0] = e
             o = self._step_if(*self._args_if)
         if o:
             raise _refusal(o, self._report_copy())
@@ -1028,9 +944,8 @@ class Stepper(FrameReader):
         doc: DocumentLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> FrameInfo:
         """Restore a checkpoint (an RL reset), then read the frame into ``values``; when the
         frame carries ctrl, the restored controls are copied into ``ctrl`` too (else ``ctrl``
@@ -1038,11 +953,7 @@ class Stepper(FrameReader):
         recomputed by kinematics; sensordata, qacc and actuator_force are stale
         (``info.stale``) until the next step: the bridge never runs ``mj_forward`` on a
         restore."""
-        self._ep.restore(
-            doc, timeout_ms, expect_tick=expect_tick,
-            expect_configuration=expect_configuration,
-            expect_frame=expect_frame,
-        )
+        self._ep.restore(doc, timeout_ms, expect=_precondition(expect, seen))
         return self._after_reset()
 
     def apply(
@@ -1050,17 +961,12 @@ class Stepper(FrameReader):
         rp: "RestorePoint",
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> FrameInfo:
         """``restore`` from a restore point (no JSON): an RL reset to a saved state at engine
         speed, the frame (and ctrl) read after it, as for ``restore``."""
-        self._ep.apply(
-            rp, timeout_ms, expect_tick=expect_tick,
-            expect_configuration=expect_configuration,
-            expect_frame=expect_frame,
-        )
+        self._ep.apply(rp, timeout_ms, expect=_precondition(expect, seen))
         return self._after_reset()
 
     def _after_reset(self) -> FrameInfo:
@@ -1090,9 +996,22 @@ class Endpoint:
         o = lib.mjb_endpoint_open(cfg, len(cfg), ctypes.byref(ep))
         if o != Outcome.OK:
             raise _refusal(o)
+        self._setup(lib, ep)
+
+    def _setup(self, lib: ctypes.CDLL, ep: ctypes.c_void_p) -> None:
+        """The per-endpoint call state, built once: the handle converted for ctypes, the
+        exports the general calls use, and pools of prebuilt arguments (see _WriteStepArgs,
+        _FrameArgs)."""
         self._lib = lib
         self._ep = ep
         self._closed = False
+        self._ep_arg = _arg(ep)
+        # Without argtypes (as the Stepper calls): every argument is converted once, here or
+        # in the pooled argument objects; only nstep and timeout_ms are made per call.
+        self._write_step_if = _raw(lib, "mjb_write_step_if")
+        self._read_many = _raw(lib, "mjb_frame_read_many")
+        self._write_args: Dict[int, List[_WriteStepArgs]] = {}
+        self._frame_args: Dict[Tuple[int, ...], List[_FrameArgs]] = {}
 
     @classmethod
     def open(cls, config: ConfigLike) -> "Endpoint":
@@ -1110,7 +1029,7 @@ class Endpoint:
         if o != Outcome.OK:
             raise _refusal(o)
         self = cls.__new__(cls)
-        self._lib, self._ep, self._closed = lib, ep, False
+        self._setup(lib, ep)
         return self
 
     def __enter__(self) -> "Endpoint":
@@ -1140,49 +1059,43 @@ class Endpoint:
             self._lib.mjb_endpoint_free(self._ep)
 
     # Mutations: a Report on success; MjbError (with the report) otherwise. Each takes
-    # keyword-only expect_tick=, expect_configuration= and expect_frame= (the mjb_*_if exports): when the
-    # endpoint is no longer there, MjbError with Reason.PRECONDITION and nothing is done.
-    def _mutate(self, fn: Any, *args: Any) -> Report:
+    # expect= and/or the keywords expect_tick=, expect_configuration=, expect_frame= (the
+    # mjb_*_if exports): when the endpoint is no longer there, MjbError with
+    # Reason.PRECONDITION and nothing is done.
+    def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
+        """Every mutation's one code path: the ``_if`` export of ``name`` (``_TWINS``), with
+        ``expect`` after the handle or NULL, which checks nothing and is the plain export's
+        call exactly. A Report on OK; MjbError carrying it otherwise."""
         report = Report()
-        o = fn(self._ep, *args, ctypes.byref(report))
+        e = None if expect is None else ctypes.byref(expect)
+        o = getattr(self._lib, _TWINS[name])(self._ep, e, *args, ctypes.byref(report))
         if o != Outcome.OK:
             raise _refusal(o, report)
         return report
-
-    def _mutate_if(self, name: str, expect: Optional[Expect], *args: Any) -> Report:
-        """The export ``name`` (``expect`` None), or its ``_if`` form with ``expect``."""
-        if expect is None:
-            return self._mutate(getattr(self._lib, name), *args)
-        return self._mutate(getattr(self._lib, name + "_if"), ctypes.byref(expect), *args)
 
     def step(
         self,
         nstep: int = 1,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Step ``nstep`` times. A stop latched meanwhile halts at a step boundary and returns
         the report with ``reason == Reason.STOP_LATCHED``; ``tick_after`` shows the steps done."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
-        if e is None:
-            return self._mutate(self._lib.mjb_endpoint_step, nstep, timeout_ms)
-        return self._mutate(self._lib.mjb_step_if, ctypes.byref(e), nstep, timeout_ms)
+        return self._mutate_if("step", _precondition(expect, seen), nstep, timeout_ms)
 
     def set_ctrl(
         self,
         ctrl: Doubles,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         ptr, n, keep = _doubles(ctrl)
-        report = self._mutate_if("mjb_set_ctrl", e, ptr, n, timeout_ms)
+        report = self._mutate_if("set_ctrl", e, ptr, n, timeout_ms)
         del keep
         return report
 
@@ -1191,46 +1104,43 @@ class Endpoint:
         doc: DocumentLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         b = _utf8(doc)
-        return self._mutate_if("mjb_world_write", e, b, len(b), timeout_ms)
+        return self._mutate_if("world_write", e, b, len(b), timeout_ms)
 
     def restore(
         self,
         doc: DocumentLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Restore a checkpoint document (or a snapshot's world document) and its tick. Bytes
         go to the library as they are (keep a checkpoint as bytes to reset often; to restore
         the same state many times, ``restore_point_from_json`` once and ``apply``)."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         b = doc if isinstance(doc, bytes) else _utf8(doc)
-        return self._mutate_if("mjb_restore", e, b, len(b), timeout_ms)
+        return self._mutate_if("restore", e, b, len(b), timeout_ms)
 
     def replace_model(
         self,
         config: ConfigLike,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Replace the model: ``{"model": {...}}`` (a dict, bytes or a str starting with
         ``{``), a Config (its model alone) or the path of an MJCF file (any other str, or an
         ``os.PathLike``), as ``open`` reads it. The tick stays; the configuration counter goes
         up by one."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         b = _replacement_bytes(config)
-        return self._mutate_if("mjb_endpoint_replace_model", e, b, len(b), timeout_ms)
+        return self._mutate_if("replace_model", e, b, len(b), timeout_ms)
 
     # Restore points: a captured state restored without JSON.
     def capture(self, timeout_ms: int = WAIT_FOREVER) -> "RestorePoint":
@@ -1258,20 +1168,14 @@ class Endpoint:
         rp: "RestorePoint",
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Restore a restore point of this endpoint: the admission, fence, stop rules and native
         phase of ``restore`` (setter, bitwise readback, rollback or fence), without a document.
         Another endpoint's restore point is refused (``Reason.OTHER_ENDPOINT``), and so is one
         from before a model replacement (``Reason.CONFIGURATION``)."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
-        if e is None:
-            return self._mutate(self._lib.mjb_restore_point_apply, rp._rp, timeout_ms)
-        return self._mutate(
-            self._lib.mjb_restore_point_apply_if, ctypes.byref(e), rp._rp, timeout_ms
-        )
+        return self._mutate_if("apply", _precondition(expect, seen), rp._rp, timeout_ms)
 
     # Documents, each with the tick and configuration it was read at.
     def _read(self, fn: Any, timeout_ms: int) -> Document:
@@ -1400,6 +1304,36 @@ class Endpoint:
         the field's length) the values are copied straight into those arrays, which are
         returned; nothing is allocated for them. To read the same fields often, use
         ``frame_reader``."""
+        if out is not None or _np is None:
+            return self._frame_into(fields, out)
+        key = tuple(fields)
+        pool = self._frame_args.setdefault(key, [])
+        try:
+            call = pool.pop()  # atomic: a call in another thread takes another one
+        except IndexError:
+            call = _FrameArgs(self, [Field(f) for f in fields])
+        try:
+            o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
+            if o == 1 and last_error().get("reason") == "MJB_REASON_DIMENSION":
+                call.size(self)  # the model was replaced: a field grew
+                o = self._read_many(self._ep_arg, call.reqs_arg, call.n, call.info_ref)
+            if o:
+                raise _refusal(o)
+            info = _frame_info(call.info_view)
+            if info.configuration != call.configuration:
+                call.slices = [
+                    slice(at, at + r.written) for at, r in zip(call.offsets, call.req_list)
+                ]
+                call.configuration = info.configuration
+            data = _np.array(call.view)  # one allocation for every field of this frame
+            values = {f: data[sl] for f, sl in zip(call.fields, call.slices)}
+        finally:
+            pool.append(call)
+        return values, info
+
+    def _frame_into(
+        self, fields: Sequence[int], out: Optional[Mapping[int, Any]]
+    ) -> Tuple[Dict[Field, Any], FrameInfo]:
         flds = [Field(f) for f in fields]
         reqs = (FrameRequest * max(len(flds), 1))()
         keep: List[Any] = []
@@ -1419,8 +1353,6 @@ class Endpoint:
         for f, r, k in zip(flds, reqs, keep):
             if out is not None:
                 values[f] = out[f]
-            elif _np is not None:
-                values[f] = _np.frombuffer(k, dtype=_np.float64)
             else:
                 values[f] = list(k)
         return values, _frame_info(view)
@@ -1471,14 +1403,13 @@ class Endpoint:
         id: int = -1,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Write an input field whole (``id`` -1) or one object's slice."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
+        e = _precondition(expect, seen)
         ptr, n, keep = _doubles(values)
-        report = self._mutate_if("mjb_input_write", e, int(field), id, ptr, n, timeout_ms)
+        report = self._mutate_if("input", e, int(field), id, ptr, n, timeout_ms)
         del keep
         return report
 
@@ -1488,23 +1419,130 @@ class Endpoint:
         nstep: int = 1,
         timeout_ms: int = WAIT_FOREVER,
         *,
-        expect_tick: Optional[int] = None,
-        expect_configuration: Optional[int] = None,
-        expect_frame: Optional[int] = None,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
     ) -> Report:
         """Write inputs (``[(field, id, values), ...]``), then step ``nstep`` times, under one
         admission. For a loop, ``stepper`` builds all of this once. With ``expect_tick`` (the
         tick of the frame the inputs were chosen from), the controller's compare-and-step."""
-        e = _expect(expect_tick, expect_configuration, expect_frame)
-        arr = (Input * max(len(inputs), 1))()
-        keep = []
-        for slot, (field, id, values) in zip(arr, inputs):
-            ptr, n, k = _doubles(values)
-            keep.append(k)
-            slot.field, slot.id, slot.values, slot.n = int(field), id, ptr, n
-        report = self._mutate_if("mjb_write_step", e, arr, len(inputs), nstep, timeout_ms)
-        del keep
+        e = _precondition(expect, seen) if seen or expect is not None else None
+        m = len(inputs)
+        pool = self._write_args.setdefault(m, [])
+        try:
+            call = pool.pop()  # atomic: a call in another thread takes another one
+        except IndexError:
+            call = _WriteStepArgs(m)
+        try:
+            keep = call.fill(inputs)
+            report = Report()
+            o = self._write_step_if(
+                self._ep_arg,
+                None if e is None else ctypes.byref(e),
+                call.inputs,
+                call.n,
+                _U32.get(nstep) or ctypes.c_uint32(nstep),
+                _U32.get(timeout_ms) or ctypes.c_uint32(timeout_ms),
+                ctypes.byref(report),
+            )
+            del keep
+        finally:
+            pool.append(call)
+        if o:
+            raise _refusal(o, report)
         return report
+
+
+# uint32 arguments converted once for the values a loop passes (nstep 1..16, no deadline).
+_U32: Dict[int, ctypes.c_uint32] = {
+    v: ctypes.c_uint32(v) for v in list(range(1, 17)) + [WAIT_FOREVER]
+}
+
+# Each mutation's ``_if`` export (mjb_step_if is mjb_endpoint_step's twin): called with a NULL
+# precondition it is the plain export, so every mutation has this one code path.
+_TWINS: Dict[str, str] = {
+    "step": "mjb_step_if",
+    "set_ctrl": "mjb_set_ctrl_if",
+    "world_write": "mjb_world_write_if",
+    "restore": "mjb_restore_if",
+    "replace_model": "mjb_endpoint_replace_model_if",
+    "apply": "mjb_restore_point_apply_if",
+    "input": "mjb_input_write_if",
+}
+
+
+class _WriteStepArgs:
+    """A ``write_step`` call's ctypes arguments for ``m`` inputs, made once per endpoint and
+    reused (an endpoint keeps a pool: concurrent calls each take their own): the mjb_input
+    array, its count, and per input a ctypes double buffer its values are copied into (one
+    numpy copy, no address lookups) when they fit, grown when they do not."""
+
+    def __init__(self, m: int) -> None:
+        self.arr = (Input * max(m, 1))()
+        self.inputs = _arg(self.arr)
+        self.n = _arg(ctypes.c_size_t(m))
+        self.slots = list(self.arr)[:m]
+        self.bufs: List[Any] = [None] * m
+        self.views: List[Any] = [None] * m
+        self.keys: List[Any] = [None] * m
+
+    def fill(self, inputs: Sequence[Tuple[int, int, Doubles]]) -> Any:
+        """Write ``inputs`` into the array; returns what must stay alive during the call."""
+        keep: List[Any] = []
+        for k, (field, id, values) in enumerate(inputs):
+            slot = self.slots[k]
+            n = len(values)
+            key = (field, id, n)
+            if self.keys[k] != key:  # set the members only when they change
+                slot.field, slot.id, slot.n = field, id, n
+                self.keys[k] = key
+            view = self.views[k]
+            if _np is None:
+                ptr, _, held = _doubles(values)
+                slot.values = ptr
+                keep.append(held)
+            elif view is not None and len(view) == n:
+                view[...] = values
+            else:
+                buf = self.bufs[k] = (ctypes.c_double * n)()
+                view = self.views[k] = _np.frombuffer(buf, dtype=_np.float64)
+                view[...] = values
+                slot.values = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double))
+        return keep
+
+
+class _FrameArgs:
+    """A ``frame`` call's ctypes arguments for one tuple of fields, made once per endpoint and
+    reused (pooled like _WriteStepArgs): the request array over one ctypes buffer holding every
+    field at its length, and the mjb_frame_info the call writes. Lengths are read once; a
+    model replacement that lengthens a field makes the read refuse (DIMENSION), and the
+    lengths are read again."""
+
+    def __init__(self, ep: "Endpoint", fields: Sequence[Field]) -> None:
+        self.fields = list(fields)
+        self.reqs = (FrameRequest * max(len(self.fields), 1))()
+        self.req_list = list(self.reqs)[: len(self.fields)]
+        self.reqs_arg = _arg(self.reqs)
+        self.n = _arg(ctypes.c_size_t(len(self.fields)))
+        self.info, self.info_view = _frame_info_buffer()
+        self.info_ref = ctypes.byref(self.info)
+        self.size(ep)
+
+    def size(self, ep: "Endpoint") -> None:
+        lens = [ep.frame_field_len(f) for f in self.fields]
+        self.buf = (ctypes.c_double * max(sum(lens), 1))()
+        self.view = _np.frombuffer(self.buf, dtype=_np.float64) if _np is not None else None
+        self.offsets = []
+        at = 0
+        for r, f, n in zip(self.reqs, self.fields, lens):
+            r.field = int(f)
+            r.buf = ctypes.cast(ctypes.byref(self.buf, 8 * at), ctypes.POINTER(ctypes.c_double))
+            r.cap = n
+            self.offsets.append(at)
+            at += n
+        # Each field's slice of ``buf``: from the written lengths of a read, taken again when
+        # a read's configuration is not the one they were taken at (a replaced model).
+        self.slices: List[slice] = []
+        self.configuration = -1
 
 
 class RestorePoint:
@@ -1593,6 +1631,14 @@ def _arg(value: Any) -> Any:
     if isinstance(value, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32)):
         return type(value).from_param(value.value)
     raise TypeError("no converted form for %s" % type(value).__name__)
+
+
+def _raw(lib: ctypes.CDLL, name: str) -> Any:
+    """The export ``name`` as a fresh function object with no argtypes (its arguments go as
+    converted once by the caller, with ``_arg``) and an int32 result."""
+    fn = lib[name]
+    fn.restype = ctypes.c_int32
+    return fn
 
 
 def _writable(buf: Any) -> Tuple[Any, int, Any]:
