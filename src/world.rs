@@ -159,66 +159,69 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
 /// `native_checkpoint` is then validated exactly as a checkpoint (refusals inside it point
 /// below `/world/native_checkpoint`).
 ///
-/// A world document is read in two passes over its bytes:
-/// 1. syntax, the document's members, the world's shape (objects only where a world document
-///    has them, each with its own keys) and the embedded checkpoint read into `bufs` (judged
-///    later), while the members of each object are recorded;
-/// 2. the state hash: the JCS form of `world` from the recorded members, each leaf's bytes
-///    read once.
+/// The document is parsed once. Its first key says which schema that pass reads it with
+/// (a world document's members are `world` and `state_hash`, a checkpoint's never are):
+/// - a checkpoint: one pass, numbers into `bufs`, then the judgement in the contract's order;
+///   a refused one with a `world` member further on is refused as a world document (its first
+///   key is a member a world document does not have);
+/// - a world document: syntax, the document's members, the world's shape (objects only where
+///   a world document has them, each with its own keys) and the embedded checkpoint read into
+///   `bufs` (judged later), while the members of each object are recorded; then the state
+///   hash from those records, each leaf's bytes read once (`jcs::tree`).
 ///
 /// Refusals keep their order: a syntax error anywhere; the document's own members; the
-/// world's shape; the state hash; then the checkpoint's steps. Memory stays within the
-/// documents' bound: only the schema's known members are recorded, once each.
+/// world's shape; the state hash; the model's fingerprint; then the checkpoint's steps.
+/// Memory stays within the documents' bound: only the schema's known members are recorded,
+/// once each.
 pub(crate) fn validate_restore(
     text: Text,
     f: &Facts,
     bufs: &mut Buffers,
 ) -> Result<Checkpoint, Refusal> {
-    if !first_key_is_world(text)? {
-        match checkpoint::validate(text, f, bufs) {
-            Ok(c) => return Ok(c),
-            // A world document whose members come in another order: only a refused
-            // checkpoint pays for looking.
-            Err(r) if !has_world_member(text) => return Err(r),
-            Err(_) => {}
+    let mut r = Reader::new(text)?;
+    let first = r.first_key();
+    match first.as_deref() {
+        Some(key) if DOCUMENT_KEYS.contains(&key) => validate_world(r, f, bufs),
+        _ => {
+            let mut world = false;
+            let seen = |key: &str| world |= key == DOCUMENT_KEYS[0];
+            let judged = checkpoint::validate_document(r, f, bufs, seen)?;
+            match (judged, first) {
+                (Err(_), Some(key)) if world => {
+                    Err(schema::unknown_member(pointer_push("", &key), &key))
+                }
+                (judged, _) => judged,
+            }
         }
     }
-    // Pass 1.
-    let mut r = Reader::new(text)?;
+}
+
+/// A world document's members (the key at 0 is the one a checkpoint is told from).
+const DOCUMENT_KEYS: [&str; 2] = ["world", "state_hash"];
+
+/// Where a checkpoint's `descriptor/configuration` is in the document it was read from: what
+/// a restore points at when the model was replaced between validation and admission.
+pub(crate) fn configuration_pointer(c: &Checkpoint) -> &'static str {
+    if c.model_checked() {
+        "/world/native_checkpoint/descriptor/configuration"
+    } else {
+        "/descriptor/configuration"
+    }
+}
+
+/// A world document (the reader at its top-level object): its one pass, the state hash from
+/// what the pass recorded, the model it names, then its checkpoint judged.
+fn validate_world(mut r: Reader, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
     r.check_shape();
     r.record();
-    let mut world: Option<Result<(usize, Members), Refusal>> = None;
-    let mut stored = Slot::Absent;
-    let mut top = schema::object(&mut r, &["world", "state_hash"], |r, i| {
-        match i {
-            0 => {
-                world = Some(match schema::expect(r, Kind::Object, "an object")? {
-                    Some(bad) => Err(bad),
-                    None => {
-                        let at = r.pos();
-                        Ok((at, read_world(r, f, bufs)?))
-                    }
-                })
-            }
-            _ => stored = read_string(r)?,
-        }
-        Ok(())
-    })?;
-    r.finish()?;
-    top.refuse_unknown()?;
-    let (at, members) = world.ok_or_else(|| missing("", "world"))??;
-    if stored.is_absent() {
-        return Err(missing("", "state_hash"));
-    }
-    let stored = stored.get()?;
+    let (at, members, stored) = read_document(&mut r, f, bufs)?;
     if let Some(bad) = r.shape_violation() {
         return Err(bad);
     }
-    // Pass 2.
     let rec = r.take_recorder().expect("recording");
     let root = rec.at(at).expect("the world object was recorded");
     let mut h = Sha256::new();
-    jcs::tree(&rec.tree, text.as_str(), root, &mut h)?;
+    jcs::tree(&rec.tree, r.text(), root, &mut h)?;
     let recomputed = jcs::digest_text(&h.finalize());
     if stored != recomputed {
         return Err(Refusal::rejected(
@@ -251,6 +254,39 @@ pub(crate) fn validate_restore(
         }),
         None => Err(missing("/world", "native_checkpoint")),
     }
+}
+
+/// The pass over a world document: syntax, its members and the world's (the checkpoint read,
+/// not judged). Returns where the world object starts, what it holds, and the stored hash.
+fn read_document(
+    r: &mut Reader,
+    f: &Facts,
+    bufs: &mut Buffers,
+) -> Result<(usize, Members, String), Refusal> {
+    let mut world: Option<Result<(usize, Members), Refusal>> = None;
+    let mut stored = Slot::Absent;
+    let mut top = schema::object(r, &DOCUMENT_KEYS, |r, i| {
+        match i {
+            0 => {
+                world = Some(match schema::expect(r, Kind::Object, "an object")? {
+                    Some(bad) => Err(bad),
+                    None => {
+                        let at = r.pos();
+                        Ok((at, read_world(r, f, bufs)?))
+                    }
+                })
+            }
+            _ => stored = read_string(r)?,
+        }
+        Ok(())
+    })?;
+    r.finish()?;
+    top.refuse_unknown()?;
+    let (at, members) = world.ok_or_else(|| missing("", "world"))??;
+    if stored.is_absent() {
+        return Err(missing("", "state_hash"));
+    }
+    Ok((at, members, stored.get()?))
 }
 
 /// What the first pass keeps of a world object: its checkpoint (read, judged later) and the
@@ -313,33 +349,6 @@ fn read_member_object(
         return r.skip_leaf();
     }
     schema::object(r, keys, member).map(drop)
-}
-
-/// A world document's members are `world` and `state_hash`; a checkpoint's never are. Only the
-/// first key is looked at, so telling the two apart costs no pass over a checkpoint.
-fn first_key_is_world(text: Text) -> Result<bool, Refusal> {
-    let mut r = Reader::new(text)?;
-    let mut first = None;
-    let stop = Refusal::rejected(Reason::MJB_REASON_NONE, "first key seen");
-    let _ = r.object(|_, key| {
-        first = Some(matches!(key, "world" | "state_hash"));
-        Err(stop.clone())
-    });
-    Ok(first.unwrap_or(false))
-}
-
-/// Whether the top level has a `world` member (a full pass; false when the document does not
-/// even parse).
-fn has_world_member(text: Text) -> bool {
-    let Ok(mut r) = Reader::new(text) else {
-        return false;
-    };
-    let mut world = false;
-    let read = r.object(|r, key| {
-        world |= key == "world";
-        r.skip()
-    });
-    read.is_ok() && world
 }
 
 // ---- world writes ---------------------------------------------------------------------------------
@@ -450,4 +459,70 @@ pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
         items.push((f, values));
     }
     Ok(Write { items })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::doc::read::parses;
+    use crate::endpoint::{Endpoint, WAIT_FOREVER};
+    use crate::outcome::Reason;
+
+    fn endpoint() -> Endpoint {
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/models/contact_act.xml");
+        let config = format!("{{\"model\":{{\"xml_path\":{model:?}}},\"seed\":3}}");
+        let ep = Endpoint::open(config.as_str()).expect("open");
+        assert!(ep.step(7, WAIT_FOREVER).detail.is_none());
+        ep
+    }
+
+    /// Validate `doc` and count the documents parsed to do it.
+    fn parsed(ep: &Endpoint, doc: &str) -> (Option<Reason>, usize) {
+        let before = parses();
+        let reason = ep.validate_checkpoint(doc).err().map(|r| r.reason);
+        (reason, parses() - before)
+    }
+
+    #[test]
+    fn a_restore_parses_its_document_once_whether_it_is_refused_or_not() {
+        let ep = endpoint();
+        let cp = ep.checkpoint_read(WAIT_FOREVER).unwrap();
+        let world = ep.world_read(WAIT_FOREVER).unwrap();
+        let body = world.strip_prefix("{\"world\":").unwrap();
+        let (inner, hash) = body.rsplit_once(",\"state_hash\":").unwrap();
+        let cases = [
+            (cp.clone(), None),
+            (world.clone(), None),
+            // A checkpoint refused at its last step (the seed).
+            (
+                cp.replacen("\"seed\":3", "\"seed\":4", 1),
+                Some(Reason::MJB_REASON_SEED),
+            ),
+            // A world document whose hash no longer matches.
+            (
+                world.replacen("\"tick\":7", "\"tick\":8", 1),
+                Some(Reason::MJB_REASON_STATE_HASH),
+            ),
+            // A world document whose members come in another order (first key not `world`).
+            (
+                format!(
+                    "{{\"state_hash\":{},\"world\":{inner}}}",
+                    hash.trim_end_matches('}')
+                ),
+                None,
+            ),
+            // A checkpoint with a world member further on: refused as a world document.
+            (
+                cp.replacen('{', "{\"x\":1,\"world\":{},", 1),
+                Some(Reason::MJB_REASON_UNKNOWN_FIELD),
+            ),
+            (
+                cp[..cp.len() / 2].to_owned(),
+                Some(Reason::MJB_REASON_MALFORMED_JSON),
+            ),
+        ];
+        for (doc, want) in cases {
+            assert_eq!(parsed(&ep, &doc), (want, 1), "{}", &doc[..60]);
+        }
+        assert_eq!(ep.tick(), 7, "validation changes nothing");
+    }
 }

@@ -14,7 +14,7 @@
 mod read;
 mod write;
 
-pub(crate) use read::{validate, Embedded};
+pub(crate) use read::{validate_document, Embedded};
 pub(crate) use write::{estimated_bytes, write_basic, write_integration, Printed};
 
 use crate::native::{Dims, EngineInfo, Layout, Public};

@@ -11,7 +11,7 @@ use super::{Buffers, Checkpoint, Facts, Profile, DESCRIPTOR_FIELDS, MAX_VALUES};
 use crate::doc::print::write_f64;
 use crate::doc::schema::{self, missing, read_f64, read_int, read_numbers, read_string, read_u64};
 use crate::doc::schema::{Members, Numbers, Slot};
-use crate::doc::{pointer_index, Kind, Reader, Text};
+use crate::doc::{pointer_index, Kind, Reader};
 use crate::native::Layout;
 use crate::outcome::{Reason, Refusal};
 
@@ -69,7 +69,12 @@ fn refuse(reason: Reason, ptr: &str, msg: impl Into<String>) -> Refusal {
 
 /// Read one checkpoint object (at the reader's position) into `bufs`, recording every
 /// member's problem.
-fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusal> {
+fn read_raw(
+    r: &mut Reader,
+    f: &Facts,
+    bufs: &mut Buffers,
+    unknown: impl FnMut(&str),
+) -> Result<Raw, Refusal> {
     let (cap_values, cap_qpos, cap_qvel, cap_ctrl) = match f.layout {
         Some(l) if f.profile == Profile::Integration => (
             l.size,
@@ -98,7 +103,7 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
     let (mut qpos, mut qvel, mut ctrl, mut act) =
         (Slot::Absent, Slot::Absent, Slot::Absent, Slot::Absent);
     let names = f.profile.fields();
-    let members = schema::object(r, names, |r, i| {
+    let member = |r: &mut Reader, i: usize| {
         match names[i] {
             "profile" => profile = read_string(r)?,
             "engine" => engine = read_string(r)?,
@@ -116,7 +121,8 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
             _ => act = read_numbers(r, &mut bufs.act, cap_act)?,
         }
         Ok(())
-    })?;
+    };
+    let members = schema::object_seeing(r, names, member, unknown)?;
     Ok(Raw {
         members,
         profile,
@@ -136,14 +142,24 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
     })
 }
 
-/// Validate a checkpoint document completely, without the lock and without a native call.
-/// Numbers are read into `bufs` (reused: pass the buffers of an earlier checkpoint); on
-/// refusal they are returned through `bufs` as well.
-pub(crate) fn validate(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
-    let mut r = Reader::new(text)?;
-    let raw = read_raw(&mut r, f, bufs)?;
+/// Validate a whole document as a checkpoint, without the lock and without a native call, in
+/// one pass of the reader `r` (positioned at the top-level object). Numbers are read into
+/// `bufs` (reused: pass the buffers of an earlier checkpoint); on refusal they are returned
+/// through `bufs` as well.
+///
+/// `unknown` sees each top-level key the profile does not have (a restore looks there for a
+/// world document's members). The outer error is a parse error (the document is not JSON),
+/// which no reading of the document as something else could get past; the inner result is
+/// the judgement.
+pub(crate) fn validate_document(
+    mut r: Reader,
+    f: &Facts,
+    bufs: &mut Buffers,
+    unknown: impl FnMut(&str),
+) -> Result<Result<Checkpoint, Refusal>, Refusal> {
+    let raw = read_raw(&mut r, f, bufs, unknown)?;
     r.finish()?;
-    judge(raw, f, bufs, "")
+    Ok(judge(raw, f, bufs, ""))
 }
 
 /// A checkpoint embedded in another document (a world document's `native_checkpoint`), read
@@ -159,7 +175,7 @@ impl Embedded {
         let base = r.pointer();
         let raw = match schema::expect(r, Kind::Object, "an object")? {
             Some(bad) => Err(bad),
-            None => Ok(read_raw(r, f, bufs)?),
+            None => Ok(read_raw(r, f, bufs, |_| {})?),
         };
         Ok(Embedded { base, raw })
     }

@@ -25,6 +25,7 @@
 
 use super::{pointer_index, pointer_push, Text, MAX_DEPTH, MAX_DOCUMENT_BYTES};
 use crate::outcome::{Reason, Refusal};
+use std::borrow::Cow;
 
 /// What the next value is, by its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +194,18 @@ impl Recorder {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many documents this thread began to parse (readers made by [`Reader::new`]): the unit
+/// tests hold a restore to one parse per document.
+#[cfg(test)]
+pub(crate) fn parses() -> usize {
+    PARSES.with(|n| n.get())
+}
+
 fn malformed_at(i: usize, what: &str) -> String {
     format!("{what} (byte {i})")
 }
@@ -203,6 +216,8 @@ impl<'a> Reader<'a> {
     pub fn new(text: Text<'a>) -> Result<Self, Refusal> {
         let s = text.as_str();
         debug_assert!(s.len() <= MAX_DOCUMENT_BYTES);
+        #[cfg(test)]
+        PARSES.with(|n| n.set(n.get() + 1));
         let mut r = Reader {
             s,
             b: s.as_bytes(),
@@ -236,6 +251,38 @@ impl<'a> Reader<'a> {
             shape: None,
             recorder: None,
         }
+    }
+
+    /// The top-level object's first key (escapes decoded), looked at without reading on:
+    /// what tells one schema from another before the one pass. `None` when the object is
+    /// empty or does not start with a key and its `:` (the pass then refuses it).
+    pub fn first_key(&mut self) -> Option<Cow<'a, str>> {
+        let at = self.i;
+        let key = self.key_after_brace();
+        self.i = at;
+        key
+    }
+
+    fn key_after_brace(&mut self) -> Option<Cow<'a, str>> {
+        self.ws();
+        if self.peek() != Some(b'{') {
+            return None;
+        }
+        self.i += 1;
+        self.ws();
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let (a, b, escaped) = self.string_span().ok()?;
+        self.ws();
+        if self.peek() != Some(b':') {
+            return None;
+        }
+        let s = self.s;
+        Some(match escaped {
+            true => Cow::Owned(decode_chars(&s[a..b]).collect()),
+            false => Cow::Borrowed(&s[a..b]),
+        })
     }
 
     /// The whole text being read.
