@@ -9,6 +9,7 @@
 use crate::checkpoint::{self, Buffers, Checkpoint, Embedded, Facts, Profile};
 use crate::doc::jcs;
 use crate::doc::jcs::Canon;
+use crate::doc::plan::Plan;
 use crate::doc::schema::{self, missing, read_numbers, read_string, Slot};
 use crate::doc::write::{Piece, Writer};
 use crate::doc::{pointer_push, Kind, Reader, Text};
@@ -82,6 +83,7 @@ pub(crate) struct WorldParts<'a> {
 }
 
 /// The state a world document's checkpoint prints.
+#[derive(Clone, Copy)]
 pub(crate) enum Held<'a> {
     State(&'a [f64]),
     Public(&'a Public),
@@ -106,10 +108,42 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
 
 /// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`,
 /// written into `out` (cleared first; pass a reused buffer).
-pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
+///
+/// `plan` is the document's static text for this endpoint and model configuration (made by
+/// the first call, kept by the caller): with it, a call prints only what changes (the tick,
+/// the time, the arrays) and hashes the canonical form from the same pieces.
+pub(crate) fn write_document(
+    parts: WorldParts,
+    out: String,
+    plan: &mut Option<WorldPlan>,
+) -> Result<String, Refusal> {
+    // JCS canonicalizes an integer beyond 2^53 through its double: not as served.
+    let planned = parts.tick <= 1 << 53;
+    if let Some(p) = plan.as_ref().filter(|p| planned && p.fits(&parts)) {
+        let text = p.write(&parts, out);
+        #[cfg(debug_assertions)]
+        {
+            let (unplanned, world, end) = write_described(&parts, String::new())?;
+            debug_assert_eq!(
+                text,
+                with_hash(unplanned, &world, end),
+                "the plan writes the same"
+            );
+        }
+        return Ok(text);
+    }
+    let (text, world, end) = write_described(&parts, out)?;
+    if planned {
+        *plan = WorldPlan::of(&parts, &text, &world, end);
+    }
+    Ok(with_hash(text, &world, end))
+}
+
+/// The world document written member by member, with its canonical description; returns the
+/// text up to the end of `world` (the hash not yet appended), the description, and that end.
+fn write_described(parts: &WorldParts, out: String) -> Result<(String, Canon, usize), Refusal> {
     let mut w = Writer::reusing(out);
     w.text.push_str("{\"world\":");
-    let world_start = w.text.len();
     w.begin_object();
     w.str_field("name", parts.name);
     w.str_field("profile", parts.facts.profile.name());
@@ -146,12 +180,186 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
     });
     result?;
     let world = w.end_object();
-    let hash = jcs::hash_described(&w.text, &world);
-    debug_assert!(world_start > 0);
-    w.text.push_str(",\"state_hash\":\"");
-    w.text.push_str(&hash);
-    w.text.push_str("\"}");
-    Ok(w.into_text())
+    let end = w.text.len();
+    Ok((w.into_text(), world, end))
+}
+
+/// Append `,"state_hash":"sha256:<hex>"}` (the hash of the world described by `world`).
+fn with_hash(mut text: String, world: &Canon, end: usize) -> String {
+    let hash = jcs::hash_described(&text[..end], world);
+    push_hash(&mut text, &hash);
+    text
+}
+
+fn push_hash(text: &mut String, hash: &str) {
+    text.push_str(",\"state_hash\":\"");
+    text.push_str(hash);
+    text.push_str("\"}");
+}
+
+/// A member of the world document that changes from call to call (everything else is the
+/// same for an endpoint and its model configuration).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Changing {
+    Tick,
+    Time,
+    /// `parts.arrays[i]`.
+    Array(usize),
+    /// The checkpoint's `values` (integration profile).
+    Values,
+    /// The checkpoint's public field `COPIED[i]` or, in the basic profile, the array named so.
+    Copy(&'static str),
+}
+
+/// The world document's plan for one endpoint and model configuration (`doc::plan`), with
+/// what it was made for.
+#[derive(Debug)]
+pub(crate) struct WorldPlan {
+    plan: Plan,
+    values: Vec<Changing>,
+    configuration: u64,
+    fingerprint: String,
+    seed: u64,
+    profile: Profile,
+    name: String,
+    declared: String,
+    arrays: Vec<&'static str>,
+}
+
+impl WorldPlan {
+    /// The plan of a document just written (`text[..end]`, described by `world`), or `None`
+    /// when its members are not where a plan expects them.
+    fn of(parts: &WorldParts, text: &str, world: &Canon, end: usize) -> Option<WorldPlan> {
+        let Canon::Object(members) = world else {
+            return None;
+        };
+        let mut found: Vec<(std::ops::Range<usize>, Changing)> = Vec::new();
+        for (key, canon) in members {
+            let changing = match *key {
+                "tick" => Changing::Tick,
+                "time" => Changing::Time,
+                "native_checkpoint" => {
+                    let Canon::Object(inner) = canon else {
+                        return None;
+                    };
+                    for (key, canon) in inner {
+                        let changing = match *key {
+                            "tick" => Changing::Tick,
+                            "time" => Changing::Time,
+                            "values" => Changing::Values,
+                            "qpos" | "qvel" | "ctrl" | "act" => Changing::Copy(key),
+                            _ => continue,
+                        };
+                        found.push((served_range(canon)?, changing));
+                    }
+                    continue;
+                }
+                k => match parts.arrays.iter().position(|(n, _)| *n == k) {
+                    Some(i) => Changing::Array(i),
+                    None => continue,
+                },
+            };
+            found.push((served_range(canon)?, changing));
+        }
+        found.sort_by_key(|(r, _)| r.start);
+        let ranges: Vec<_> = found.iter().map(|(r, _)| r.clone()).collect();
+        Some(WorldPlan {
+            plan: Plan::of(text, end, world, &ranges)?,
+            values: found.into_iter().map(|(_, c)| c).collect(),
+            configuration: parts.facts.configuration,
+            fingerprint: parts.facts.fingerprint.to_owned(),
+            seed: parts.facts.seed,
+            profile: parts.facts.profile,
+            name: parts.name.to_owned(),
+            declared: parts.declared.0.to_owned(),
+            arrays: parts.arrays.iter().map(|(n, _)| *n).collect(),
+        })
+    }
+
+    /// Whether these parts are the ones the plan was made for (their static text is the
+    /// plan's).
+    fn fits(&self, parts: &WorldParts) -> bool {
+        self.configuration == parts.facts.configuration
+            && self.fingerprint == parts.facts.fingerprint
+            && self.seed == parts.facts.seed
+            && self.profile == parts.facts.profile
+            && self.name == parts.name
+            && self.declared == parts.declared.0
+            && self.arrays.len() == parts.arrays.len()
+            && self
+                .arrays
+                .iter()
+                .zip(parts.arrays)
+                .all(|(a, (b, _))| a == b)
+    }
+
+    /// Write the document: the plan's text, the changing values printed (each number once,
+    /// copied where the document repeats it), the hash from the plan's canonical pieces.
+    fn write(&self, parts: &WorldParts, out: String) -> String {
+        let mut w = Writer::reusing(out);
+        let mut printed = checkpoint::Printed::default();
+        let mut copies: [Piece; 3] = Default::default();
+        let pieces = self.plan.write(&mut w, |w, i| match self.values[i] {
+            Changing::Tick => Piece::whole(&w.integer(i128::from(parts.tick))),
+            Changing::Time => Piece::whole(&w.number(parts.time)),
+            Changing::Array(k) => {
+                let (name, xs) = parts.arrays[k];
+                let c = w.numbers(xs);
+                printed.add(name, Piece::inside(&c));
+                Piece::whole(&c)
+            }
+            Changing::Values => {
+                let layout = parts
+                    .facts
+                    .layout
+                    .expect("the integration profile has a layout");
+                let Held::State(state) = parts.checkpoint else {
+                    unreachable!("values are the integration profile's")
+                };
+                let (c, at) = checkpoint::write_values(w, layout, state, &printed);
+                copies = at;
+                Piece::whole(&c)
+            }
+            Changing::Copy(name) => {
+                let at = match parts.checkpoint {
+                    Held::State(_) => checkpoint::COPIED.iter().position(|n| *n == name),
+                    Held::Public(_) => None,
+                };
+                match (at, printed.get(name), parts.checkpoint) {
+                    (Some(k), _, _) => Piece::whole(&w.copied_array(&copies[k])),
+                    (None, Some(p), _) => Piece::whole(&w.copied_array(p)),
+                    (None, None, Held::Public(p)) => {
+                        Piece::whole(&w.numbers(public_field(p, name)))
+                    }
+                    (None, None, Held::State(_)) => unreachable!("copied from values"),
+                }
+            }
+        });
+        let end = w.text.len();
+        let mut h = jcs::Gathered::default();
+        self.plan.canonical(&w.text[..end], &pieces, &mut h);
+        let mut text = w.into_text();
+        push_hash(&mut text, &h.digest_text());
+        text
+    }
+}
+
+/// A public field by name.
+fn public_field<'a>(p: &'a Public, name: &str) -> &'a [f64] {
+    match name {
+        "qpos" => &p.qpos,
+        "qvel" => &p.qvel,
+        "ctrl" => &p.ctrl,
+        _ => &p.act,
+    }
+}
+
+/// The served range of a value the writer printed.
+fn served_range(canon: &Canon) -> Option<std::ops::Range<usize>> {
+    match canon {
+        Canon::Served { range, .. } => Some(range.clone()),
+        _ => None,
+    }
 }
 
 /// What `mjb_restore` takes: a checkpoint document, or a world document (what `mjb_snapshot`
@@ -524,5 +732,34 @@ mod tests {
             assert_eq!(parsed(&ep, &doc), (want, 1), "{}", &doc[..60]);
         }
         assert_eq!(ep.tick(), 7, "validation changes nothing");
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use crate::endpoint::{Endpoint, WAIT_FOREVER};
+
+    /// Every world read after the first is written from the plan; debug builds also write it
+    /// member by member and compare (`write_document`), so this holds them byte-identical
+    /// over steps, both profiles, and a `-0` in the served arrays.
+    #[test]
+    fn planned_world_documents_are_the_documents_written_member_by_member() {
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/models/contact_act.xml");
+        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+            let config = format!(
+                "{{\"model\":{{\"xml_path\":{model:?}}},\"profile\":\"{profile}\",\"name\":\"p\\u00e9\"}}"
+            );
+            let Ok(ep) = Endpoint::open(config.as_str()) else {
+                assert_eq!(profile, "mujoco_integration_v1", "basic opens everywhere");
+                continue;
+            };
+            assert!(ep.set_ctrl(&[-0.0, 0.25], WAIT_FOREVER).detail.is_none());
+            for _ in 0..4 {
+                let w = ep.world_read(WAIT_FOREVER).unwrap();
+                assert!(ep.validate_checkpoint(w.as_str()).is_ok(), "{profile}");
+                assert!(w.contains("\"ctrl\":[-0,0.25]"), "{w}");
+                assert!(ep.step(3, WAIT_FOREVER).detail.is_none());
+            }
+        }
     }
 }

@@ -92,7 +92,7 @@ impl Sink for Gathered {
     #[inline]
     fn put(&mut self, s: &str) {
         let b = s.as_bytes();
-        if self.len + b.len() > GATHER {
+        if self.len + b.len() > GATHER || b.len() >= GATHER / 4 {
             self.flush();
         }
         if b.len() >= GATHER / 4 {
@@ -248,6 +248,20 @@ pub fn of_value(v: &Value) -> String {
 /// Stream the canonical bytes of a document the bridge wrote: `canon` describes it, `served`
 /// holds its text.
 pub(crate) fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
+    described_with(served, canon, sink, &mut |_, _| false);
+}
+
+/// [`described`], except that a value `claim(value, sink)` takes (returns true for) is left
+/// to it: how a plan (`crate::doc::plan`) finds the values that change between calls.
+pub(crate) fn described_with<S: Sink>(
+    served: &str,
+    canon: &Canon,
+    sink: &mut S,
+    claim: &mut dyn FnMut(&Canon, &mut S) -> bool,
+) {
+    if claim(canon, sink) {
+        return;
+    }
     match canon {
         Canon::Served {
             range,
@@ -273,7 +287,7 @@ pub(crate) fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
                     sink.put(",");
                 }
                 put_key(k, sink, &mut buf);
-                described(served, v, sink);
+                described_with(served, v, sink, claim);
             }
             sink.put("}");
         }
@@ -369,6 +383,21 @@ mod tests {
         let mut out = String::new();
         tree(&t, text, root, &mut out).unwrap();
         assert_eq!(out, canonical(text));
+    }
+
+    #[test]
+    fn gathered_pieces_hash_as_one_run() {
+        let pieces: Vec<String> = (0..400).map(|i| "x".repeat(i % 300)).collect();
+        let mut g = Gathered::default();
+        let mut whole = String::new();
+        for p in &pieces {
+            g.put(p);
+            whole.push_str(p);
+        }
+        assert_eq!(
+            g.digest_text(),
+            digest_text(&Sha256::digest(whole.as_bytes()))
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 pub mod jcs;
 mod lex;
 mod number;
+pub(crate) mod plan;
 mod pointer;
 pub mod print;
 pub mod read;
