@@ -408,17 +408,13 @@ fn check_integration(
         .first_other
         .as_ref()
         .map(|o| (o.index, o.text.clone()));
-    check_values(layout, &bufs.values, first_other, &at("/values"))?;
+    // Pointers are made only for a refusal (a restore that passes builds none).
+    check_values(layout, &bufs.values, first_other, &|| at("/values"))?;
     // 4. the public fields are their segments of values, bit for bit.
     let segment = |name: &str, got: &[f64], count: usize| {
-        segment_matches(
-            layout,
-            &bufs.values,
-            name,
-            got,
-            count,
-            &at(&format!("/{name}")),
-        )
+        segment_matches(layout, &bufs.values, name, got, count, &|| {
+            at(&format!("/{name}"))
+        })
     };
     segment("time", &[t.time], 1)?;
     segment("qpos", &bufs.qpos, t.qpos_n)?;
@@ -433,13 +429,13 @@ fn segment_matches(
     name: &str,
     got: &[f64],
     count: usize,
-    ptr: &str,
+    ptr: &dyn Fn() -> String,
 ) -> Result<(), Refusal> {
     let want = &values[layout.range(name)];
     if count != want.len() {
         return Err(refuse(
             Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
-            ptr,
+            &ptr(),
             format!(
                 "{name} has {count} numbers; its segment of values has {}",
                 want.len()
@@ -449,9 +445,9 @@ fn segment_matches(
     if let Some(i) = (0..count).find(|&i| got[i].to_bits() != want[i].to_bits()) {
         // `time` is a number, the others arrays.
         let p = if name == "time" {
-            ptr.to_owned()
+            ptr()
         } else {
-            pointer_index(ptr, i)
+            pointer_index(&ptr(), i)
         };
         return Err(refuse(
             Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
@@ -495,21 +491,21 @@ fn check_values(
     layout: &Layout,
     values: &[f64],
     first_other: Option<(usize, String)>,
-    ptr: &str,
+    ptr: &dyn Fn() -> String,
 ) -> Result<(), Refusal> {
     let eq = layout.range("eq_active");
     let eq_ok = |x: f64| x.to_bits() == 0f64.to_bits() || x == 1.0;
     let eq_refusal = |i: usize, shown: &str| {
         refuse(
             Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
-            &pointer_index(ptr, i),
+            &pointer_index(&ptr(), i),
             format!("equality activation {shown} must be exactly 0 or 1"),
         )
     };
     let cursor_refusal = |c: &crate::native::Cursor, shown: &str| {
         refuse(
             Reason::MJB_REASON_STATE_DOMAIN,
-            &pointer_index(ptr, c.index),
+            &pointer_index(&ptr(), c.index),
             format!(
                 "history cursor of {} is {shown}; it must be an integer in 0..={} (the engine indexes its ring buffer with it)",
                 c.owner,
@@ -551,7 +547,7 @@ fn check_values(
             } else {
                 Err(refuse(
                     Reason::MJB_REASON_WRONG_TYPE,
-                    &pointer_index(ptr, i),
+                    &pointer_index(&ptr(), i),
                     "expected a number",
                 ))
             }

@@ -6,16 +6,19 @@ use super::read::Reader;
 use crate::outcome::Refusal;
 
 impl<'a> Reader<'a> {
+    #[inline]
     pub(super) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
+    #[inline]
     pub(super) fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.i += 1;
         }
     }
 
+    #[inline]
     pub(super) fn expect(&mut self, c: u8) -> Result<(), Refusal> {
         if self.peek() == Some(c) {
             self.i += 1;

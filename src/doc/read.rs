@@ -255,6 +255,7 @@ impl<'a> Reader<'a> {
 
     /// What the next value is (after whitespace); malformed when no value can start here or
     /// when it would sit deeper than [`MAX_DEPTH`] containers.
+    #[inline]
     pub fn kind(&mut self) -> Result<Kind, Refusal> {
         self.ws();
         if self.path.len() > MAX_DEPTH {
