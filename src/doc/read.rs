@@ -97,7 +97,8 @@ impl<'a> Reader<'a> {
             b: s.as_bytes(),
             i: 0,
             path: Vec::with_capacity(8),
-            keys: Vec::new(),
+            // Enough for a checkpoint's keys and its descriptor's without growing.
+            keys: Vec::with_capacity(32),
             opened: Vec::with_capacity(8),
             object_depths: Vec::with_capacity(8),
             shape: None,

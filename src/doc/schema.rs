@@ -120,7 +120,7 @@ pub fn object_seeing(
         }
         false => None,
     };
-    r.object(|r, key| match keys.iter().position(|k| *k == key) {
+    r.object(|r, key| match position(keys, key) {
         Some(i) => {
             let first = !m.has(i);
             m.present |= 1 << i;
@@ -143,6 +143,15 @@ pub fn object_seeing(
         }
     })?;
     Ok(m)
+}
+
+/// Where `key` is in `keys`: the first byte and the length tell most schema keys apart
+/// before their bytes are compared.
+#[inline]
+fn position(keys: &[&str], key: &str) -> Option<usize> {
+    let first = key.as_bytes().first();
+    keys.iter()
+        .position(|k| k.len() == key.len() && k.as_bytes().first() == first && *k == key)
 }
 
 /// Record the first unknown member of an object (its pointer) and skip its value. With
