@@ -185,39 +185,9 @@ struct Found {
 }
 
 fn main() {
-    for var in [
-        "MUJOCO_DIR",
-        "MUJOCO_INCLUDE_DIR",
-        "MUJOCO_LIB_DIR",
-        "MJB_MUJOCO_VERSION",
-        "MJB_MUJOCO_CACHE",
-        "MJB_MUJOCO_WHEEL",
-        "PKG_CONFIG_PATH",
-        "MJB_INSTALL",
-        "MJB_INSTALL_LIBDIR",
-    ] {
-        println!("cargo:rerun-if-env-changed={var}");
-    }
-    println!("cargo:rerun-if-changed=csrc/shim.c");
-    println!("cargo:rerun-if-changed=csrc/shim.h");
-    println!("cargo:rerun-if-changed=build.rs");
-
+    rerun_triggers();
     let target = Target::get();
-    let mut tried = Vec::new();
-    let found = from_env(&target, &mut tried)
-        .or_else(|| from_pkg_config(&target, &mut tried))
-        .or_else(|| from_wheel(&target, &mut tried))
-        .unwrap_or_else(|| {
-            panic!(
-                "mjbridge: no usable MuJoCo found. Tried, in order:\n  {}\n\
-                 Set MUJOCO_DIR (or MUJOCO_INCLUDE_DIR and MUJOCO_LIB_DIR) to bring your own.",
-                tried.join("\n  ")
-            )
-        });
-    for line in &tried {
-        println!("mjbridge: skipped: {line}");
-    }
-
+    let found = find_mujoco(&target);
     let header = found.include.join("mujoco").join("mujoco.h");
     let header_version = read_header_version(&header).unwrap_or_else(|e| panic!("mjbridge: {e}"));
     let dotted = dotted_version(header_version);
@@ -235,13 +205,61 @@ fn main() {
         found.include.display(),
         lib_file.display()
     );
+    let facts = header_facts(&Headers::read(&found.include));
+    compile_shim(&found, &lib_file, &facts);
+    let name = link(&target, &lib_file);
+    report_build(&found, &lib_file, &name, header_version);
+}
 
-    // What these headers declare, read from their text (never inferred from the version
-    // number: the 3.x line went on being released beside 4.x, so the first release that had a
-    // feature says nothing about a later 3.x). The same facts become the shim's MJB_HAS_*
-    // defines and, where tests select by them, cfgs (a test checks the shim's run-time facts
-    // agree with the cfgs).
-    let headers = Headers::read(&found.include);
+/// What makes cargo run this script again.
+fn rerun_triggers() {
+    for var in [
+        "MUJOCO_DIR",
+        "MUJOCO_INCLUDE_DIR",
+        "MUJOCO_LIB_DIR",
+        "MJB_MUJOCO_VERSION",
+        "MJB_MUJOCO_CACHE",
+        "MJB_MUJOCO_WHEEL",
+        "PKG_CONFIG_PATH",
+        "MJB_INSTALL",
+        "MJB_INSTALL_LIBDIR",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo:rerun-if-changed=csrc/shim.c");
+    println!("cargo:rerun-if-changed=csrc/shim.h");
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// MuJoCo for the target, from the first source that has it: the environment, pkg-config,
+/// then the pinned wheel. Panics naming every source tried when none has.
+fn find_mujoco(target: &Target) -> Found {
+    let mut tried = Vec::new();
+    let found = from_env(target, &mut tried)
+        .or_else(|| from_pkg_config(target, &mut tried))
+        .or_else(|| from_wheel(target, &mut tried))
+        .unwrap_or_else(|| {
+            panic!(
+                "mjbridge: no usable MuJoCo found. Tried, in order:\n  {}\n\
+                 Set MUJOCO_DIR (or MUJOCO_INCLUDE_DIR and MUJOCO_LIB_DIR) to bring your own.",
+                tried.join("\n  ")
+            )
+        });
+    for line in &tried {
+        println!("mjbridge: skipped: {line}");
+    }
+    found
+}
+
+/// One define of the shim: the name and whether the headers declare it.
+type Fact = (&'static str, bool);
+
+/// What these headers declare, read from their text (never inferred from the version number:
+/// the 3.x line went on being released beside 4.x, so the first release that had a feature
+/// says nothing about a later 3.x). The same facts become the shim's MJB_HAS_* defines
+/// (returned) and, where tests select by them, cfgs (printed here; a test checks the shim's
+/// run-time facts agree with the cfgs).
+fn header_facts(headers: &Headers) -> Vec<Fact> {
     let state_api = ["mj_stateSize", "mj_getState", "mj_setState"]
         .iter()
         .all(|f| headers.function(f));
@@ -249,7 +267,7 @@ fn main() {
     // Before 3.0 equality activation is mjModel.eq_active, a model quantity (the bridge never
     // writes a model it owns); from 3.0 it is mjData.eq_active and a state component.
     let eq_active_in_model = headers.model_field("eq_active");
-    let facts = [
+    let facts = vec![
         ("MJB_HAS_STATE_API", state_api),
         ("MJB_HAS_EQ_ACTIVE_STATE", eq_active_state),
         ("MJB_EQ_ACTIVE_IN_MODEL", eq_active_in_model),
@@ -300,6 +318,11 @@ fn main() {
         }
     }
 
+    facts
+}
+
+/// Compiles csrc/shim.c against the found headers with the facts as its defines.
+fn compile_shim(found: &Found, lib_file: &Path, facts: &[Fact]) {
     let mut shim = cc::Build::new();
     shim.file("csrc/shim.c")
         .include(&found.include)
@@ -307,7 +330,7 @@ fn main() {
         .flag("-Wall")
         .flag("-Wextra")
         .warnings_into_errors(true);
-    for (name, present) in facts {
+    for &(name, present) in facts {
         shim.define(name, if present { "1" } else { "0" });
     }
     if install_build() {
@@ -325,7 +348,7 @@ fn main() {
     // route errors per thread the same way): a guard installs it on its own thread only, so the
     // per-step path writes no process-wide state. Without it the shim falls back to re-chaining
     // the process-wide handler at each guarded call.
-    let tls_log_handler = library_exports(&lib_file, "_mjPRIVATE_setTlsLogHandler");
+    let tls_log_handler = library_exports(lib_file, "_mjPRIVATE_setTlsLogHandler");
     println!("cargo::rustc-check-cfg=cfg(mjb_tls_log_handler)");
     // Only the header uses it (cbindgen's [defines]); the library always exports mjb_step.
     println!("cargo::rustc-check-cfg=cfg(mjbridge_no_mjb_step)");
@@ -334,7 +357,11 @@ fn main() {
         println!("cargo:rustc-cfg=mjb_tls_log_handler");
     }
     shim.compile("mjbridge_shim");
+}
 
+/// Links the exact library file and sets how the built artifacts find it at run time;
+/// returns the library's file name.
+fn link(target: &Target, lib_file: &Path) -> String {
     let lib_dir = lib_file.parent().expect("library has a folder");
     let name = lib_file.file_name().unwrap().to_string_lossy().into_owned();
     println!("cargo:rustc-link-search=native={}", lib_dir.display());
@@ -360,7 +387,12 @@ fn main() {
     } else {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
     }
-    // What the library reports about its build (`mjb_build_info`): no folder of this machine.
+    name
+}
+
+/// What the library reports about its build (`mjb_build_info`, no folder of this machine) and
+/// where the engine's files are for the build tree's tests, benches and scripts.
+fn report_build(found: &Found, lib_file: &Path, name: &str, header_version: i64) {
     println!("cargo:rustc-env=MJB_ENGINE_SOURCE={}", found.source);
     println!("cargo:rustc-env=MJB_ENGINE_ORIGIN={}", found.origin);
     println!("cargo:rustc-env=MJB_ENGINE_LIBRARY_FILE={name}");
@@ -570,7 +602,7 @@ fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
     if fs::read_to_string(&stamp).ok() != Some(stamp_text.clone()) {
         let wheel = verified_wheel(&pinned, &cache, tried)?;
         let _ = fs::remove_dir_all(&root);
-        if let Err(e) = extract(&wheel, &cache, extracted) {
+        if let Err(e) = extract(&wheel, &cache, extracted, false) {
             tried.push(format!(
                 "pinned wheel {package}=={version}: extract failed: {e}"
             ));
@@ -594,7 +626,7 @@ fn from_wheel(target: &Target, tried: &mut Vec<String>) -> Option<Found> {
                 .iter()
                 .map(|f| format!("{layout}{f}"))
                 .collect();
-            if let Err(e) = extract_flat(&wheel, &licenses, &patterns) {
+            if let Err(e) = extract(&wheel, &licenses, &patterns, true) {
                 errors.push(format!("{layout}: {e}"));
             }
             if LICENSE_FILES.iter().all(|f| licenses.join(f).is_file()) {
@@ -709,10 +741,19 @@ fn download(url: &str, dest: &Path) -> Result<(), String> {
     fs::rename(&partial, dest).map_err(|e| e.to_string())
 }
 
-/// Only the library, its headers and its plugin libraries are taken out of the wheel.
-fn extract(wheel: &Path, dest: &Path, patterns: &[&str]) -> Result<(), String> {
+/// The wheel's members matching `patterns` (only the library, its headers and its plugin
+/// libraries, or MuJoCo's license texts are ever taken) into `dest`: under their paths in the
+/// wheel, or with `flat` each under its own file name (the wheel's folders dropped).
+fn extract<P: AsRef<std::ffi::OsStr>>(
+    wheel: &Path,
+    dest: &Path,
+    patterns: &[P],
+    flat: bool,
+) -> Result<(), String> {
+    fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
     let unzip = Command::new("unzip")
         .args(["-q", "-o"])
+        .args(flat.then_some("-j"))
         .arg(wheel)
         .args(patterns)
         .arg("-d")
@@ -722,45 +763,17 @@ fn extract(wheel: &Path, dest: &Path, patterns: &[&str]) -> Result<(), String> {
         Ok(s) if s.success() => Ok(()),
         other => {
             // Python's zipfile is the fallback where unzip is missing.
-            let script = "import fnmatch,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
-                [z.extract(n, sys.argv[2]) for n in z.namelist() \
-                if any(fnmatch.fnmatch(n, p) for p in sys.argv[3:])]";
-            let py = Command::new("python3")
-                .args(["-c", script])
-                .arg(wheel)
-                .arg(dest)
-                .args(patterns)
-                .status();
-            match py {
-                Ok(s) if s.success() => Ok(()),
-                py => Err(format!("unzip: {other:?}; python3 zipfile: {py:?}")),
-            }
-        }
-    }
-}
-
-/// The members matching `patterns`, each written into `dest` under its own file name (the
-/// folders inside the wheel dropped).
-fn extract_flat(wheel: &Path, dest: &Path, patterns: &[String]) -> Result<(), String> {
-    fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
-    let unzip = Command::new("unzip")
-        .args(["-q", "-o", "-j"])
-        .arg(wheel)
-        .args(patterns)
-        .arg("-d")
-        .arg(dest)
-        .status();
-    match unzip {
-        Ok(s) if s.success() => Ok(()),
-        other => {
             let script = "import fnmatch,os,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\n\
                 for n in z.namelist():\n\
-                \x20if any(fnmatch.fnmatch(n, p) for p in sys.argv[3:]):\n\
-                \x20\x20open(os.path.join(sys.argv[2], os.path.basename(n)), 'wb').write(z.read(n))";
+                \x20if not any(fnmatch.fnmatch(n, p) for p in sys.argv[4:]): continue\n\
+                \x20if sys.argv[3] == 'flat':\n\
+                \x20\x20open(os.path.join(sys.argv[2], os.path.basename(n)), 'wb').write(z.read(n))\n\
+                \x20else: z.extract(n, sys.argv[2])";
             let py = Command::new("python3")
                 .args(["-c", script])
                 .arg(wheel)
                 .arg(dest)
+                .arg(if flat { "flat" } else { "tree" })
                 .args(patterns)
                 .status();
             match py {

@@ -13,7 +13,6 @@ mod common;
 use common::*;
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
-use mjbridge::outcome::Outcome;
 use std::time::{Duration, Instant};
 
 fn pct(sorted: &[u64], q: f64) -> u64 {
@@ -35,10 +34,10 @@ fn reads(ep: &Ep, timeout_ms: u32, samples: usize) -> (Vec<u64>, usize) {
         let o = unsafe { mjb_checkpoint_read(ep.0, timeout_ms, &mut s) };
         times.push(t.elapsed().as_nanos() as u64);
         match o {
-            Outcome::MJB_OK => {
+            mjb_outcome::MJB_OK => {
                 mjb_string_free(s);
             }
-            Outcome::MJB_REJECTED => busy += 1,
+            mjb_outcome::MJB_REJECTED => busy += 1,
             other => panic!("unexpected {other:?}"),
         }
         // A reader that polls, not one that queues behind itself.

@@ -32,13 +32,7 @@ extern "C" {
     fn mj_step(m: *const MjModel, d: *mut MjData);
 }
 
-const READ: [Field; 5] = [
-    MJB_FIELD_QPOS,
-    MJB_FIELD_QVEL,
-    MJB_FIELD_SENSORDATA,
-    MJB_FIELD_XPOS,
-    MJB_FIELD_XQUAT,
-];
+const READ: [Field; 5] = [Qpos, Qvel, Sensordata, Xpos, Xquat];
 const READ_JSON: &str = "[\"qpos\",\"qvel\",\"sensordata\",\"xpos\",\"xquat\"]";
 
 fn quick() -> bool {
@@ -326,7 +320,7 @@ fn host_loop(name: &str, path: &Path) {
                 *c = ((t + i as u64) as f64 * 0.01).sin() * 0.1;
             }
             let input = mjb_input {
-                field: MJB_FIELD_CTRL as i32,
+                field: Ctrl as i32,
                 id: -1,
                 values: ctrl.as_ptr(),
                 n: nu,
@@ -340,7 +334,7 @@ fn host_loop(name: &str, path: &Path) {
             for (i, c) in ctrl_raw.iter_mut().enumerate() {
                 *c = ((t_raw + i as u64) as f64 * 0.01).sin() * 0.1;
             }
-            mj.field_mut(MJB_FIELD_CTRL).copy_from_slice(&ctrl_raw);
+            mj.field_mut(Ctrl).copy_from_slice(&ctrl_raw);
             unsafe { mj_step(mj.model_ptr(), mj.data_ptr()) };
             raw_copy(&mj, &mut bufs);
         },

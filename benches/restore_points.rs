@@ -110,7 +110,7 @@ fn bench_model(label: &str, xml_path: &str, rounds: usize, planner: bool) {
     let mut loop_ = Figures::new("planner loop, H = 10 (bridge / raw time)");
     let ctrl = vec![0.2; nu];
     let input = mjb_input {
-        field: Field::MJB_FIELD_CTRL as i32,
+        field: Field::Ctrl as i32,
         id: -1,
         values: ctrl.as_ptr(),
         n: nu,
@@ -172,9 +172,7 @@ fn bench_model(label: &str, xml_path: &str, rounds: usize, planner: bool) {
             loop_.raw.push(per_call(rollouts, || unsafe {
                 mj_setState(m, d, target.as_ptr(), sig);
                 for _ in 0..10 {
-                    raw_mj
-                        .field_mut(Field::MJB_FIELD_CTRL)
-                        .copy_from_slice(&ctrl);
+                    raw_mj.field_mut(Field::Ctrl).copy_from_slice(&ctrl);
                     mj_step(m, d);
                 }
             }));

@@ -113,7 +113,7 @@ impl Harness {
     /// A document-producing read that must succeed.
     fn read(
         &self,
-        f: unsafe extern "C" fn(*mut mjb_endpoint, u32, *mut *mut mjb_string) -> Outcome,
+        f: unsafe extern "C" fn(*mut mjb_endpoint, u32, *mut *mut mjb_string) -> mjb_outcome,
     ) -> String {
         let mut s = std::ptr::null_mut();
         assert_eq!(unsafe { f(self.ep, WAIT_FOREVER, &mut s) }, Outcome::MJB_OK);
@@ -146,7 +146,7 @@ impl Harness {
             )
         };
         assert_eq!(r.outcome, o as i32);
-        (o, r)
+        (o.into(), r)
     }
 
     /// Put the endpoint back where it started, so inputs do not depend on each other.
@@ -227,7 +227,7 @@ impl Harness {
             )
         };
         match o {
-            Outcome::MJB_OK => {
+            mjb_outcome::MJB_OK => {
                 // Only writable inputs changed: the served read-only fields are as before.
                 let before: serde_json::Value = serde_json::from_str(&world).unwrap();
                 let after: serde_json::Value = serde_json::from_str(&self.world()).unwrap();
@@ -243,7 +243,7 @@ impl Harness {
                 assert_eq!(self.safety(), safety);
                 self.reset();
             }
-            Outcome::MJB_REJECTED | Outcome::MJB_INVALID_ARGUMENT => {
+            mjb_outcome::MJB_REJECTED | mjb_outcome::MJB_INVALID_ARGUMENT => {
                 pointer_resolves(input);
                 assert_eq!(
                     self.world(),
@@ -267,11 +267,11 @@ pub fn endpoint_config(input: &[u8]) {
     let mut ep = std::ptr::null_mut();
     let o = unsafe { mjb_endpoint_open(input.as_ptr().cast(), input.len(), &mut ep) };
     match o {
-        Outcome::MJB_OK => {
+        mjb_outcome::MJB_OK => {
             assert!(!ep.is_null());
             assert_eq!(mjb_endpoint_free(ep), Outcome::MJB_OK);
         }
-        Outcome::MJB_REJECTED | Outcome::MJB_INVALID_ARGUMENT => {
+        mjb_outcome::MJB_REJECTED | mjb_outcome::MJB_INVALID_ARGUMENT => {
             assert!(ep.is_null(), "no handle on refusal");
             pointer_resolves(input);
         }

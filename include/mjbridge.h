@@ -943,12 +943,6 @@ typedef struct mjb_input {
  */
 typedef void (*mjb_log_fn)(void *user_data, int32_t level, const char *message);
 
-
-
-
-
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

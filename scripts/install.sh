@@ -2,7 +2,7 @@
 # Install mjbridge into a prefix like a native C library, for this machine or a cross target:
 #
 #   bash scripts/install.sh --prefix P [--target TRIPLE] [--libdir lib] [--bundle-mujoco|--no-bundle-mujoco]
-#                           [--mujoco-licenses DIR]
+#                           [--mujoco-licenses DIR] [--target-dir DIR] [--build-only]
 #
 # TRIPLE is x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu or x86_64-pc-windows-gnu
 # (default: the host's). Linux trees:
@@ -36,6 +36,9 @@
 # Every path inside the .pc and .cmake files is relative to the file itself, so the tree can be
 # moved or copied as a whole (into a Unity/Unreal plugin folder, a ROS 2 workspace, a package).
 # DESTDIR (environment) stages the install under another root, as `make install` does.
+# --target-dir DIR is cargo's target folder (default target/install in the checkout);
+# --build-only builds and runs every check that can refuse, then stops before installing
+# anything (the top-level CMakeLists.txt: its build step, the install step runs the rest).
 #
 # MuJoCo: --bundle-mujoco copies the exact MuJoCo library the bridge was linked against (and its
 # plugin folder) beside the bridge; --no-bundle-mujoco leaves it where the build found it. The
@@ -68,6 +71,7 @@ bundle=auto
 target_dir="$root/target/install"
 target=""
 mujoco_licenses=""
+build_only=no
 
 usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -84,6 +88,7 @@ while [ $# -gt 0 ]; do
     --target-dir=*) target_dir="${1#*=}"; shift ;;
     --mujoco-licenses) mujoco_licenses="$2"; shift 2 ;;
     --mujoco-licenses=*) mujoco_licenses="${1#*=}"; shift ;;
+    --build-only) build_only=yes; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -145,6 +150,8 @@ fi
 # The system libraries a static link needs come from rustc's --print native-static-libs (see
 # the build below), in the same flags.
 for flag in "${remap[@]}" --print native-static-libs; do encoded+="${encoded:+$'\x1f'}$flag"; done
+# A PE file's header carries its link time unless the linker is told not to: GNU ld writes 0.
+if [ "$os" = windows ]; then encoded+="${encoded:+$'\x1f'}-Clink-arg=-Wl,--no-insert-timestamp"; fi
 export CARGO_ENCODED_RUSTFLAGS="$encoded"
 messages="$target_dir/install-build-$target.json"
 log="$target_dir/install-build-$target.log"
@@ -264,6 +271,10 @@ if [ "$os" = windows ]; then
     echo "install.sh: no mujoco.dll beside $mujoco_lib or in ../bin: a Windows tree needs the DLL the build linked" >&2
     exit 1
   fi
+fi
+if [ "$build_only" = yes ]; then
+  step "built mjbridge $version for $target in $built (MuJoCo $mujoco_file, bundled: $bundle); nothing installed (--build-only)"
+  exit 0
 fi
 dest="${DESTDIR:-}$prefix"
 lib="$dest/$libdir"

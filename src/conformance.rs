@@ -41,145 +41,171 @@ pub struct Corruption {
 /// another engine, descriptor, configuration and seed, a non-finite value, and per profile a
 /// public field that is not its segment, an equality activation of 0.5, or a wrong length.
 pub fn corruptions(ep: &Endpoint, checkpoint: &str) -> Vec<Corruption> {
-    let cp_text = checkpoint;
-    let cp = value::parse(cp_text.as_bytes()).expect("served checkpoint parses");
-    let edit = |f: &dyn Fn(&mut Value)| {
-        let mut v = cp.clone();
-        f(&mut v);
-        v.to_json()
-    };
-    let integration = ep.profile() == Profile::Integration;
-    let mut cases = vec![
+    let cp = value::parse(checkpoint.as_bytes()).expect("served checkpoint parses");
+    let mut cases = common_corruptions(ep, checkpoint, &cp);
+    cases.extend(not_finite(ep, checkpoint));
+    if ep.profile() == Profile::Integration {
+        cases.extend(integration_corruptions(ep, &cp));
+    } else {
+        cases.push(basic_corruption(&cp));
+    }
+    cases
+}
+
+/// `cp` with one edit, as JSON.
+fn edit(cp: &Value, f: impl FnOnce(&mut Value)) -> String {
+    let mut v = cp.clone();
+    f(&mut v);
+    v.to_json()
+}
+
+/// The corruptions of either profile: truncated, an unknown member, the other profile,
+/// another engine, descriptor, configuration and seed.
+fn common_corruptions(ep: &Endpoint, cp_text: &str, cp: &Value) -> Vec<Corruption> {
+    vec![
         Corruption {
             name: "truncated",
             doc: cp_text[..cp_text.len() / 2].to_owned(),
-            reason: Reason::MJB_REASON_MALFORMED_JSON,
+            reason: Reason::MalformedJson,
             pointer: None,
         },
         Corruption {
             name: "unknown_field",
-            doc: edit(&|v| {
+            doc: edit(cp, |v| {
                 if let Value::Obj(f) = v {
                     f.push(("unexpected".into(), 1u64.into()));
                 }
             }),
-            reason: Reason::MJB_REASON_UNKNOWN_FIELD,
+            reason: Reason::UnknownField,
             pointer: Some("/unexpected".into()),
         },
         Corruption {
             name: "other_profile",
-            doc: edit(&|v| {
+            doc: edit(cp, |v| {
                 let other = match ep.profile() {
                     Profile::Integration => Profile::Basic,
                     Profile::Basic => Profile::Integration,
                 };
                 *get_mut(v, "profile") = other.name().into();
             }),
-            reason: Reason::MJB_REASON_PROFILE,
+            reason: Reason::Profile,
             pointer: Some("/profile".into()),
         },
         Corruption {
             name: "other_engine",
-            doc: edit(&|v| *get_mut(v, "engine") = "0.0.0-other".into()),
-            reason: Reason::MJB_REASON_ENGINE,
+            doc: edit(cp, |v| *get_mut(v, "engine") = "0.0.0-other".into()),
+            reason: Reason::Engine,
             pointer: Some("/engine".into()),
         },
         Corruption {
             name: "descriptor_nq",
-            doc: edit(&|v| {
+            doc: edit(cp, |v| {
                 let d = get_mut(v, "descriptor");
                 let nq = get_mut(d, "nq");
                 *nq = (int_of(nq) + 1).into();
             }),
-            reason: Reason::MJB_REASON_DESCRIPTOR,
+            reason: Reason::Descriptor,
             pointer: Some("/descriptor/nq".into()),
         },
         Corruption {
             name: "other_configuration",
-            doc: edit(&|v| {
+            doc: edit(cp, |v| {
                 let d = get_mut(v, "descriptor");
                 let c = get_mut(d, "configuration");
                 *c = (int_of(c) + 1).into();
             }),
-            reason: Reason::MJB_REASON_CONFIGURATION,
+            reason: Reason::Configuration,
             pointer: Some("/descriptor/configuration".into()),
         },
         Corruption {
             name: "other_seed",
-            doc: edit(&|v| {
+            doc: edit(cp, |v| {
                 let s = get_mut(v, "seed");
                 *s = (int_of(s) as u64).wrapping_add(1).into();
             }),
-            reason: Reason::MJB_REASON_SEED,
+            reason: Reason::Seed,
             pointer: Some("/seed".into()),
         },
-    ];
-    // A number beyond any double, written in place of the first native value.
+    ]
+}
+
+/// A number beyond any double, written in place of the first native value (none when the
+/// array is empty).
+fn not_finite(ep: &Endpoint, cp_text: &str) -> Option<Corruption> {
+    let integration = ep.profile() == Profile::Integration;
     let array = if integration { "values" } else { "qpos" };
     let key = format!("\"{array}\":[");
     if let Some(at) = cp_text.find(&key) {
         let start = at + key.len();
         let end = start + cp_text[start..].find([',', ']']).expect("array closes");
         if end > start {
-            cases.push(Corruption {
+            return Some(Corruption {
                 name: "not_finite",
                 doc: format!("{}1e400{}", &cp_text[..start], &cp_text[end..]),
-                reason: Reason::MJB_REASON_NOT_FINITE,
+                reason: Reason::NotFinite,
                 pointer: Some(format!("/{array}/0")),
             });
         }
     }
+    None
+}
+
+/// The integration profile's own: a public field that is not its segment, an equality
+/// activation of 0.5.
+fn integration_corruptions(ep: &Endpoint, cp: &Value) -> Vec<Corruption> {
+    let mut cases = Vec::new();
     let nq = ep.shape().dims.nq;
-    if integration {
-        if nq > 0 {
-            cases.push(Corruption {
-                name: "qpos_not_its_segment",
-                doc: edit(&|v| {
-                    let q = get_mut(v, "qpos");
-                    if let Value::Arr(items) = q {
-                        let Value::Num(n) = items[0] else {
-                            panic!("served number")
-                        };
-                        let x = n.value();
-                        items[0] = f64::from_bits(x.to_bits() ^ 1).into();
-                    }
-                }),
-                reason: Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
-                pointer: Some("/qpos/0".into()),
-            });
-        }
-        let eq = ep
-            .shape()
-            .layout
-            .as_ref()
-            .map(|l| l.range("eq_active"))
-            .unwrap_or(0..0);
-        if !eq.is_empty() {
-            let i = eq.start;
-            cases.push(Corruption {
-                name: "equality_activation_not_0_or_1",
-                doc: edit(&|v| {
-                    if let Value::Arr(items) = get_mut(v, "values") {
-                        items[i] = 0.5f64.into();
-                    }
-                }),
-                reason: Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
-                pointer: Some(format!("/values/{i}")),
-            });
-        }
-    } else {
+    if nq > 0 {
         cases.push(Corruption {
-            name: "qpos_too_long",
-            doc: edit(&|v| {
-                if let Value::Arr(items) = get_mut(v, "qpos") {
-                    items.push(0.0f64.into());
+            name: "qpos_not_its_segment",
+            doc: edit(cp, |v| {
+                let q = get_mut(v, "qpos");
+                if let Value::Arr(items) = q {
+                    let Value::Num(n) = items[0] else {
+                        panic!("served number")
+                    };
+                    let x = n.value();
+                    items[0] = f64::from_bits(x.to_bits() ^ 1).into();
                 }
             }),
-            reason: Reason::MJB_REASON_DIMENSION,
-            pointer: Some("/qpos".into()),
+            reason: Reason::PublicFieldMismatch,
+            pointer: Some("/qpos/0".into()),
+        });
+    }
+    let eq = ep
+        .shape()
+        .layout
+        .as_ref()
+        .map(|l| l.range("eq_active"))
+        .unwrap_or(0..0);
+    if !eq.is_empty() {
+        let i = eq.start;
+        cases.push(Corruption {
+            name: "equality_activation_not_0_or_1",
+            doc: edit(cp, |v| {
+                if let Value::Arr(items) = get_mut(v, "values") {
+                    items[i] = 0.5f64.into();
+                }
+            }),
+            reason: Reason::EqActiveDomain,
+            pointer: Some(format!("/values/{i}")),
         });
     }
     cases
+}
+
+/// The basic profile's own: `qpos` one value too long.
+fn basic_corruption(cp: &Value) -> Corruption {
+    Corruption {
+        name: "qpos_too_long",
+        doc: edit(cp, |v| {
+            if let Value::Arr(items) = get_mut(v, "qpos") {
+                items.push(0.0f64.into());
+            }
+        }),
+        reason: Reason::Dimension,
+        pointer: Some("/qpos".into()),
+    }
 }
 
 /// What restoring one corruption did.
@@ -203,7 +229,7 @@ impl Corruption {
         let after = observe();
         let pointer = answer.detail.as_ref().and_then(|d| d.pointer.clone());
         let unchanged = before.0.is_ok() && before == after;
-        let ok = answer.report.outcome == Outcome::MJB_REJECTED
+        let ok = answer.report.outcome == Outcome::Rejected
             && answer.report.reason == self.reason
             && (self.pointer.is_none() || pointer == self.pointer)
             && unchanged;

@@ -43,48 +43,30 @@ const H_CAUSE: usize = 3;
 const H_STALE: usize = 4;
 const HEADER: usize = 5;
 
-/// Why a frame was published. Values are part of the ABI: never renumber; append only.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(non_camel_case_types)]
-pub enum mjb_frame_cause {
-    /// The endpoint was opened (or adopted a pair).
-    MJB_FRAME_OPEN = 0,
-    /// An engine step.
-    MJB_FRAME_STEP = 1,
-    /// A restore.
-    MJB_FRAME_RESTORE = 2,
-    /// An input write (ctrl, applied forces, mocap pose, equality activation).
-    MJB_FRAME_INPUT = 3,
-    /// The model was replaced.
-    MJB_FRAME_REPLACE = 4,
-    /// A failed step or restore was rolled back to the prior state.
-    MJB_FRAME_ROLLBACK = 5,
+abi_enum! {
+    /// Why a frame was published (`mjb_frame_cause` in C, the same values).
+    pub enum Cause {
+        Open = "MJB_FRAME_OPEN",
+        Step = "MJB_FRAME_STEP",
+        Restore = "MJB_FRAME_RESTORE",
+        Input = "MJB_FRAME_INPUT",
+        Replace = "MJB_FRAME_REPLACE",
+        Rollback = "MJB_FRAME_ROLLBACK",
+    }
 }
-
-pub use mjb_frame_cause as Cause;
-
-abi_enum!(mjb_frame_cause {
-    MJB_FRAME_OPEN,
-    MJB_FRAME_STEP,
-    MJB_FRAME_RESTORE,
-    MJB_FRAME_INPUT,
-    MJB_FRAME_REPLACE,
-    MJB_FRAME_ROLLBACK,
-});
 
 impl Cause {
     fn from_u64(v: u64) -> Cause {
         i32::try_from(v)
             .ok()
             .and_then(Cause::from_i32)
-            .unwrap_or(Cause::MJB_FRAME_OPEN)
+            .unwrap_or(Cause::Open)
     }
 
     /// Causes after which the owned data's derived arrays do not describe its state (the state
     /// was set without running the pipeline, which the bridge never does on the owned data).
     fn state_set_directly(self) -> bool {
-        !matches!(self, Cause::MJB_FRAME_STEP | Cause::MJB_FRAME_INPUT)
+        !matches!(self, Cause::Step | Cause::Input)
     }
 }
 
@@ -107,18 +89,10 @@ pub(crate) struct Selection {
 impl Default for Selection {
     /// qpos, qvel, act, ctrl, sensordata, xpos, xquat, mocap_pos, mocap_quat; every step.
     fn default() -> Self {
-        use crate::native::fields::mjb_field::*;
+        use crate::native::fields::Field::*;
         Selection {
             fields: vec![
-                MJB_FIELD_QPOS,
-                MJB_FIELD_QVEL,
-                MJB_FIELD_ACT,
-                MJB_FIELD_CTRL,
-                MJB_FIELD_SENSORDATA,
-                MJB_FIELD_XPOS,
-                MJB_FIELD_XQUAT,
-                MJB_FIELD_MOCAP_POS,
-                MJB_FIELD_MOCAP_QUAT,
+                Qpos, Qvel, Act, Ctrl, Sensordata, Xpos, Xquat, MocapPos, MocapQuat,
             ],
             publish: Publish::EveryStep,
         }
@@ -438,12 +412,12 @@ impl Writer {
     /// changed (mocap poses move bodies: kinematics is recomputed when poses come from the
     /// scratch data).
     pub fn publish_after_input(&mut self, mj: &mut Mujoco, tick: u64, written: u64) {
-        use crate::native::fields::mjb_field::*;
-        let moves = MJB_FIELD_MOCAP_POS.bit() | MJB_FIELD_MOCAP_QUAT.bit();
+        use crate::native::fields::Field::*;
+        let moves = MocapPos.bit() | MocapQuat.bit();
         if self.poses_from_scratch && written & moves != 0 {
             self.recompute_poses(mj);
         }
-        self.write(mj, tick, Cause::MJB_FRAME_INPUT);
+        self.write(mj, tick, Cause::Input);
     }
 
     /// Publish after a step, restore, rollback, replacement or open.
@@ -461,7 +435,7 @@ impl Writer {
             if self.poses_from_scratch {
                 self.recompute_poses(mj);
             }
-        } else if cause == Cause::MJB_FRAME_STEP {
+        } else if cause == Cause::Step {
             self.poses_from_scratch = false;
             self.stale = 0;
         }
@@ -508,7 +482,7 @@ impl Writer {
             let dst = &w[offset..offset + len];
             match f.class() {
                 Class::Pose if self.poses_from_scratch => store(dst, mj.scratch_field(f)),
-                _ if f == Field::MJB_FIELD_EQ_ACTIVE => {
+                _ if f == Field::EqActive => {
                     for (d, &b) in dst.iter().zip(mj.eq_active().unwrap_or(&[])) {
                         d.store(f64::from(u8::from(b != 0)).to_bits(), Relaxed);
                     }

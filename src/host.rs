@@ -16,54 +16,31 @@ use std::ffi::{c_void, CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
-/// Severity of a log message (the same values as MuJoCo's `mjtLogLevel`). Values are part of
-/// the ABI: never renumber.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[allow(non_camel_case_types)]
-pub enum mjb_log_level {
-    /// MuJoCo's debug messages raised inside a bridge call (engines with leveled logging);
-    /// the bridge itself sends none.
-    MJB_LOG_DEBUG = 0,
-    /// A refused call (`MJB_REJECTED` other than busy or stop latched) with its reason and
-    /// pointer, and MuJoCo's info messages raised inside a bridge call.
-    MJB_LOG_INFO = 1,
-    /// A rollback, an engine reset after NaN/Inf, poses a frame could not recompute, and
-    /// MuJoCo's warnings raised inside a bridge call.
-    MJB_LOG_WARNING = 2,
-    /// An endpoint was fenced (`MJB_UNKNOWN`) or a panic was caught (`MJB_PANIC`).
-    MJB_LOG_ERROR = 3,
+abi_enum! {
+    /// Severity of a log message, the same values as MuJoCo's `mjtLogLevel` (`mjb_log_level`
+    /// in C, where each level's use is documented).
+    pub enum Level {
+        Debug = "MJB_LOG_DEBUG",
+        Info = "MJB_LOG_INFO",
+        Warning = "MJB_LOG_WARNING",
+        Error = "MJB_LOG_ERROR",
+    }
 }
 
-pub use mjb_log_level as Level;
-
-abi_enum!(mjb_log_level {
-    MJB_LOG_DEBUG,
-    MJB_LOG_INFO,
-    MJB_LOG_WARNING,
-    MJB_LOG_ERROR,
-});
-
-#[allow(non_upper_case_globals)]
 impl Level {
-    pub const Info: Level = Level::MJB_LOG_INFO;
-    pub const Warning: Level = Level::MJB_LOG_WARNING;
-    pub const Error: Level = Level::MJB_LOG_ERROR;
-
     fn from_c(v: c_int) -> Level {
         match v {
-            i32::MIN..=0 => Level::MJB_LOG_DEBUG,
-            1 => Level::MJB_LOG_INFO,
-            2 => Level::MJB_LOG_WARNING,
-            _ => Level::MJB_LOG_ERROR,
+            i32::MIN..=0 => Level::Debug,
+            1 => Level::Info,
+            2 => Level::Warning,
+            _ => Level::Error,
         }
     }
 }
 
-/// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
-/// NUL-terminated UTF-8 message valid during the call only.
-#[allow(non_camel_case_types)]
-pub type mjb_log_fn =
+/// The host's log callback (`mjb_log_fn` in C, the same type): `user_data`, the level and the
+/// message.
+pub type LogCallback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
 
 struct Sink {
@@ -145,18 +122,18 @@ pub fn flush() {
 
 /// Set (or with `None`, clear) the process's log callback. When this returns, the previous
 /// callback is not running on any thread and will not be called again.
-pub fn set_callback(f: mjb_log_fn, user: *mut c_void, min_level: i32) -> Result<(), Refusal> {
+pub fn set_callback(f: LogCallback, user: *mut c_void, min_level: i32) -> Result<(), Refusal> {
     if DELIVERING.with(Cell::get) {
         return Err(Refusal::new(
-            Outcome::MJB_REJECTED,
-            Reason::MJB_REASON_UNRESOLVED_NATIVE_WORK,
+            Outcome::Rejected,
+            Reason::UnresolvedNativeWork,
             "mjb_set_log_callback cannot be called from inside the log callback",
         ));
     }
     if Level::from_i32(min_level).is_none() {
         return Err(Refusal::new(
-            Outcome::MJB_INVALID_ARGUMENT,
-            Reason::MJB_REASON_OUT_OF_RANGE,
+            Outcome::InvalidArgument,
+            Reason::OutOfRange,
             format!("min_level {min_level} is not an mjb_log_level (0..=3)"),
         ));
     }
@@ -187,17 +164,10 @@ pub fn event_for(r: &Refusal) {
         .unwrap_or_default();
     let (level, what) = match r.outcome {
         // Panics are logged where they are caught, with their location (crate::log).
-        Outcome::MJB_UNKNOWN => (Level::Error, "endpoint fenced"),
-        Outcome::MJB_ROLLED_BACK => (Level::Warning, "rolled back"),
-        Outcome::MJB_OK if r.reason == Reason::MJB_REASON_ENGINE_RESET => {
-            (Level::Warning, "engine reset")
-        }
-        Outcome::MJB_REJECTED
-            if !matches!(
-                r.reason,
-                Reason::MJB_REASON_BUSY | Reason::MJB_REASON_STOP_LATCHED
-            ) =>
-        {
+        Outcome::Unknown => (Level::Error, "endpoint fenced"),
+        Outcome::RolledBack => (Level::Warning, "rolled back"),
+        Outcome::Ok if r.reason == Reason::EngineReset => (Level::Warning, "engine reset"),
+        Outcome::Rejected if !matches!(r.reason, Reason::Busy | Reason::StopLatched) => {
             (Level::Info, "refused")
         }
         _ => return,
@@ -218,8 +188,8 @@ pub fn event_for(r: &Refusal) {
 fn c_path(path: &[u8], what: &str) -> Result<CString, Refusal> {
     CString::new(path).map_err(|_| {
         Refusal::new(
-            Outcome::MJB_INVALID_ARGUMENT,
-            Reason::MJB_REASON_OUT_OF_RANGE,
+            Outcome::InvalidArgument,
+            Reason::OutOfRange,
             format!("{what} contains a NUL byte"),
         )
     })
@@ -228,14 +198,14 @@ fn c_path(path: &[u8], what: &str) -> Result<CString, Refusal> {
 fn plugin_refusal(e: crate::native::NativeError) -> Refusal {
     match e {
         crate::native::NativeError::Unsupported(m) => Refusal::rejected(
-            Reason::MJB_REASON_UNSUPPORTED,
+            Reason::Unsupported,
             format!(
                 "{m}; this engine is {}",
                 crate::native::engine().version_string
             ),
         ),
         e => Refusal::rejected(
-            Reason::MJB_REASON_PLUGIN_LOAD,
+            Reason::PluginLoad,
             format!("MuJoCo could not load the plugin library: {}", e.message()),
         ),
     }
@@ -262,7 +232,7 @@ pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
     let p = os_path(path);
     if !p.is_file() {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_PLUGIN_LOAD,
+            Reason::PluginLoad,
             format!("{} is not a file", p.display()),
         ));
     }
@@ -278,7 +248,7 @@ pub fn load_plugin_dir(dir: &[u8]) -> Result<(usize, usize), Refusal> {
     let p = os_path(dir);
     if !p.is_dir() {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_PLUGIN_LOAD,
+            Reason::PluginLoad,
             format!("{} is not a directory", p.display()),
         ));
     }

@@ -19,14 +19,14 @@ pub struct Input<'a> {
 
 /// The input fields, in the order the world document serves them.
 pub const FIELDS: [Field; 6] = {
-    use crate::native::fields::mjb_field::*;
+    use crate::native::fields::Field::*;
     [
-        MJB_FIELD_CTRL,
-        MJB_FIELD_QFRC_APPLIED,
-        MJB_FIELD_XFRC_APPLIED,
-        MJB_FIELD_MOCAP_POS,
-        MJB_FIELD_MOCAP_QUAT,
-        MJB_FIELD_EQ_ACTIVE,
+        Ctrl,
+        QfrcApplied,
+        XfrcApplied,
+        MocapPos,
+        MocapQuat,
+        EqActive,
     ]
 };
 
@@ -55,16 +55,25 @@ pub fn check<'a>(
             pointer_push(ptr, "values")
         }
     };
+    let f = input_field(field, &field_ptr)?;
+    let id = object_id(f, id, values.len(), dims, ptr, &values_ptr)?;
+    check_values(f, values, &values_ptr)?;
+    Ok(Input {
+        field: f,
+        id,
+        values,
+    })
+}
+
+/// The field of an input: an `mjb_field`, an input, and in mjData on this engine.
+fn input_field(field: i32, field_ptr: &dyn Fn() -> String) -> Result<Field, Refusal> {
     let f = Field::from_i32(field).ok_or_else(|| {
-        Refusal::rejected(
-            Reason::MJB_REASON_OUT_OF_RANGE,
-            format!("{field} is not an mjb_field"),
-        )
-        .at(field_ptr())
+        Refusal::rejected(Reason::OutOfRange, format!("{field} is not an mjb_field"))
+            .at(field_ptr())
     })?;
     if f.class() != Class::Input {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_READ_ONLY_FIELD,
+            Reason::ReadOnlyField,
             format!(
                 "{} is not an input (inputs: {})",
                 f.name(),
@@ -75,7 +84,7 @@ pub fn check<'a>(
     }
     if !f.available() {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_UNSUPPORTED,
+            Reason::Unsupported,
             format!(
                 "{} is not in mjData on this engine ({})",
                 f.name(),
@@ -84,32 +93,37 @@ pub fn check<'a>(
         )
         .at(field_ptr()));
     }
+    Ok(f)
+}
+
+/// The object an input of `n` values writes: None for the whole field (`id` -1, `n` the
+/// field's length), else an object id below the field's count with `n` its width.
+fn object_id(
+    f: Field,
+    id: i64,
+    n: usize,
+    dims: &Dims,
+    ptr: &str,
+    values_ptr: &dyn Fn() -> String,
+) -> Result<Option<usize>, Refusal> {
     let total = f.len(dims);
     let width = f.input_width().expect("inputs have a width");
-    let id = match id {
+    Ok(match id {
         -1 => {
-            if values.len() != total {
+            if n != total {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_DIMENSION,
-                    format!(
-                        "{} has {} values; the model has {total}",
-                        f.name(),
-                        values.len()
-                    ),
+                    Reason::Dimension,
+                    format!("{} has {} values; the model has {total}", f.name(), n),
                 )
                 .at(values_ptr()));
             }
             None
         }
         id if id >= 0 && (id as u64) < (total / width) as u64 => {
-            if values.len() != width {
+            if n != width {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_DIMENSION,
-                    format!(
-                        "one object's {} has {width} values, not {}",
-                        f.name(),
-                        values.len()
-                    ),
+                    Reason::Dimension,
+                    format!("one object's {} has {width} values, not {}", f.name(), n),
                 )
                 .at(values_ptr()));
             }
@@ -117,7 +131,7 @@ pub fn check<'a>(
         }
         id => {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_OUT_OF_RANGE,
+                Reason::OutOfRange,
                 format!(
                     "id {id} is not -1 (whole field) or an object id below {} for {}",
                     total / width,
@@ -126,32 +140,32 @@ pub fn check<'a>(
             )
             .at(pointer_push(ptr, "id")))
         }
-    };
+    })
+}
+
+/// An input's values: finite, and for equality activation exactly 0 or 1.
+fn check_values(f: Field, values: &[f64], values_ptr: &dyn Fn() -> String) -> Result<(), Refusal> {
     if let Some(i) = values.iter().position(|x| !x.is_finite()) {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_NOT_FINITE,
+            Reason::NotFinite,
             format!("{}[{i}] is not finite", f.name()),
         )
         .at(pointer_index(&values_ptr(), i)));
     }
-    if f == Field::MJB_FIELD_EQ_ACTIVE {
+    if f == Field::EqActive {
         // Exactly +0 or 1, as in a checkpoint: not -0, nothing a byte conversion would bend.
         if let Some(i) = values
             .iter()
             .position(|x| !(x.to_bits() == 0f64.to_bits() || *x == 1.0))
         {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+                Reason::EqActiveDomain,
                 format!("equality activation {} must be exactly 0 or 1", values[i]),
             )
             .at(pointer_index(&values_ptr(), i)));
         }
     }
-    Ok(Input {
-        field: f,
-        id,
-        values,
-    })
+    Ok(())
 }
 
 /// Write checked inputs (the caller holds the native lock and checked them against this pair's
@@ -162,7 +176,7 @@ pub fn apply(mj: &mut Mujoco, inputs: &[Input]) -> u64 {
         let width = i.field.input_width().expect("inputs have a width");
         let start = i.id.map_or(0, |id| id * width);
         let range = start..start + i.values.len();
-        if i.field == Field::MJB_FIELD_EQ_ACTIVE {
+        if i.field == Field::EqActive {
             let bytes = mj.eq_active_mut().expect("checked available");
             for (b, v) in bytes[range].iter_mut().zip(i.values) {
                 *b = u8::from(*v == 1.0);
@@ -181,7 +195,7 @@ pub fn served(mj: &Mujoco) -> Vec<(&'static str, Vec<f64>)> {
         .iter()
         .filter(|f| f.available())
         .map(|&f| {
-            let v = if f == Field::MJB_FIELD_EQ_ACTIVE {
+            let v = if f == Field::EqActive {
                 mj.eq_active()
                     .unwrap_or(&[])
                     .iter()

@@ -19,31 +19,137 @@
 //! the walk of one restore through them) is `ARCHITECTURE.md` at the repository's root; the
 //! contract in full is `docs/contract.md`.
 
-/// `ALL`, `from_i32` and `name` for a `#[repr(i32)]` enum of the ABI. The enum itself is
-/// written out in full (cbindgen reads it for the header; it does not expand macros); its
-/// values run from 0 without gaps, which a test checks.
+/// The ABI's enums, written once. Two forms, one per side of the boundary:
+///
+/// - `abi_enum! { pub enum Field { Qpos = "qpos", ... } }` defines a domain enum: the crate's
+///   own type, with idiomatic variant names, its values in declaration order from 0 (the ABI's
+///   values), `ALL`, the checked conversion from a C integer (`from_i32`, `TryFrom<i32>`) and
+///   each value's `name`. A variant may carry `| OLD_NAME`: a transitional alias with the C
+///   spelling (see `Outcome`).
+/// - `abi_enum!(mjb_field <=> Field { MJB_FIELD_QPOS <=> Qpos, ... })`, in `src/ffi/enums.rs`
+///   after the C enum, pairs the two: `ALL`, `from_i32` and `name` (the C spelling) of the C
+///   enum, `From` both ways, and compile-time proof that every pair has one value (so a
+///   conversion costs nothing) and that the C values run from 0 without gaps.
+///
+/// The C enum itself is written out in `src/ffi/enums.rs`: cbindgen reads it for the header
+/// and does not expand macros.
+///
+/// The rule for every ABI enum, stated here once: values run from 0 without gaps; a value is
+/// never renumbered, removed or reused; a new value is appended after the last. A value that
+/// is retired keeps its place: its variant stays, its comment saying it is retired and reserved
+/// (what the header's "a retired value stays reserved here as a comment" means), so no gap
+/// ever opens. The compiler checks the density (`abi_enum!`'s second form),
+/// `scripts/abi_check.sh` the rest against the released headers.
 macro_rules! abi_enum {
-    ($ty:ident { $($v:ident => $name:expr),* $(,)? }) => {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $ty:ident {
+            $($(#[$vmeta:meta])* $v:ident = $name:literal $(| $old:ident)?),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $ty {
+            $($(#[$vmeta])* $v),*
+        }
+
         impl $ty {
             /// Every value, in value order.
             pub const ALL: &'static [$ty] = &[$($ty::$v),*];
 
-            pub fn from_i32(v: i32) -> Option<$ty> {
-                usize::try_from(v)
-                    .ok()
-                    .and_then(|i| Self::ALL.get(i).copied())
-                    .filter(|x| *x as i32 == v)
+            /// The value `v` names in C, or None.
+            pub const fn from_i32(v: i32) -> Option<$ty> {
+                if v >= 0 && (v as usize) < Self::ALL.len() {
+                    Some(Self::ALL[v as usize])
+                } else {
+                    None
+                }
             }
 
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self {
                     $($ty::$v => $name),*
                 }
             }
+
+            $($(
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals)]
+                pub const $old: $ty = $ty::$v;
+            )?)*
+        }
+
+        impl TryFrom<i32> for $ty {
+            /// The integer, which names no value.
+            type Error = i32;
+
+            fn try_from(v: i32) -> Result<$ty, i32> {
+                $ty::from_i32(v).ok_or(v)
+            }
         }
     };
-    ($ty:ident { $($v:ident),* $(,)? }) => {
-        abi_enum!($ty { $($v => stringify!($v)),* });
+    ($c:ident <=> $ty:ident { $($cv:ident <=> $v:ident),* $(,)? }) => {
+        impl $c {
+            /// Every value, in value order.
+            pub const ALL: &'static [$c] = &[$($c::$cv),*];
+
+            /// The value `v` names, or None.
+            pub const fn from_i32(v: i32) -> Option<$c> {
+                if v >= 0 && (v as usize) < Self::ALL.len() {
+                    Some(Self::ALL[v as usize])
+                } else {
+                    None
+                }
+            }
+
+            /// The C spelling (`MJB_...`).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($c::$cv => stringify!($cv)),*
+                }
+            }
+        }
+
+        impl From<$ty> for $c {
+            fn from(v: $ty) -> $c {
+                match v {
+                    $($ty::$v => $c::$cv),*
+                }
+            }
+        }
+
+        impl From<$c> for $ty {
+            fn from(v: $c) -> $ty {
+                match v {
+                    $($c::$cv => $ty::$v),*
+                }
+            }
+        }
+
+        // A C value compares with its domain value (hosts' tests check exports' results).
+        impl PartialEq<$ty> for $c {
+            fn eq(&self, other: &$ty) -> bool {
+                *self as i32 == *other as i32
+            }
+        }
+
+        impl PartialEq<$c> for $ty {
+            fn eq(&self, other: &$c) -> bool {
+                *self as i32 == *other as i32
+            }
+        }
+
+        const _: () = {
+            // Each pair is one value, so both conversions compile to nothing.
+            $(assert!($ty::$v as i32 == $c::$cv as i32);)*
+            // The C values run from 0 without gaps (the domain's do by construction).
+            let mut i = 0;
+            while i < $c::ALL.len() {
+                assert!($c::ALL[i] as i32 == i as i32);
+                i += 1;
+            }
+            assert!($c::ALL.len() == $ty::ALL.len());
+        };
     };
 }
 
@@ -109,26 +215,51 @@ pub fn build_info() -> String {
 
 #[cfg(test)]
 mod tests {
-    /// Every ABI enum's values run from 0 without gaps (what `abi_enum!`'s `from_i32` relies
-    /// on), and every name is distinct.
+    /// Every ABI enum's names are distinct on both sides, `from_i32` answers exactly the
+    /// values (nothing below 0 or past the last), and a value crosses the boundary and back
+    /// unchanged. (That the values are dense and each pair one value, the compiler checks:
+    /// `abi_enum!`.)
     #[test]
-    fn abi_enums_are_dense_and_named_once() {
-        fn check<T: Copy>(all: &[T], value: impl Fn(T) -> i32, name: impl Fn(T) -> &'static str) {
-            let mut names = std::collections::BTreeSet::new();
-            for (i, &v) in all.iter().enumerate() {
-                assert_eq!(value(v), i as i32);
-                assert!(names.insert(name(v)), "{} twice", name(v));
+    fn abi_enums_round_trip_and_are_named_once() {
+        fn check<D, C>(
+            domain: &[D],
+            c: &[C],
+            d_name: impl Fn(D) -> &'static str,
+            c_name: impl Fn(C) -> &'static str,
+            from_i32: impl Fn(i32) -> Option<D>,
+        ) where
+            D: Copy + PartialEq + std::fmt::Debug + Into<C> + TryFrom<i32, Error = i32>,
+            C: Copy + PartialEq + std::fmt::Debug + Into<D>,
+        {
+            let (mut names, mut c_names) = (std::collections::BTreeSet::new(), Vec::new());
+            for (i, &v) in domain.iter().enumerate() {
+                assert!(names.insert(d_name(v)), "{} twice", d_name(v));
+                let c_name = c_name(v.into());
+                assert!(!c_names.contains(&c_name), "{c_name} twice");
+                c_names.push(c_name);
+                assert_eq!(c[i], v.into());
+                assert_eq!(c[i].into(), v);
+                assert_eq!(from_i32(i as i32), Some(v));
+                assert_eq!(D::try_from(i as i32), Ok(v));
+            }
+            let past = domain.len() as i32;
+            for bad in [-1, past, i32::MIN, i32::MAX] {
+                assert_eq!(from_i32(bad), None);
+                assert_eq!(D::try_from(bad), Err(bad));
             }
         }
+        use crate::ffi::*;
+        use crate::native::fields::{Field, ObjectKind};
         use crate::outcome::{Outcome, Reason};
-        use crate::{frame::Cause, host::Level, native::fields::Field, native::fields::Kind};
-        check(Outcome::ALL, |v| v as i32, Outcome::name);
-        check(Reason::ALL, |v| v as i32, Reason::name);
-        check(Field::ALL, |v| v as i32, Field::name);
-        check(Kind::ALL, |v| v as i32, Kind::name);
-        check(Cause::ALL, |v| v as i32, Cause::name);
-        check(Level::ALL, |v| v as i32, Level::name);
-        assert_eq!(Field::from_i32(Field::ALL.len() as i32), None);
-        assert_eq!(Reason::from_i32(-1), None);
+        use crate::{frame::Cause, host::Level};
+        #[rustfmt::skip]
+        let () = {
+            check(Outcome::ALL, mjb_outcome::ALL, Outcome::name, mjb_outcome::name, Outcome::from_i32);
+            check(Reason::ALL, mjb_reason::ALL, Reason::name, mjb_reason::name, Reason::from_i32);
+            check(Field::ALL, mjb_field::ALL, Field::name, mjb_field::name, Field::from_i32);
+            check(ObjectKind::ALL, mjb_object_kind::ALL, ObjectKind::name, mjb_object_kind::name, ObjectKind::from_i32);
+            check(Cause::ALL, mjb_frame_cause::ALL, Cause::name, mjb_frame_cause::name, Cause::from_i32);
+            check(Level::ALL, mjb_log_level::ALL, Level::name, mjb_log_level::name, Level::from_i32);
+        };
     }
 }

@@ -470,8 +470,8 @@ fn read_document(
     r: &mut Reader,
     f: &Facts,
     bufs: &mut Buffers,
-) -> Result<(usize, Members, String), Refusal> {
-    let mut world: Option<Result<(usize, Members), Refusal>> = None;
+) -> Result<(usize, FirstPass, String), Refusal> {
+    let mut world: Option<Result<(usize, FirstPass), Refusal>> = None;
     let mut stored = Slot::Absent;
     let mut top = schema::object(r, &DOCUMENT_KEYS, |r, i| {
         match i {
@@ -499,7 +499,7 @@ fn read_document(
 
 /// What the first pass keeps of a world object: its checkpoint (read, judged later) and the
 /// model it names.
-struct Members {
+struct FirstPass {
     checkpoint: Option<Embedded>,
     fingerprint: Slot<String>,
 }
@@ -518,7 +518,7 @@ fn world_keys() -> &'static [&'static str] {
 
 /// The world object at the reader's position (pass 1): its shape, its checkpoint read and the
 /// model it names.
-fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Members, Refusal> {
+fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<FirstPass, Refusal> {
     let keys = world_keys();
     let mut embedded = None;
     let mut fingerprint = Slot::Absent;
@@ -540,7 +540,7 @@ fn read_world(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Members, 
         }),
         _ => r.skip_leaf(),
     })?;
-    Ok(Members {
+    Ok(FirstPass {
         checkpoint: embedded,
         fingerprint,
     })

@@ -11,7 +11,6 @@
 mod common;
 use common::*;
 use mjbridge::ffi::*;
-use mjbridge::outcome::Outcome;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -27,11 +26,11 @@ fn a_one_millisecond_deadline_is_honoured_while_another_thread_steps_flat_out_on
         let o = unsafe { mjb_checkpoint_read(ep.0, 1, &mut s) };
         waits.push(t.elapsed());
         match o {
-            Outcome::MJB_OK => {
+            mjb_outcome::MJB_OK => {
                 admitted += 1;
                 mjb_string_free(s);
             }
-            Outcome::MJB_REJECTED => assert_eq!(last_error()["reason"], "MJB_REASON_BUSY"),
+            mjb_outcome::MJB_REJECTED => assert_eq!(last_error()["reason"], "MJB_REASON_BUSY"),
             other => panic!("{other:?}"),
         }
         std::thread::sleep(Duration::from_micros(200));

@@ -319,11 +319,11 @@ fn stress_endpoint(
                             let o = unsafe { mjb_endpoint_step(ep, n, timeout, &mut r) };
                             match (o, Reason::from_i32(r.reason).unwrap()) {
                                 (
-                                    Outcome::MJB_OK,
+                                    mjb_outcome::MJB_OK,
                                     Reason::MJB_REASON_NONE | Reason::MJB_REASON_STOP_LATCHED,
                                 ) => {}
                                 (
-                                    Outcome::MJB_REJECTED,
+                                    mjb_outcome::MJB_REJECTED,
                                     Reason::MJB_REASON_BUSY | Reason::MJB_REASON_STOP_LATCHED,
                                 ) => {}
                                 other => panic!("step: {other:?}"),
@@ -341,10 +341,10 @@ fn stress_endpoint(
                                 mjb_restore(ep, d.as_ptr().cast(), d.len(), timeout, &mut r)
                             };
                             match (o, Reason::from_i32(r.reason).unwrap()) {
-                                (Outcome::MJB_OK, _) => {
+                                (mjb_outcome::MJB_OK, _) => {
                                     log.lock().unwrap().push((r.sequence, Effect::Restore(i)))
                                 }
-                                (Outcome::MJB_REJECTED, Reason::MJB_REASON_BUSY) => {
+                                (mjb_outcome::MJB_REJECTED, Reason::MJB_REASON_BUSY) => {
                                     assert_eq!(r.sequence, 0)
                                 }
                                 other => panic!("restore: {other:?}"),
@@ -362,10 +362,10 @@ fn stress_endpoint(
                             let c = [(rng.below(1000) as f64) / 1000.0 - 0.5, -0.25];
                             let o = unsafe { mjb_set_ctrl(ep, c.as_ptr(), 2, timeout, &mut r) };
                             match o {
-                                Outcome::MJB_OK => {
+                                mjb_outcome::MJB_OK => {
                                     log.lock().unwrap().push((r.sequence, Effect::Ctrl(c)))
                                 }
-                                Outcome::MJB_REJECTED => {
+                                mjb_outcome::MJB_REJECTED => {
                                     assert_eq!(r.reason, Reason::MJB_REASON_BUSY as i32)
                                 }
                                 other => panic!("set_ctrl: {other:?}"),
@@ -381,8 +381,8 @@ fn stress_endpoint(
                                 mjb_snapshot
                             };
                             match unsafe { f(ep, timeout, &mut s) } {
-                                Outcome::MJB_OK => verify_world(&take_string(s)),
-                                Outcome::MJB_REJECTED => assert!(s.is_null()),
+                                mjb_outcome::MJB_OK => verify_world(&take_string(s)),
+                                mjb_outcome::MJB_REJECTED => assert!(s.is_null()),
                                 other => panic!("read: {other:?}"),
                             }
                         }
@@ -398,7 +398,7 @@ fn stress_endpoint(
                                 mjb_confirm_paused(ep)
                             };
                             assert!(
-                                matches!(o, Outcome::MJB_OK | Outcome::MJB_REJECTED),
+                                matches!(o, mjb_outcome::MJB_OK | mjb_outcome::MJB_REJECTED),
                                 "{o:?}"
                             );
                         }

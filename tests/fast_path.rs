@@ -10,12 +10,7 @@ use mjbridge::ffi::*;
 use mjbridge::outcome::{Outcome, Reason};
 
 const FRAME: &str = "[\"qpos\",\"qvel\",\"ctrl\",\"sensordata\"]";
-const READ: [Field; 4] = [
-    Field::MJB_FIELD_QPOS,
-    Field::MJB_FIELD_QVEL,
-    Field::MJB_FIELD_CTRL,
-    Field::MJB_FIELD_SENSORDATA,
-];
+const READ: [Field; 4] = [Field::Qpos, Field::Qvel, Field::Ctrl, Field::Sensordata];
 
 struct Call {
     bufs: Vec<Vec<f64>>,
@@ -76,7 +71,7 @@ impl Call {
             )
         };
         assert_eq!(self.report.outcome, o as i32);
-        o
+        o.into()
     }
 
     fn untouched(&self) -> bool {
@@ -93,10 +88,10 @@ fn write_step_read_steps_like_write_step_and_returns_the_frame_a_read_would() {
     let ctrl = [0.5, -0.25];
     let mut call = Call::new(&a, &READ, 3);
     for k in 0..5u64 {
-        let o = call.run(&a, &[(Field::MJB_FIELD_CTRL, -1, &ctrl)], 4);
+        let o = call.run(&a, &[(Field::Ctrl, -1, &ctrl)], 4);
         assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
         assert_eq!(last_error(), serde_json::json!({}));
-        let (ob, rb) = b.write_step(&[(Field::MJB_FIELD_CTRL, -1, &ctrl)], 4);
+        let (ob, rb) = b.write_step(&[(Field::Ctrl, -1, &ctrl)], 4);
         assert_eq!(ob, Outcome::MJB_OK);
         assert_eq!(
             (call.report.tick_before, call.report.tick_after),
@@ -132,13 +127,13 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
     // A field outside the selection, then a buffer one double short.
     let cases: [(Vec<Field>, isize, Reason, &str); 2] = [
         (
-            vec![Field::MJB_FIELD_QPOS, Field::MJB_FIELD_XPOS],
+            vec![Field::Qpos, Field::Xpos],
             0,
             Reason::MJB_REASON_NOT_IN_FRAME,
             "/requests/1/field",
         ),
         (
-            vec![Field::MJB_FIELD_QVEL],
+            vec![Field::Qvel],
             -1,
             Reason::MJB_REASON_DIMENSION,
             "/requests/0/cap",
@@ -148,7 +143,7 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
         let selected: Vec<Field> = fields
             .iter()
             .copied()
-            .filter(|f| *f != Field::MJB_FIELD_XPOS)
+            .filter(|f| *f != Field::Xpos)
             .collect();
         let mut call = Call::new(&ep, &selected, short);
         if fields.len() > selected.len() {
@@ -156,13 +151,13 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
             call.bufs.push(vec![-7.0; 3 * ep.dims().nbody as usize]);
             let b = call.bufs.last_mut().unwrap();
             call.reqs.push(mjb_frame_request {
-                field: Field::MJB_FIELD_XPOS as i32,
+                field: Field::Xpos as i32,
                 buf: b.as_mut_ptr(),
                 cap: b.len(),
                 written: usize::MAX,
             });
         }
-        let o = call.run(&ep, &[(Field::MJB_FIELD_CTRL, -1, &ctrl)], 2);
+        let o = call.run(&ep, &[(Field::Ctrl, -1, &ctrl)], 2);
         assert_eq!(o, Outcome::MJB_REJECTED);
         assert_eq!(reason_of(&call.report), reason);
         assert_eq!(last_error()["pointer"], pointer);
@@ -179,11 +174,11 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
         assert!(call.untouched());
         assert_eq!(ep.world(), before, "{reason:?} changed the world");
     }
-    let mut call = Call::new(&ep, &[Field::MJB_FIELD_QPOS], 0);
+    let mut call = Call::new(&ep, &[Field::Qpos], 0);
     call.reqs[0].field = 99;
     assert_eq!(call.run(&ep, &[], 1), Outcome::MJB_INVALID_ARGUMENT);
     assert_eq!(last_error()["pointer"], "/requests/0/field");
-    call.reqs[0].field = Field::MJB_FIELD_QPOS as i32;
+    call.reqs[0].field = Field::Qpos as i32;
     call.reqs[0].buf = std::ptr::null_mut();
     assert_eq!(call.run(&ep, &[], 1), Outcome::MJB_INVALID_ARGUMENT);
     assert_eq!(reason_of(&call.report), Reason::MJB_REASON_NULL_ARGUMENT);
@@ -197,7 +192,7 @@ fn refused_inputs_and_a_latched_stop_leave_buffers_and_state_untouched() {
     let before = ep.world();
     let mut call = Call::new(&ep, &READ, 0);
     // A non-finite control: mjb_write_step's refusal, with its pointer.
-    let o = call.run(&ep, &[(Field::MJB_FIELD_CTRL, -1, &[f64::NAN, 0.0])], 1);
+    let o = call.run(&ep, &[(Field::Ctrl, -1, &[f64::NAN, 0.0])], 1);
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(reason_of(&call.report), Reason::MJB_REASON_NOT_FINITE);
     assert_eq!(last_error()["pointer"], "/inputs/0/values/0");
@@ -206,7 +201,7 @@ fn refused_inputs_and_a_latched_stop_leave_buffers_and_state_untouched() {
     // Stopped: refused with nothing written or stepped.
     ep.stop();
     let safety = ep.safety();
-    let o = call.run(&ep, &[(Field::MJB_FIELD_CTRL, -1, &[0.1, 0.2])], 1);
+    let o = call.run(&ep, &[(Field::Ctrl, -1, &[0.1, 0.2])], 1);
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(reason_of(&call.report), Reason::MJB_REASON_STOP_LATCHED);
     assert!(call.untouched());
@@ -253,7 +248,7 @@ fn closed_and_null_handles_are_refused_with_the_report_filled() {
 fn a_stop_latched_during_the_steps_still_returns_the_frame_of_the_steps_done() {
     // contact_act.xml steps slowly enough for a second thread to latch mid-call.
     let ep = open_frames("contact_act.xml", "[\"qpos\"]", "");
-    let mut call = Call::new(&ep, &[Field::MJB_FIELD_QPOS], 0);
+    let mut call = Call::new(&ep, &[Field::Qpos], 0);
     let raw = ep.0 as usize;
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -269,6 +264,6 @@ fn a_stop_latched_during_the_steps_still_returns_the_frame_of_the_steps_done() {
     let done = call.report.tick_after;
     assert!(done > 0 && done < 1_000_000, "{done}");
     assert_eq!(call.info.tick, done);
-    let (qpos, _) = ep.frame(&[Field::MJB_FIELD_QPOS]);
+    let (qpos, _) = ep.frame(&[Field::Qpos]);
     assert!(same_bits(&call.bufs[0], &qpos[0]));
 }

@@ -259,7 +259,7 @@ fn last_error_reports_size_needed_and_refuses_a_short_buffer() {
 
 #[test]
 fn names_cover_every_value_and_unknown_values() {
-    for o in Outcome::all() {
+    for &o in Outcome::ALL {
         let n = unsafe { std::ffi::CStr::from_ptr(mjb_outcome_name(o as i32)) };
         assert_eq!(n.to_str().unwrap(), o.name());
     }

@@ -21,14 +21,7 @@ extern "C" {
     fn mj_kinematics(m: *const MjModel, d: *mut MjData);
 }
 
-const POSES: [Field; 6] = [
-    MJB_FIELD_XPOS,
-    MJB_FIELD_XQUAT,
-    MJB_FIELD_XMAT,
-    MJB_FIELD_SITE_XPOS,
-    MJB_FIELD_SITE_XMAT,
-    MJB_FIELD_GEOM_XPOS,
-];
+const POSES: [Field; 6] = [Xpos, Xquat, Xmat, SiteXpos, SiteXmat, GeomXpos];
 
 fn all_fields_json(fields: &[Field]) -> String {
     let names: Vec<String> = fields.iter().map(|f| js(f.name())).collect();
@@ -53,10 +46,9 @@ fn fresh_kinematics(
             mj.set_state(sig, s).unwrap();
         }
         None => {
-            mj.field_mut(MJB_FIELD_QPOS).copy_from_slice(qpos);
-            mj.field_mut(MJB_FIELD_MOCAP_POS).copy_from_slice(&mocap[0]);
-            mj.field_mut(MJB_FIELD_MOCAP_QUAT)
-                .copy_from_slice(&mocap[1]);
+            mj.field_mut(Qpos).copy_from_slice(qpos);
+            mj.field_mut(MocapPos).copy_from_slice(&mocap[0]);
+            mj.field_mut(MocapQuat).copy_from_slice(&mocap[1]);
         }
     }
     unsafe { mj_kinematics(mj.model_ptr(), mj.data_ptr()) };
@@ -71,33 +63,20 @@ fn default_selection_and_first_frame_at_open() {
     assert_eq!(info.cause, mjb_frame_cause::MJB_FRAME_OPEN as i32);
     assert_eq!((info.tick, info.frame, info.configuration), (0, 1, 0));
     let default = [
-        MJB_FIELD_QPOS,
-        MJB_FIELD_QVEL,
-        MJB_FIELD_ACT,
-        MJB_FIELD_CTRL,
-        MJB_FIELD_SENSORDATA,
-        MJB_FIELD_XPOS,
-        MJB_FIELD_XQUAT,
-        MJB_FIELD_MOCAP_POS,
-        MJB_FIELD_MOCAP_QUAT,
+        Qpos, Qvel, Act, Ctrl, Sensordata, Xpos, Xquat, MocapPos, MocapQuat,
     ];
     assert_eq!(info.fields, bits(&default));
     assert_eq!(
         info.stale,
-        MJB_FIELD_SENSORDATA.bit(),
+        Sensordata.bit(),
         "no step has computed the sensors yet"
     );
-    assert_eq!(ep.field_len(MJB_FIELD_XPOS), 3 * d.nbody as usize);
-    assert_eq!(ep.field_len(MJB_FIELD_SENSORDATA), d.nsensordata as usize);
+    assert_eq!(ep.field_len(Xpos), 3 * d.nbody as usize);
+    assert_eq!(ep.field_len(Sensordata), d.nsensordata as usize);
     // The open frame's poses are the model's initial kinematics, not mj_makeData's zeros.
-    let (f, _) = ep.frame(&[
-        MJB_FIELD_QPOS,
-        MJB_FIELD_XPOS,
-        MJB_FIELD_MOCAP_POS,
-        MJB_FIELD_MOCAP_QUAT,
-    ]);
+    let (f, _) = ep.frame(&[Qpos, Xpos, MocapPos, MocapQuat]);
     let fresh = fresh_kinematics("host.xml", None, &f[0], &[f[2].clone(), f[3].clone()]);
-    assert!(same_bits(&f[1], fresh.field(MJB_FIELD_XPOS)));
+    assert!(same_bits(&f[1], fresh.field(Xpos)));
     assert!(f[1].iter().any(|x| *x != 0.0));
 }
 
@@ -117,14 +96,14 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
         "one frame per engine step"
     );
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_STEP as i32);
-    let (f, _) = ep.frame(&[MJB_FIELD_QPOS]);
+    let (f, _) = ep.frame(&[Qpos]);
     assert!(
         same_bits(&f[0], &ep.public().qpos),
         "the frame is the owned data's state"
     );
 
     assert_eq!(ep.set_ctrl(&[0.5, -0.25]), Outcome::MJB_OK);
-    let (f, i) = ep.frame(&[MJB_FIELD_CTRL]);
+    let (f, i) = ep.frame(&[Ctrl]);
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_INPUT as i32);
     assert_eq!((i.tick, f[0].clone()), (5, vec![0.5, -0.25]));
 
@@ -134,7 +113,7 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
     let i = ep.frame_info();
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_RESTORE as i32);
     assert_eq!(i.tick, 5);
-    assert_eq!(i.stale, bits(&[MJB_FIELD_SENSORDATA, MJB_FIELD_QACC]));
+    assert_eq!(i.stale, bits(&[Sensordata, Qacc]));
 
     // Model replacement: new configuration, new sizes, same tick, frame numbers go on.
     let before = ep.frame_info().frame;
@@ -147,7 +126,7 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
         mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
     };
     assert_eq!(o, Outcome::MJB_OK);
-    let (f, i) = ep.frame(&[MJB_FIELD_QPOS, MJB_FIELD_CTRL]);
+    let (f, i) = ep.frame(&[Qpos, Ctrl]);
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_REPLACE as i32);
     assert_eq!((i.configuration, i.tick, i.frame), (1, 5, before + 1));
     assert_eq!((f[0].len(), f[1].len()), (1, 1));
@@ -163,7 +142,7 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
     ep.step_ok(10);
     let i = ep.frame_info();
     assert_eq!((i.tick, i.frame), (10, 2));
-    assert_eq!(i.fields, MJB_FIELD_QPOS.bit());
+    assert_eq!(i.fields, Qpos.bit());
 }
 
 #[test]
@@ -203,7 +182,7 @@ fn frame_selection_is_strict() {
     if cfg!(mjb_eq_active) {
         let ep = open(&cfg);
         assert_eq!(
-            ep.frame(&[MJB_FIELD_EQ_ACTIVE]).0[0],
+            ep.frame(&[EqActive]).0[0],
             vec![0.0],
             "tether starts inactive"
         );
@@ -238,19 +217,13 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
                 info: &mut mjb_frame_info| unsafe {
         mjb_frame_read(ep.0, f, buf.as_mut_ptr(), cap, written, info)
     };
-    let o = read(MJB_FIELD_QVEL as i32, &mut buf, 64, &mut written, &mut info);
+    let o = read(Qvel as i32, &mut buf, 64, &mut written, &mut info);
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(last_reason(), "MJB_REASON_NOT_IN_FRAME");
     assert_eq!(last_error()["pointer"], "/requests/0/field");
     assert_eq!((written, info.tick), (0, 0), "out-params zeroed");
     let nq = ep.dims().nq as usize;
-    let o = read(
-        MJB_FIELD_QPOS as i32,
-        &mut buf,
-        nq - 1,
-        &mut written,
-        &mut info,
-    );
+    let o = read(Qpos as i32, &mut buf, nq - 1, &mut written, &mut info);
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(last_reason(), "MJB_REASON_DIMENSION");
     assert!(buf.iter().all(|x| *x == 7.0), "nothing copied");
@@ -260,7 +233,7 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
     assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
     assert_eq!(last_reason(), "MJB_REASON_NULL_ARGUMENT");
     // Success: exactly nq values, the rest of the buffer untouched.
-    let o = read(MJB_FIELD_QPOS as i32, &mut buf, 64, &mut written, &mut info);
+    let o = read(Qpos as i32, &mut buf, 64, &mut written, &mut info);
     assert_eq!(o, Outcome::MJB_OK);
     assert_eq!((written, info.tick), (nq, 3));
     assert!(same_bits(&buf[..nq], &ep.public().qpos));
@@ -274,13 +247,13 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
     let mut a = vec![5.0; 64];
     let mut reqs = [
         mjb_frame_request {
-            field: MJB_FIELD_QPOS as i32,
+            field: Qpos as i32,
             buf: a.as_mut_ptr(),
             cap: 64,
             written: 9,
         },
         mjb_frame_request {
-            field: MJB_FIELD_SENSORDATA as i32,
+            field: Sensordata as i32,
             buf: a.as_mut_ptr(),
             cap: 64,
             written: 9,
@@ -297,7 +270,7 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
 fn frame_reads_do_not_wait_for_a_step_in_progress() {
     let ep = open_frames("host.xml", "[\"qpos\",\"qvel\",\"xpos\"]", "");
     ep.step_ok(4);
-    let (at4, i4) = ep.frame(&[MJB_FIELD_QPOS, MJB_FIELD_QVEL, MJB_FIELD_XPOS]);
+    let (at4, i4) = ep.frame(&[Qpos, Qvel, Xpos]);
     let g = gate::install(model_of(&ep));
     let stepper = spawn_step(&ep, 3);
     g.wait_entered(1); // inside mj_step, holding the native lock
@@ -308,7 +281,7 @@ fn frame_reads_do_not_wait_for_a_step_in_progress() {
     );
     assert_eq!(last_reason(), "MJB_REASON_BUSY", "the lock is held");
     for _ in 0..1000 {
-        let (f, i) = ep.frame(&[MJB_FIELD_QPOS, MJB_FIELD_QVEL, MJB_FIELD_XPOS]);
+        let (f, i) = ep.frame(&[Qpos, Qvel, Xpos]);
         assert_eq!(i.tick, 4, "the latest complete frame");
         assert_eq!(f, at4);
         assert_eq!(i.frame, i4.frame);
@@ -336,18 +309,9 @@ fn frame_reads_do_not_wait_for_a_step_in_progress() {
 
 #[test]
 fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors_stale() {
-    let mut sel = vec![
-        MJB_FIELD_QPOS,
-        MJB_FIELD_QVEL,
-        MJB_FIELD_QACC,
-        MJB_FIELD_SENSORDATA,
-    ];
+    let mut sel = vec![Qpos, Qvel, Qacc, Sensordata];
     sel.extend(POSES);
-    sel.extend([
-        MJB_FIELD_MOCAP_POS,
-        MJB_FIELD_MOCAP_QUAT,
-        MJB_FIELD_ACTUATOR_FORCE,
-    ]);
+    sel.extend([MocapPos, MocapQuat, ActuatorForce]);
     sel.sort_by_key(|f| *f as i32);
     let ep = open_frames("host.xml", &all_fields_json(&sel), "");
     let mut ball = -1;
@@ -359,26 +323,19 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
             &mut ball,
         )
     };
-    ep.input_ok(MJB_FIELD_CTRL, -1, &[1.0, -0.3]);
-    ep.input_ok(
-        MJB_FIELD_XFRC_APPLIED,
-        ball,
-        &[0.0, 0.2, 1.5, 0.0, 0.01, 0.0],
-    );
-    ep.input_ok(MJB_FIELD_MOCAP_POS, 0, &[0.35, 0.05, 0.55]);
+    ep.input_ok(Ctrl, -1, &[1.0, -0.3]);
+    ep.input_ok(XfrcApplied, ball, &[0.0, 0.2, 1.5, 0.0, 0.01, 0.0]);
+    ep.input_ok(MocapPos, 0, &[0.35, 0.05, 0.55]);
     ep.step_ok(150);
     let cp = ep.checkpoint();
     let at_cp = ep.state_vector();
-    let mocap_cp = [
-        ep.owned_field(MJB_FIELD_MOCAP_POS),
-        ep.owned_field(MJB_FIELD_MOCAP_QUAT),
-    ];
+    let mocap_cp = [ep.owned_field(MocapPos), ep.owned_field(MocapQuat)];
     ep.step_ok(200);
     let at_350 = ep.state_vector();
     let qpos_350 = ep.public().qpos;
     // Move on with other inputs, so that restoring them matters.
-    ep.input_ok(MJB_FIELD_MOCAP_POS, 0, &[0.0, 0.0, 1.0]);
-    ep.input_ok(MJB_FIELD_CTRL, -1, &[-2.0, 0.5]);
+    ep.input_ok(MocapPos, 0, &[0.0, 0.0, 1.0]);
+    ep.input_ok(Ctrl, -1, &[-2.0, 0.5]);
     ep.step_ok(10);
     let owned_before: Vec<Vec<f64>> = POSES.iter().map(|f| ep.owned_field(*f)).collect();
 
@@ -391,29 +348,17 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
     assert_eq!(info.tick, 150);
     assert_eq!(
         info.stale,
-        bits(&[
-            MJB_FIELD_QACC,
-            MJB_FIELD_SENSORDATA,
-            MJB_FIELD_ACTUATOR_FORCE
-        ]),
+        bits(&[Qacc, Sensordata, ActuatorForce]),
         "what only a step computes is stale; poses are not"
     );
     // The frame's poses are those of a fresh mj_kinematics on the restored state (the basic
     // profile restores qpos but leaves the mocap pose as it was).
-    let mocap_now = [
-        ep.owned_field(MJB_FIELD_MOCAP_POS),
-        ep.owned_field(MJB_FIELD_MOCAP_QUAT),
-    ];
+    let mocap_now = [ep.owned_field(MocapPos), ep.owned_field(MocapQuat)];
     if at_cp.is_some() {
         assert_eq!(mocap_now, mocap_cp, "the checkpoint carries the mocap pose");
     }
-    assert!(same_bits(get(MJB_FIELD_MOCAP_POS), &mocap_now[0]));
-    let fresh = fresh_kinematics(
-        "host.xml",
-        at_cp.as_deref(),
-        get(MJB_FIELD_QPOS),
-        &mocap_now,
-    );
+    assert!(same_bits(get(MocapPos), &mocap_now[0]));
+    let fresh = fresh_kinematics("host.xml", at_cp.as_deref(), get(Qpos), &mocap_now);
     for p in POSES {
         assert!(
             same_bits(get(p), fresh.field(p)),
@@ -421,10 +366,7 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
             p.name()
         );
     }
-    assert!(
-        !same_bits(get(MJB_FIELD_XPOS), &owned_before[0]),
-        "the pose moved"
-    );
+    assert!(!same_bits(get(Xpos), &owned_before[0]), "the pose moved");
     // Nothing was computed on the owned data: its derived arrays are still the old ones.
     for (p, before) in POSES.iter().zip(&owned_before) {
         assert!(
@@ -437,12 +379,12 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
         // Warm-start, controls, applied forces, mocap, equality activation: all bit-identical.
         assert!(same_bits(&ep.state_vector().unwrap(), at_cp));
     } else {
-        assert!(same_bits(&ep.public().qpos, get(MJB_FIELD_QPOS)));
+        assert!(same_bits(&ep.public().qpos, get(Qpos)));
     }
     // An input write while poses come from the scratch copy keeps them consistent.
     let moved = [0.2, -0.1, 0.6];
-    ep.input_ok(MJB_FIELD_MOCAP_POS, 0, &moved);
-    let (f2, i2) = ep.frame(&[MJB_FIELD_XPOS, MJB_FIELD_MOCAP_POS]);
+    ep.input_ok(MocapPos, 0, &moved);
+    let (f2, i2) = ep.frame(&[Xpos, MocapPos]);
     assert_eq!(i2.cause, mjb_frame_cause::MJB_FRAME_INPUT as i32);
     assert_eq!(i2.stale, info.stale, "still stale until the next step");
     assert_eq!(
@@ -450,7 +392,7 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
         &moved[..],
         "the mocap body's pose follows at once"
     );
-    ep.input_ok(MJB_FIELD_MOCAP_POS, 0, &mocap_cp[0]);
+    ep.input_ok(MocapPos, 0, &mocap_cp[0]);
 
     ep.step_ok(200);
     let i = ep.frame_info();
@@ -494,14 +436,7 @@ fn ctrl_at(t: u64, nu: usize) -> Vec<f64> {
 /// Readers on two threads check every frame they copy against a single-threaded replay of the
 /// same run: each read's values must be exactly those published at its tick.
 fn never_torn(model: &str, ticks: u64) {
-    let fields = [
-        MJB_FIELD_QPOS,
-        MJB_FIELD_QVEL,
-        MJB_FIELD_CTRL,
-        MJB_FIELD_SENSORDATA,
-        MJB_FIELD_XPOS,
-        MJB_FIELD_XQUAT,
-    ];
+    let fields = [Qpos, Qvel, Ctrl, Sensordata, Xpos, Xquat];
     let sel = all_fields_json(&fields);
     let replay = open_frames(model, &sel, "");
     let nu = replay.dims().nu as usize;
@@ -510,7 +445,7 @@ fn never_torn(model: &str, ticks: u64) {
     expected.insert(0u64, frame_hash(&f, &i));
     for t in 0..ticks {
         let c = ctrl_at(t, nu);
-        let (o, _) = replay.write_step(&[(MJB_FIELD_CTRL, -1, &c)], 1);
+        let (o, _) = replay.write_step(&[(Ctrl, -1, &c)], 1);
         assert_eq!(o, Outcome::MJB_OK);
         let (f, i) = replay.frame(&fields);
         assert_eq!(i.tick, t + 1);
@@ -561,7 +496,7 @@ fn never_torn(model: &str, ticks: u64) {
         .collect();
     for t in 0..ticks {
         let c = ctrl_at(t, nu);
-        let (o, _) = ep.write_step(&[(MJB_FIELD_CTRL, -1, &c)], 1);
+        let (o, _) = ep.write_step(&[(Ctrl, -1, &c)], 1);
         assert_eq!(o, Outcome::MJB_OK);
     }
     done.store(true, Ordering::Release);

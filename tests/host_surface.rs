@@ -18,7 +18,7 @@ fn name_to_id(ep: &Ep, kind: mjb_object_kind, name: &str) -> Result<i32, String>
     let mut id = 7;
     let o = unsafe { mjb_name_to_id(ep.0, kind as i32, c.as_ptr(), &mut id) };
     match o {
-        Outcome::MJB_OK => Ok(id),
+        mjb_outcome::MJB_OK => Ok(id),
         _ => {
             assert_eq!(id, -1, "id is -1 on refusal");
             Err(last_reason())
@@ -131,7 +131,7 @@ fn model_facts_and_names_without_the_lock() {
         .contains("mocap body"));
     let mut id = 0;
     let o = unsafe { mjb_name_to_id(ep.0, 42, c"x".as_ptr(), &mut id) };
-    assert_eq!((o, id), (Outcome::MJB_INVALID_ARGUMENT, -1));
+    assert_eq!((o, id), (mjb_outcome::MJB_INVALID_ARGUMENT, -1));
     let o = unsafe { mjb_name_to_id(ep.0, 0, std::ptr::null(), &mut id) };
     assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
     // A too-small buffer: refused, size reported, nothing copied.
@@ -149,7 +149,7 @@ fn model_facts_and_names_without_the_lock() {
     };
     assert_eq!(
         (o, needed, buf[0]),
-        (Outcome::MJB_REJECTED, 5, b'z' as c_char)
+        (mjb_outcome::MJB_REJECTED, 5, b'z' as c_char)
     );
 
     // Sensor and joint slices.
@@ -184,7 +184,7 @@ fn model_facts_and_names_without_the_lock() {
     // The sensor slice really addresses sensordata: tip_pos is the tip site's position.
     ep.step_ok(1);
     ep.step_ok(1);
-    let (f, _) = ep.frame(&[Field::MJB_FIELD_SENSORDATA]);
+    let (f, _) = ep.frame(&[Field::Sensordata]);
     let tip_z = f[0][2 + 2];
     assert!(tip_z > 0.5 && tip_z < 0.7, "tip height {tip_z}");
 

@@ -46,24 +46,18 @@ fn typed_inputs_write_whole_fields_and_single_objects() {
     assert_eq!((target, twist), (0, 1));
     ep.step_ok(3);
 
-    let (o, r) = ep.input(MJB_FIELD_CTRL, -1, &[1.0, 2.0]);
+    let (o, r) = ep.input(Ctrl, -1, &[1.0, 2.0]);
     assert_eq!(o, Outcome::MJB_OK);
     assert_eq!((r.tick_before, r.tick_after), (3, 3));
     assert!(r.sequence > 0, "a world mutation with a report");
-    ep.input_ok(MJB_FIELD_CTRL, twist, &[3.0]);
-    ep.input_ok(MJB_FIELD_QFRC_APPLIED, 1, &[0.5]);
+    ep.input_ok(Ctrl, twist, &[3.0]);
+    ep.input_ok(QfrcApplied, 1, &[0.5]);
     let wrench = [0.1, -0.2, 30.0, 0.01, 0.02, -0.03];
-    ep.input_ok(MJB_FIELD_XFRC_APPLIED, ball, &wrench);
-    ep.input_ok(MJB_FIELD_MOCAP_POS, target, &[0.4, 0.1, 0.6]);
-    ep.input_ok(MJB_FIELD_MOCAP_QUAT, -1, &[0.0, 1.0, 0.0, 0.0]);
+    ep.input_ok(XfrcApplied, ball, &wrench);
+    ep.input_ok(MocapPos, target, &[0.4, 0.1, 0.6]);
+    ep.input_ok(MocapQuat, -1, &[0.0, 1.0, 0.0, 0.0]);
 
-    let (f, i) = ep.frame(&[
-        MJB_FIELD_CTRL,
-        MJB_FIELD_QFRC_APPLIED,
-        MJB_FIELD_XFRC_APPLIED,
-        MJB_FIELD_MOCAP_POS,
-        MJB_FIELD_MOCAP_QUAT,
-    ]);
+    let (f, i) = ep.frame(&[Ctrl, QfrcApplied, XfrcApplied, MocapPos, MocapQuat]);
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_INPUT as i32);
     assert_eq!(f[0], vec![1.0, 3.0]);
     let mut qfrc = vec![0.0; d.nv as usize];
@@ -79,7 +73,7 @@ fn typed_inputs_write_whole_fields_and_single_objects() {
     assert_eq!(f[3], vec![0.4, 0.1, 0.6]);
     assert_eq!(f[4], vec![0.0, 1.0, 0.0, 0.0]);
     // The owned data holds the same, and the world document serves it.
-    assert_eq!(ep.owned_field(MJB_FIELD_XFRC_APPLIED), f[2]);
+    assert_eq!(ep.owned_field(XfrcApplied), f[2]);
     let w = ep.world_json();
     assert_eq!(f64s(&w["world"]["ctrl"]), vec![1.0, 3.0]);
     assert_eq!(f64s(&w["world"]["qfrc_applied"]), qfrc);
@@ -89,7 +83,7 @@ fn typed_inputs_write_whole_fields_and_single_objects() {
     if cfg!(mjb_eq_active) {
         let tether = id_of(&ep, mjb_object_kind::MJB_OBJ_EQUALITY, "tether");
         assert_eq!(f64s(&w["world"]["eq_active"]), vec![0.0]);
-        ep.input_ok(MJB_FIELD_EQ_ACTIVE, tether, &[1.0]);
+        ep.input_ok(EqActive, tether, &[1.0]);
         assert_eq!(f64s(&ep.world_json()["world"]["eq_active"]), vec![1.0]);
     } else {
         assert!(
@@ -108,98 +102,68 @@ fn typed_inputs_write_whole_fields_and_single_objects() {
 #[test]
 fn refused_inputs_write_nothing_and_say_why() {
     let ep = open_frames("host.xml", INPUT_FRAME, "");
-    ep.input_ok(MJB_FIELD_CTRL, -1, &[0.25, -0.5]);
+    ep.input_ok(Ctrl, -1, &[0.25, -0.5]);
     ep.step_ok(2);
     let before = observable(&ep);
     let nan = f64::NAN;
     let eq_case = |v: f64| -> (Field, i32, Vec<f64>, &'static str, &'static str) {
         if cfg!(mjb_eq_active) {
             (
-                MJB_FIELD_EQ_ACTIVE,
+                EqActive,
                 0,
                 vec![v],
                 "MJB_REASON_EQ_ACTIVE_DOMAIN",
                 "/values/0",
             )
         } else {
-            (
-                MJB_FIELD_EQ_ACTIVE,
-                0,
-                vec![v],
-                "MJB_REASON_UNSUPPORTED",
-                "/field",
-            )
+            (EqActive, 0, vec![v], "MJB_REASON_UNSUPPORTED", "/field")
         }
     };
     let cases: Vec<(Field, i32, Vec<f64>, &str, &str)> = vec![
+        (Ctrl, -1, vec![1.0], "MJB_REASON_DIMENSION", "/values"),
+        (Ctrl, 2, vec![1.0], "MJB_REASON_OUT_OF_RANGE", "/id"),
+        (Ctrl, -2, vec![1.0], "MJB_REASON_OUT_OF_RANGE", "/id"),
         (
-            MJB_FIELD_CTRL,
-            -1,
-            vec![1.0],
-            "MJB_REASON_DIMENSION",
-            "/values",
-        ),
-        (
-            MJB_FIELD_CTRL,
-            2,
-            vec![1.0],
-            "MJB_REASON_OUT_OF_RANGE",
-            "/id",
-        ),
-        (
-            MJB_FIELD_CTRL,
-            -2,
-            vec![1.0],
-            "MJB_REASON_OUT_OF_RANGE",
-            "/id",
-        ),
-        (
-            MJB_FIELD_XFRC_APPLIED,
+            XfrcApplied,
             1,
             vec![1.0; 3],
             "MJB_REASON_DIMENSION",
             "/values",
         ),
         (
-            MJB_FIELD_XFRC_APPLIED,
+            XfrcApplied,
             99,
             vec![1.0; 6],
             "MJB_REASON_OUT_OF_RANGE",
             "/id",
         ),
         (
-            MJB_FIELD_QFRC_APPLIED,
+            QfrcApplied,
             0,
             vec![nan],
             "MJB_REASON_NOT_FINITE",
             "/values/0",
         ),
         (
-            MJB_FIELD_MOCAP_QUAT,
+            MocapQuat,
             0,
             vec![1.0, 0.0, f64::INFINITY, 0.0],
             "MJB_REASON_NOT_FINITE",
             "/values/2",
         ),
-        (
-            MJB_FIELD_MOCAP_POS,
-            1,
-            vec![0.0; 3],
-            "MJB_REASON_OUT_OF_RANGE",
-            "/id",
-        ),
+        (MocapPos, 1, vec![0.0; 3], "MJB_REASON_OUT_OF_RANGE", "/id"),
         eq_case(0.5),
         eq_case(-0.0),
         eq_case(2.0),
         (
-            MJB_FIELD_QPOS,
+            Qpos,
             -1,
             vec![0.0; 13],
             "MJB_REASON_READ_ONLY_FIELD",
             "/field",
         ),
         (
-            MJB_FIELD_SENSORDATA,
+            Sensordata,
             -1,
             vec![],
             "MJB_REASON_READ_ONLY_FIELD",
@@ -224,7 +188,7 @@ fn refused_inputs_write_nothing_and_say_why() {
     let o = unsafe {
         mjb_input_write(
             ep.0,
-            MJB_FIELD_CTRL as i32,
+            Ctrl as i32,
             -1,
             std::ptr::null(),
             2,
@@ -240,13 +204,7 @@ fn refused_inputs_write_nothing_and_say_why() {
         "the report is filled"
     );
     // One bad input of several: none is written.
-    let (o, _) = ep.write_step(
-        &[
-            (MJB_FIELD_CTRL, -1, &[9.0, 9.0]),
-            (MJB_FIELD_QFRC_APPLIED, 0, &[nan]),
-        ],
-        5,
-    );
+    let (o, _) = ep.write_step(&[(Ctrl, -1, &[9.0, 9.0]), (QfrcApplied, 0, &[nan])], 5);
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(last_error()["pointer"], "/inputs/1/values/0");
     assert_eq!(observable(&ep), before, "refused inputs changed nothing");
@@ -302,11 +260,8 @@ fn the_world_document_serves_and_accepts_the_inputs() {
     let w = ep.world_json();
     assert_eq!(f64s(&w["world"]["xfrc_applied"]), xfrc);
     assert_eq!(f64s(&w["world"]["mocap_pos"]), vec![0.1, 0.2, 0.3]);
-    assert_eq!(
-        ep.owned_field(MJB_FIELD_QFRC_APPLIED),
-        vec![0.125; d.nv as usize]
-    );
-    let (f, i) = ep.frame(&[MJB_FIELD_MOCAP_POS]);
+    assert_eq!(ep.owned_field(QfrcApplied), vec![0.125; d.nv as usize]);
+    let (f, i) = ep.frame(&[MocapPos]);
     assert_eq!(
         (f[0].clone(), i.cause),
         (vec![0.1, 0.2, 0.3], mjb_frame_cause::MJB_FRAME_INPUT as i32)
@@ -377,18 +332,14 @@ fn a_restore_brings_every_input_back_exactly() {
             w["world"]["eq_active"]
         ])
     };
-    ep.input_ok(MJB_FIELD_CTRL, -1, &[0.1 + 1e-17, -0.7]);
-    ep.input_ok(MJB_FIELD_QFRC_APPLIED, 0, &[1.0 / 3.0]);
-    ep.input_ok(
-        MJB_FIELD_XFRC_APPLIED,
-        ball,
-        &[0.0, 0.0, 1.0, 0.0, 0.0, -0.0],
-    );
-    ep.input_ok(MJB_FIELD_MOCAP_POS, 0, &[0.31, 0.02, 0.52]);
-    ep.input_ok(MJB_FIELD_MOCAP_QUAT, 0, &[0.5, 0.5, 0.5, 0.5]);
+    ep.input_ok(Ctrl, -1, &[0.1 + 1e-17, -0.7]);
+    ep.input_ok(QfrcApplied, 0, &[1.0 / 3.0]);
+    ep.input_ok(XfrcApplied, ball, &[0.0, 0.0, 1.0, 0.0, 0.0, -0.0]);
+    ep.input_ok(MocapPos, 0, &[0.31, 0.02, 0.52]);
+    ep.input_ok(MocapQuat, 0, &[0.5, 0.5, 0.5, 0.5]);
     if cfg!(mjb_eq_active) {
         // Equality activation is an input where mjData holds it (MuJoCo >= 3.0).
-        ep.input_ok(MJB_FIELD_EQ_ACTIVE, 0, &[1.0]);
+        ep.input_ok(EqActive, 0, &[1.0]);
     }
     ep.step_ok(20);
     let cp = ep.checkpoint();
@@ -396,18 +347,14 @@ fn a_restore_brings_every_input_back_exactly() {
     let a = inputs_of(&ep);
     let state_a = ep.state_vector().unwrap();
 
-    ep.input_ok(MJB_FIELD_CTRL, -1, &[5.0, 5.0]);
-    ep.input_ok(
-        MJB_FIELD_QFRC_APPLIED,
-        -1,
-        &vec![0.0; ep.dims().nv as usize],
-    );
-    ep.input_ok(MJB_FIELD_XFRC_APPLIED, ball, &[1.0; 6]);
-    ep.input_ok(MJB_FIELD_MOCAP_POS, 0, &[0.0, 0.0, 0.0]);
-    ep.input_ok(MJB_FIELD_MOCAP_QUAT, 0, &[1.0, 0.0, 0.0, 0.0]);
+    ep.input_ok(Ctrl, -1, &[5.0, 5.0]);
+    ep.input_ok(QfrcApplied, -1, &vec![0.0; ep.dims().nv as usize]);
+    ep.input_ok(XfrcApplied, ball, &[1.0; 6]);
+    ep.input_ok(MocapPos, 0, &[0.0, 0.0, 0.0]);
+    ep.input_ok(MocapQuat, 0, &[1.0, 0.0, 0.0, 0.0]);
     if cfg!(mjb_eq_active) {
         // Equality activation is an input where mjData holds it (MuJoCo >= 3.0).
-        ep.input_ok(MJB_FIELD_EQ_ACTIVE, 0, &[0.0]);
+        ep.input_ok(EqActive, 0, &[0.0]);
     }
     ep.step_ok(20);
     assert_ne!(inputs_of(&ep), a);
@@ -424,8 +371,8 @@ fn a_restore_brings_every_input_back_exactly() {
             same_bits(&ep.state_vector().unwrap(), &state_a),
             "bit for bit"
         );
-        let (f, _) = ep.frame(&[MJB_FIELD_XFRC_APPLIED, MJB_FIELD_CTRL]);
-        assert!(same_bits(&f[0], &ep.owned_field(MJB_FIELD_XFRC_APPLIED)));
+        let (f, _) = ep.frame(&[XfrcApplied, Ctrl]);
+        assert!(same_bits(&f[0], &ep.owned_field(XfrcApplied)));
         assert_eq!(
             f[0][ball as usize * 6 + 5].to_bits(),
             (-0.0f64).to_bits(),
@@ -446,7 +393,7 @@ fn write_step_takes_the_lock_once_and_equals_separate_calls() {
         let _ = s0;
         assert_eq!(a.set_ctrl(&c), Outcome::MJB_OK);
         a.step_ok(1);
-        let (o, r) = b.write_step(&[(MJB_FIELD_CTRL, -1, &c)], 1);
+        let (o, r) = b.write_step(&[(Ctrl, -1, &c)], 1);
         assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
         assert_eq!(
             (r.tick_before, r.tick_after),
@@ -459,13 +406,13 @@ fn write_step_takes_the_lock_once_and_equals_separate_calls() {
     );
     assert_eq!(a.state_vector(), b.state_vector());
     // One admission per call: the sequence moves by one.
-    let (_, r1) = b.write_step(&[(MJB_FIELD_CTRL, 0, &[0.0])], 2);
-    let (_, r2) = b.write_step(&[(MJB_FIELD_CTRL, 0, &[0.0])], 2);
+    let (_, r1) = b.write_step(&[(Ctrl, 0, &[0.0])], 2);
+    let (_, r2) = b.write_step(&[(Ctrl, 0, &[0.0])], 2);
     assert_eq!(r2.sequence, r1.sequence + 1);
     // nstep 0 writes and publishes.
-    let (o, r) = b.write_step(&[(MJB_FIELD_CTRL, -1, &[0.75, 0.0])], 0);
+    let (o, r) = b.write_step(&[(Ctrl, -1, &[0.75, 0.0])], 0);
     assert_eq!((o, r.tick_before, r.tick_after), (Outcome::MJB_OK, 64, 64));
-    let (f, i) = b.frame(&[MJB_FIELD_CTRL]);
+    let (f, i) = b.frame(&[Ctrl]);
     assert_eq!(
         (f[0].clone(), i.cause),
         (vec![0.75, 0.0], mjb_frame_cause::MJB_FRAME_INPUT as i32)
@@ -473,7 +420,7 @@ fn write_step_takes_the_lock_once_and_equals_separate_calls() {
     // A latched stop refuses the call with nothing written.
     b.stop();
     let before = b.hash();
-    let (o, r) = b.write_step(&[(MJB_FIELD_CTRL, -1, &[1.0, 1.0])], 1);
+    let (o, r) = b.write_step(&[(Ctrl, -1, &[1.0, 1.0])], 1);
     assert_eq!(o, Outcome::MJB_REJECTED);
     assert_eq!(
         reason_of(&r),

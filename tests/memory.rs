@@ -158,7 +158,7 @@ fn no_document_costs_more_than_twice_its_size_whatever_its_shape() {
                 "restore",
                 Box::new(|| unsafe {
                     let mut r = mjb_report::default();
-                    mjb_restore(ep.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r)
+                    mjb_restore(ep.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r).into()
                 }),
             ),
             (
@@ -166,6 +166,7 @@ fn no_document_costs_more_than_twice_its_size_whatever_its_shape() {
                 Box::new(|| unsafe {
                     let mut r = mjb_report::default();
                     mjb_world_write(ep.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r)
+                        .into()
                 }),
             ),
             (
@@ -174,7 +175,7 @@ fn no_document_costs_more_than_twice_its_size_whatever_its_shape() {
                     let mut out = std::ptr::null_mut();
                     let o = mjb_endpoint_open(doc.as_ptr().cast(), doc.len(), &mut out);
                     assert!(out.is_null(), "none of these configs loads a model");
-                    o
+                    o.into()
                 }),
             ),
             (
@@ -188,6 +189,7 @@ fn no_document_costs_more_than_twice_its_size_whatever_its_shape() {
                         WAIT_FOREVER,
                         &mut r,
                     )
+                    .into()
                 }),
             ),
         ];

@@ -41,14 +41,14 @@ fn load(path: &str) -> (Outcome, usize) {
     let c = CString::new(path).unwrap();
     let mut n = 99;
     let o = unsafe { mjb_plugin_load(c.as_ptr(), &mut n) };
-    (o, n)
+    (o.into(), n)
 }
 
 fn load_dir(dir: &str) -> (Outcome, usize, usize) {
     let c = CString::new(dir).unwrap();
     let (mut libs, mut n) = (99, 99);
     let o = unsafe { mjb_plugin_load_dir(c.as_ptr(), &mut libs, &mut n) };
-    (o, libs, n)
+    (o.into(), libs, n)
 }
 
 fn plugin_config() -> String {
@@ -119,7 +119,7 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
         );
     } else {
         ep.step_ok(600);
-        let touch = &ep.frame(&[Field::MJB_FIELD_SENSORDATA]).0[0];
+        let touch = &ep.frame(&[Field::Sensordata]).0[0];
         // The grid's normal forces add up to the resting box's weight (0.5 kg).
         let weight: f64 = touch.iter().sum::<f64>().abs();
         assert!(

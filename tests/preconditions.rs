@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
-use mjbridge::outcome::{mjb_outcome, Outcome, Reason};
+use mjbridge::outcome::{Outcome, Reason};
 use std::ffi::CString;
 
 fn at_tick(tick: u64) -> mjb_expect {
@@ -54,36 +54,39 @@ fn every_mutation(ep: &Ep, expect: &mjb_expect) -> Vec<Done> {
         js(&model_path("contact_act.xml"))
     );
     let input = mjb_input {
-        field: Field::MJB_FIELD_CTRL as i32,
+        field: Field::Ctrl as i32,
         id: -1,
         values: ctrl.as_ptr(),
         n: ctrl.len(),
     };
     unsafe {
-        run("step", &mut |r| mjb_step_if(ep.0, e, 1, WAIT_FOREVER, r));
+        run("step", &mut |r| {
+            mjb_step_if(ep.0, e, 1, WAIT_FOREVER, r).into()
+        });
         run("set_ctrl", &mut |r| {
-            mjb_set_ctrl_if(ep.0, e, ctrl.as_ptr(), ctrl.len(), WAIT_FOREVER, r)
+            mjb_set_ctrl_if(ep.0, e, ctrl.as_ptr(), ctrl.len(), WAIT_FOREVER, r).into()
         });
         run("input_write", &mut |r| {
             mjb_input_write_if(
                 ep.0,
                 e,
-                Field::MJB_FIELD_CTRL as i32,
+                Field::Ctrl as i32,
                 -1,
                 ctrl.as_ptr(),
                 ctrl.len(),
                 WAIT_FOREVER,
                 r,
             )
+            .into()
         });
         run("write_step", &mut |r| {
-            mjb_write_step_if(ep.0, e, &input, 1, 1, WAIT_FOREVER, r)
+            mjb_write_step_if(ep.0, e, &input, 1, 1, WAIT_FOREVER, r).into()
         });
         run("world_write", &mut |r| {
-            mjb_world_write_if(ep.0, e, write.as_ptr().cast(), write.len(), WAIT_FOREVER, r)
+            mjb_world_write_if(ep.0, e, write.as_ptr().cast(), write.len(), WAIT_FOREVER, r).into()
         });
         run("restore", &mut |r| {
-            mjb_restore_if(ep.0, e, cp.as_ptr().cast(), cp.len(), WAIT_FOREVER, r)
+            mjb_restore_if(ep.0, e, cp.as_ptr().cast(), cp.len(), WAIT_FOREVER, r).into()
         });
         run("replace_model", &mut |r| {
             mjb_endpoint_replace_model_if(
@@ -94,6 +97,7 @@ fn every_mutation(ep: &Ep, expect: &mjb_expect) -> Vec<Done> {
                 WAIT_FOREVER,
                 r,
             )
+            .into()
         });
     }
     out
@@ -154,7 +158,7 @@ fn one(ep: &Ep, expect: &mjb_expect, which: &str) -> (Outcome, mjb_report) {
     let ctrl = vec![0.25; ep.dims().nu as usize];
     let write = format!("{{\"world\":{{\"ctrl\":{}}}}}", serde_json::json!(ctrl));
     let input = mjb_input {
-        field: Field::MJB_FIELD_CTRL as i32,
+        field: Field::Ctrl as i32,
         id: -1,
         values: ctrl.as_ptr(),
         n: ctrl.len(),
@@ -167,7 +171,7 @@ fn one(ep: &Ep, expect: &mjb_expect, which: &str) -> (Outcome, mjb_report) {
             "input_write" => mjb_input_write_if(
                 ep.0,
                 e,
-                Field::MJB_FIELD_CTRL as i32,
+                Field::Ctrl as i32,
                 -1,
                 ctrl.as_ptr(),
                 ctrl.len(),
@@ -186,7 +190,7 @@ fn one(ep: &Ep, expect: &mjb_expect, which: &str) -> (Outcome, mjb_report) {
             other => panic!("{other}"),
         }
     };
-    (o, r)
+    (o.into(), r)
 }
 
 #[test]
@@ -315,7 +319,7 @@ fn a_null_precondition_is_none_and_unknown_flags_are_invalid() {
     let ep = open_model("contact_act.xml", "");
     let mut r = mjb_report::default();
     let o = unsafe { mjb_step_if(ep.0, std::ptr::null(), 2, WAIT_FOREVER, &mut r) };
-    assert_eq!((o, r.tick_after), (Outcome::MJB_OK, 2));
+    assert_eq!((o, r.tick_after), (mjb_outcome::MJB_OK, 2));
     let before = ep.hash();
     let bad = mjb_expect {
         flags: 8,
@@ -426,7 +430,7 @@ fn compare_and_step_never_lands_inputs_on_a_state_they_were_not_chosen_for() {
         let seen = ep.frame_info().tick;
         let ctrl = vec![(seen % 7) as f64 * 0.1; nu];
         let input = mjb_input {
-            field: Field::MJB_FIELD_CTRL as i32,
+            field: Field::Ctrl as i32,
             id: -1,
             values: ctrl.as_ptr(),
             n: nu,
@@ -435,7 +439,7 @@ fn compare_and_step_never_lands_inputs_on_a_state_they_were_not_chosen_for() {
         let o =
             unsafe { mjb_write_step_if(ep.0, &at_tick(seen), &input, 1, 1, WAIT_FOREVER, &mut r) };
         match o {
-            Outcome::MJB_OK => {
+            mjb_outcome::MJB_OK => {
                 assert_eq!(
                     r.tick_before, seen,
                     "call {i}: inputs for tick {seen} landed at {}",
@@ -443,7 +447,7 @@ fn compare_and_step_never_lands_inputs_on_a_state_they_were_not_chosen_for() {
                 );
                 landed += 1;
             }
-            Outcome::MJB_REJECTED => {
+            mjb_outcome::MJB_REJECTED => {
                 assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION);
                 refused += 1;
             }
@@ -465,14 +469,14 @@ fn the_one_call_host_loop_takes_a_precondition_too() {
     let nu = ep.dims().nu as usize;
     let ctrl = vec![0.3; nu];
     let input = mjb_input {
-        field: Field::MJB_FIELD_CTRL as i32,
+        field: Field::Ctrl as i32,
         id: -1,
         values: ctrl.as_ptr(),
         n: nu,
     };
-    let mut qpos = vec![-7.0; ep.field_len(Field::MJB_FIELD_QPOS)];
+    let mut qpos = vec![-7.0; ep.field_len(Field::Qpos)];
     let mut req = mjb_frame_request {
-        field: Field::MJB_FIELD_QPOS as i32,
+        field: Field::Qpos as i32,
         buf: qpos.as_mut_ptr(),
         cap: qpos.len(),
         written: usize::MAX,

@@ -1,6 +1,7 @@
 //! What the repository keeps besides the code: `CHANGELOG.md` in the Keep a Changelog form with
 //! an `[Unreleased]` section and an entry for the crate's version, and the license text the
-//! Python package carries in its source tree (the project's `LICENSE`).
+//! Python package carries in its source tree (the project's `LICENSE`), and the colcon
+//! packages' `package.xml` files (format 3, the crate's version).
 
 use std::path::Path;
 
@@ -194,4 +195,54 @@ fn python_package_license_is_the_project_license() {
     );
     let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
     assert!(cargo.contains("license = \"Apache-2.0\""));
+}
+
+/// The colcon packages (`package.xml` of the checkout, `examples/ros2_downstream`): format 3,
+/// build type cmake, the project's license and the crate's version; the example depends on
+/// mjbridge. (tests/colcon.rs builds them.)
+#[test]
+fn package_xml_versions_are_the_crate_version() {
+    for (path, name) in [
+        ("package.xml", "mjbridge"),
+        (
+            "examples/ros2_downstream/package.xml",
+            "mjbridge_downstream",
+        ),
+    ] {
+        let text = std::fs::read_to_string(root().join(path)).expect(path);
+        let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let package = doc.root_element();
+        assert_eq!(package.tag_name().name(), "package", "{path}");
+        assert_eq!(package.attribute("format"), Some("3"), "{path}: format");
+        let child = |tag: &str| -> Vec<String> {
+            package
+                .descendants()
+                .filter(|n| n.has_tag_name(tag))
+                .map(|n| n.text().unwrap_or("").trim().to_owned())
+                .collect()
+        };
+        assert_eq!(child("name"), [name], "{path}: name");
+        assert_eq!(
+            child("version"),
+            [env!("CARGO_PKG_VERSION")],
+            "{path}: the version is not Cargo.toml's"
+        );
+        assert_eq!(child("license"), ["Apache-2.0"], "{path}: license");
+        assert_eq!(child("build_type"), ["cmake"], "{path}: build type");
+        assert!(
+            child("buildtool_depend").contains(&"cmake".to_owned()),
+            "{path}"
+        );
+        if name == "mjbridge_downstream" {
+            assert_eq!(child("depend"), ["mjbridge"], "{path}: depend");
+        } else {
+            // rosdep keys (rosdep/base.yaml, python.yaml) of what the build runs.
+            for key in ["cargo", "rustc", "pkg-config", "python3"] {
+                assert!(
+                    child("buildtool_depend").contains(&key.to_owned()),
+                    "{path}: no buildtool_depend {key}"
+                );
+            }
+        }
+    }
 }

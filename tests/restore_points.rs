@@ -34,7 +34,7 @@ fn apply(ep: &Ep, rp: &Rp) -> (Outcome, mjb_report) {
     let mut r = mjb_report::default();
     let o = unsafe { mjb_restore_point_apply(ep.0, rp.0, WAIT_FOREVER, &mut r) };
     assert_eq!(r.outcome, o as i32);
-    (o, r)
+    (o.into(), r)
 }
 
 fn to_json(rp: &Rp) -> String {
@@ -53,7 +53,7 @@ fn from_json(ep: &Ep, doc: &str) -> Result<Rp, (Outcome, serde_json::Value)> {
         Ok(Rp(rp))
     } else {
         assert!(rp.is_null());
-        Err((o, last_error()))
+        Err((o.into(), last_error()))
     }
 }
 
@@ -383,9 +383,9 @@ fn apply_races_stop_replacement_and_free_on_other_threads() {
         assert!(
             matches!(
                 (o, Reason::ALL[r.reason as usize]),
-                (Outcome::MJB_OK, _)
-                    | (Outcome::MJB_REJECTED, Reason::MJB_REASON_CONFIGURATION)
-                    | (Outcome::MJB_INVALID_ARGUMENT, Reason::MJB_REASON_CLOSED)
+                (mjb_outcome::MJB_OK, _)
+                    | (mjb_outcome::MJB_REJECTED, Reason::MJB_REASON_CONFIGURATION)
+                    | (mjb_outcome::MJB_INVALID_ARGUMENT, Reason::MJB_REASON_CLOSED)
             ),
             "{key:?}: {}",
             last_error()

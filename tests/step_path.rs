@@ -54,12 +54,7 @@ fn allocations_of(f: impl FnOnce()) -> usize {
 fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
     let frame = "[\"qpos\",\"qvel\",\"act\",\"ctrl\",\"sensordata\",\"xpos\",\"xquat\",\"site_xpos\",\"mocap_pos\",\"xfrc_applied\"]";
     let ep = open_frames("host.xml", frame, "");
-    let fields = [
-        Field::MJB_FIELD_QPOS,
-        Field::MJB_FIELD_QVEL,
-        Field::MJB_FIELD_SENSORDATA,
-        Field::MJB_FIELD_XPOS,
-    ];
+    let fields = [Field::Qpos, Field::Qvel, Field::Sensordata, Field::Xpos];
     let mut bufs: Vec<Vec<f64>> = fields.iter().map(|f| vec![0.0; ep.field_len(*f)]).collect();
     let mut reqs: Vec<mjb_frame_request> = fields
         .iter()
@@ -75,13 +70,13 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
     let wrench = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
     let inputs = [
         mjb_input {
-            field: Field::MJB_FIELD_CTRL as i32,
+            field: Field::Ctrl as i32,
             id: -1,
             values: ctrl.as_ptr(),
             n: 2,
         },
         mjb_input {
-            field: Field::MJB_FIELD_XFRC_APPLIED as i32,
+            field: Field::XfrcApplied as i32,
             id: 4,
             values: wrench.as_ptr(),
             n: 6,
@@ -103,7 +98,7 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
             let o = unsafe {
                 mjb_input_write(
                     ep.0,
-                    Field::MJB_FIELD_CTRL as i32,
+                    Field::Ctrl as i32,
                     1,
                     ctrl.as_ptr(),
                     1,

@@ -102,8 +102,7 @@ impl Endpoint {
             Self::reads_back(&n.mj, &n.shape, image, &mut n.readback)
         })();
         if let Ok(true) = restored {
-            n.writer
-                .publish(&mut n.mj, n.tick, Cause::MJB_FRAME_ROLLBACK);
+            n.writer.publish(&mut n.mj, n.tick, Cause::Rollback);
         }
         match restored {
             Ok(true) => Answer::refused(
@@ -154,7 +153,7 @@ impl Endpoint {
                 Ok(true) => {
                     n.tick = tick;
                     self.safety.publish_tick(tick);
-                    n.writer.publish(&mut n.mj, tick, Cause::MJB_FRAME_RESTORE);
+                    n.writer.publish(&mut n.mj, tick, Cause::Restore);
                     Answer::ok(before, tick)
                 }
                 Ok(false) => self.roll_back(

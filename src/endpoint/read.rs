@@ -59,7 +59,7 @@ pub(super) fn print_checkpoint(
 /// Whether the world document serves this array on this engine (`eq_active` needs MuJoCo's
 /// mjData to have it).
 fn name_served(name: &str) -> bool {
-    name != "eq_active" || crate::native::fields::Field::MJB_FIELD_EQ_ACTIVE.available()
+    name != "eq_active" || crate::native::fields::Field::EqActive.available()
 }
 
 impl Endpoint {

@@ -40,7 +40,7 @@ impl Endpoint {
         }
         let shape = self.shape();
         let unused = Input {
-            field: Field::MJB_FIELD_CTRL,
+            field: Field::Ctrl,
             id: None,
             values: &[],
         };
@@ -180,13 +180,13 @@ impl Endpoint {
                 n.tick += 1;
                 self.safety.publish_tick(n.tick);
                 if n.writer.publishes_every_step() {
-                    n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
+                    n.writer.publish(&mut n.mj, n.tick, Cause::Step);
                 }
                 let now = n.mj.warnings();
                 resets += now.badqpos.max(0) as u64 + now.badqvel.max(0) as u64 + now.badqacc.max(0) as u64;
             }
             if !n.writer.publishes_every_step() && n.tick != before {
-                n.writer.publish(&mut n.mj, n.tick, Cause::MJB_FRAME_STEP);
+                n.writer.publish(&mut n.mj, n.tick, Cause::Step);
             }
             // Inputs written but no step taken after them (a stop latched, or the pre-step
             // state could not be read): their frame was left to a step that never came.
@@ -232,11 +232,8 @@ impl Endpoint {
             return Answer::refused(r, n.tick, n.tick);
         }
         n.mj.write_ctrl(ctrl);
-        n.writer.publish_after_input(
-            &mut n.mj,
-            n.tick,
-            native::fields::Field::MJB_FIELD_CTRL.bit(),
-        );
+        n.writer
+            .publish_after_input(&mut n.mj, n.tick, native::fields::Field::Ctrl.bit());
         Answer::ok(n.tick, n.tick)
     }
 

@@ -7,10 +7,11 @@
 //! holds a guard that fences on unwinding, and a mutation's native phase records where it was
 //! (its ticks and sequence, [`crate::panics::Site`]) so that [`mutation`] reports it.
 
+use super::enums::mjb_outcome;
 use super::types::{mjb_endpoint, mjb_report, mjb_restore_point};
 use crate::endpoint::RestorePoint;
 use crate::endpoint::{Answer, Endpoint};
-use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
+use crate::outcome::{Outcome, Reason, Refusal};
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 use std::cell::RefCell;
@@ -375,7 +376,7 @@ pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a
 pub unsafe fn expect(
     p: *const super::types::mjb_expect,
 ) -> Result<crate::endpoint::Expect, Refusal> {
-    use super::types::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_FRAME, MJB_EXPECT_TICK};
+    use super::constants::{MJB_EXPECT_CONFIGURATION, MJB_EXPECT_FRAME, MJB_EXPECT_TICK};
     let Some(e) = p.as_ref() else {
         return Ok(Default::default());
     };
@@ -471,8 +472,9 @@ pub fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
 /// Run an export's body: a panic becomes `MJB_PANIC`, a refusal is recorded for
 /// `mjb_last_error` and its outcome returned. The thread's last error describes this call
 /// only: it is cleared on entry, so a success leaves `{}`. Log events the call queued are
-/// delivered to the host's callback on the way out, outside every lock.
-pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> Outcome {
+/// delivered to the host's callback on the way out, outside every lock. The outcome becomes
+/// its C form here.
+pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> mjb_outcome {
     LAST_ERROR.with(|e| e.borrow_mut().take());
     let o = match catch(f) {
         Ok(o) => o,
@@ -492,7 +494,7 @@ pub fn call(f: impl FnOnce() -> Result<Outcome, Refusal>) -> Outcome {
         });
         LAST_ERROR.with(|e| *e.borrow_mut() = kept);
     }
-    o
+    o.into()
 }
 
 /// Finish a mutation: write the report, record the detail, return the outcome.
@@ -534,7 +536,7 @@ pub unsafe fn mutation(
             }
         }
     });
-    if outcome == Outcome::MJB_PANIC {
+    if outcome == mjb_outcome::MJB_PANIC {
         let site = crate::panics::take_site();
         if let Some(rep) = report.as_mut() {
             rep.outcome = Outcome::MJB_PANIC as i32;

@@ -7,12 +7,13 @@ use super::boundary::{
     admission, call, mutation, null_refusal, on_endpoint, out_param, read_into, read_seen,
     refuse_early, register, slice, unregister, utf8, zeroed,
 };
+use super::enums::mjb_outcome;
 use super::mjb_string;
 use super::types::{
     mjData_, mjModel_, mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_safety_state,
 };
 use crate::endpoint::Endpoint;
-use crate::outcome::{mjb_outcome, Outcome};
+use crate::outcome::Outcome;
 use std::os::raw::c_char;
 use std::ptr::NonNull;
 

@@ -7,27 +7,25 @@ use super::boundary::{
     admission, c_str, call, last_error, mutation, null_refusal, on_endpoint, out_of_range,
     out_param, refuse_early, set_last_error, slice, slice_mut, zeroed,
 };
+use super::enums::mjb_outcome;
+use super::types::mjb_log_fn;
 use super::types::{
     mjb_endpoint, mjb_expect, mjb_frame_info, mjb_frame_request, mjb_input, mjb_joint_adr,
     mjb_model_dims, mjb_report,
 };
 use crate::endpoint::{HostInput, MAX_INPUTS};
 use crate::frame::{Requests, View};
-use crate::native::fields::{Field, Kind};
-use crate::outcome::{mjb_outcome, Outcome, Reason, Refusal};
+use crate::native::fields::{Field, ObjectKind};
+use crate::outcome::{Outcome, Reason, Refusal};
 use std::ffi::c_void;
 use std::os::raw::c_char;
 use std::sync::Arc;
 
-pub use crate::frame::mjb_frame_cause;
-pub use crate::host::{mjb_log_fn, mjb_log_level};
-pub use crate::native::fields::{mjb_field, mjb_object_kind};
-
 /// At most this many requests in one `mjb_frame_read_many`.
 const MAX_REQUESTS: usize = 64;
 
-fn to_kind(v: i32) -> Result<Kind, Refusal> {
-    Kind::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_object_kind")))
+fn to_kind(v: i32) -> Result<ObjectKind, Refusal> {
+    ObjectKind::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_object_kind")))
 }
 
 fn to_field(v: i32) -> Result<Field, Refusal> {
@@ -327,7 +325,7 @@ pub unsafe extern "C" fn mjb_frame_read_many(
 ) -> mjb_outcome {
     call(|| {
         let info = zeroed(info);
-        let mut fields = [Field::MJB_FIELD_QPOS; MAX_REQUESTS];
+        let mut fields = [Field::Qpos; MAX_REQUESTS];
         let reqs = frame_requests(requests, n, &mut fields)?;
         let mut many = Many {
             reqs,
@@ -541,7 +539,7 @@ pub unsafe extern "C" fn mjb_write_step_read_if(
     report: *mut mjb_report,
 ) -> mjb_outcome {
     let info = zeroed(info);
-    let mut fields = [Field::MJB_FIELD_QPOS; MAX_REQUESTS];
+    let mut fields = [Field::Qpos; MAX_REQUESTS];
     let mut host = [UNUSED_INPUT; MAX_INPUTS];
     let translated = frame_requests(requests, nrequests, &mut fields).and_then(|reqs| {
         let n = host_inputs(inputs, ninputs, &mut host)?;

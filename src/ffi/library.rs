@@ -3,10 +3,11 @@
 //! only) the test hook.
 
 use super::boundary::{call, guard, last_error, out_param};
+use super::enums::{mjb_outcome, mjb_reason};
 use super::string::{self, mjb_string};
 #[cfg(feature = "fault-injection")]
 use super::types::mjb_endpoint;
-use crate::outcome::{mjb_outcome, mjb_reason, Outcome, Reason, Refusal};
+use crate::outcome::{Outcome, Reason, Refusal};
 use std::os::raw::c_char;
 
 /// The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
@@ -57,7 +58,7 @@ pub unsafe extern "C" fn mjb_last_error(
     cap: usize,
     needed: *mut usize,
 ) -> mjb_outcome {
-    guard(Outcome::MJB_PANIC, || {
+    guard(mjb_outcome::MJB_PANIC, || {
         let text = match last_error() {
             None => "{}".to_owned(),
             Some(e) => {
@@ -76,11 +77,11 @@ pub unsafe extern "C" fn mjb_last_error(
             needed.write(size);
         }
         if buf.is_null() || cap < size {
-            return Outcome::MJB_REJECTED;
+            return mjb_outcome::MJB_REJECTED;
         }
         std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), text.len());
         buf.add(text.len()).write(0);
-        Outcome::MJB_OK
+        mjb_outcome::MJB_OK
     })
 }
 
@@ -111,7 +112,8 @@ fn static_name(name: Option<&'static str>, fallback: &'static str) -> *const c_c
     // Names are Rust &str without NUL; keep one C copy of each for the process lifetime.
     static NAMES: OnceLock<BTreeMap<&'static str, CString>> = OnceLock::new();
     let names = NAMES.get_or_init(|| {
-        mjb_outcome::all()
+        mjb_outcome::ALL
+            .iter()
             .map(|o| o.name())
             .chain(mjb_reason::ALL.iter().map(|r| r.name()))
             .chain(["MJB_OUTCOME_UNKNOWN_VALUE", "MJB_REASON_UNKNOWN_VALUE"])

@@ -4,7 +4,9 @@
 //! in the header preamble (`cbindgen.toml`) and docs/contract.md ("The C ABI's conventions").
 //!
 //! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
-//! - `types`: the `repr(C)` types and the header's constants;
+//! - `enums`: the ABI's enums as C sees them, paired with the crate's own types;
+//! - `types`: the `repr(C)` structs and the log callback's type;
+//! - `constants`: the header's constants;
 //! - `endpoint`, `library`, `host`, `restore_point`: the exports (the endpoint's contract;
 //!   strings, errors, names and version; the host surface; restore points);
 //! - `string`: library-owned result strings.
@@ -15,14 +17,18 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod boundary;
+mod constants;
 mod endpoint;
+mod enums;
 mod host;
 mod library;
 mod restore_point;
 mod string;
 mod types;
 
+pub use constants::*;
 pub use endpoint::*;
+pub use enums::*;
 pub use host::*;
 pub use library::*;
 pub use restore_point::*;

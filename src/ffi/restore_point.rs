@@ -6,9 +6,10 @@ use super::boundary::{
     admission, call, mutation, on_endpoint, out_param, refuse_early, register_restore_point,
     resolve_restore_point, unregister_restore_point, utf8,
 };
+use super::enums::mjb_outcome;
 use super::string::{mjb_string, new_string};
 use super::types::{mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_restore_point};
-use crate::outcome::{mjb_outcome, Outcome};
+use crate::outcome::Outcome;
 use std::os::raw::c_char;
 
 /// Capture a restore point: under the native lock, the complete state the endpoint's profile

@@ -1,10 +1,12 @@
-//! The `repr(C)` types of the ABI, the constants the header carries, and their conversions
-//! from the crate's own types. Values and layouts never change; fields are only appended.
+//! The `repr(C)` structs of the ABI and the log callback's type, with their conversions from the
+//! crate's own types. Layouts never change; fields are only appended.
 
 use crate::endpoint::Report;
 use crate::frame::FrameInfo;
 use crate::native::{MjData, MjModel};
 use crate::safety::SafetyView;
+use std::ffi::c_void;
+use std::os::raw::c_char;
 
 /// An endpoint handle as C sees it. Opaque: its value is not an address.
 #[allow(non_camel_case_types)]
@@ -25,22 +27,6 @@ pub type mjModel_ = MjModel;
 /// Opaque MuJoCo data (`mjData` in `mujoco.h`).
 #[allow(non_camel_case_types)]
 pub type mjData_ = MjData;
-
-/// `timeout_ms` value that waits for the native lock without a deadline.
-// The cast is what makes cbindgen print `(uint32_t)UINT32_MAX`: a uint32_t in C too.
-#[allow(clippy::unnecessary_cast)]
-pub const MJB_WAIT_FOREVER: u32 = u32::MAX as u32;
-/// At most this many values in a checkpoint's `values`.
-pub const MJB_MAX_CHECKPOINT_VALUES: usize = 32768;
-/// Input documents over this many bytes are refused before parsing.
-pub const MJB_MAX_DOCUMENT_BYTES: usize = 1048576;
-
-// The header's literals are the values the code uses.
-const _: () = {
-    assert!(MJB_WAIT_FOREVER == crate::endpoint::WAIT_FOREVER);
-    assert!(MJB_MAX_CHECKPOINT_VALUES == crate::checkpoint::MAX_VALUES);
-    assert!(MJB_MAX_DOCUMENT_BYTES == crate::doc::MAX_DOCUMENT_BYTES);
-};
 
 /// The result of a mutation. Written whenever the pointer is not NULL, also on refusal.
 #[repr(C)]
@@ -192,13 +178,6 @@ pub struct mjb_expect {
     pub frame: u64,
 }
 
-/// `mjb_expect.flags`: check the tick.
-pub const MJB_EXPECT_TICK: u32 = 1;
-/// `mjb_expect.flags`: check the model configuration.
-pub const MJB_EXPECT_CONFIGURATION: u32 = 2;
-/// `mjb_expect.flags`: check the last frame's publication number (nothing changed at all).
-pub const MJB_EXPECT_FRAME: u32 = 4;
-
 /// Where the endpoint was when a document was read (the `_info` reads).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -316,3 +295,12 @@ pub struct mjb_input {
     /// qfrc_applied and eq_active, 6 for xfrc_applied, 3 for mocap_pos, 4 for mocap_quat).
     pub n: usize,
 }
+
+/// The host's log callback: `user_data` as given to `mjb_set_log_callback`, the level, and a
+/// NUL-terminated UTF-8 message valid during the call only.
+#[allow(non_camel_case_types)]
+pub type mjb_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
+
+// The host plumbing takes the callback as it is.
+const _: fn(mjb_log_fn) -> crate::host::LogCallback = |f| f;

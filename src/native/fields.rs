@@ -1,5 +1,5 @@
 //! The host surface's seam to mjData and mjModel: which arrays a frame can carry or an input
-//! can write ([`mjb_field`]), where they are in a live pair, kinematics on a scratch data, and
+//! can write ([`Field`]), where they are in a live pair, kinematics on a scratch data, and
 //! the model's names ([`Catalog`]).
 //!
 //! Every pointer and length comes from the shim, which is compiled against the headers of the
@@ -13,86 +13,36 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::ptr::NonNull;
 
-/// An mjData array a frame can carry (and, for inputs, a typed write can set). Values are part
-/// of the ABI: never renumber; append only.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(non_camel_case_types)]
-pub enum mjb_field {
-    /// `qpos` (nq): joint positions, the generalized coordinates.
-    MJB_FIELD_QPOS = 0,
-    /// `qvel` (nv): joint velocities, one per degree of freedom.
-    MJB_FIELD_QVEL = 1,
-    /// `act` (na): actuator activations (the state of stateful actuators).
-    MJB_FIELD_ACT = 2,
-    /// `ctrl` (nu): actuator controls. Input: per actuator, width 1.
-    MJB_FIELD_CTRL = 3,
-    /// `qacc` (nv): accelerations. Computed by a step; stale after a restore until the next step.
-    MJB_FIELD_QACC = 4,
-    /// `sensordata` (nsensordata): every sensor's values. Computed by a step; stale after a
-    /// restore.
-    MJB_FIELD_SENSORDATA = 5,
-    /// `xpos` (3 × nbody): body positions.
-    MJB_FIELD_XPOS = 6,
-    /// `xquat` (4 × nbody): body orientations.
-    MJB_FIELD_XQUAT = 7,
-    /// `xmat` (9 × nbody): body orientations as row-major matrices.
-    MJB_FIELD_XMAT = 8,
-    /// `site_xpos` (3 × nsite): site positions.
-    MJB_FIELD_SITE_XPOS = 9,
-    /// `site_xmat` (9 × nsite): site orientations as row-major matrices.
-    MJB_FIELD_SITE_XMAT = 10,
-    /// `geom_xpos` (3 × ngeom): geom positions.
-    MJB_FIELD_GEOM_XPOS = 11,
-    /// `geom_xmat` (9 × ngeom): geom orientations as row-major matrices.
-    MJB_FIELD_GEOM_XMAT = 12,
-    /// `mocap_pos` (3 × nmocap): mocap body positions. Input: per mocap body, width 3.
-    MJB_FIELD_MOCAP_POS = 13,
-    /// `mocap_quat` (4 × nmocap): mocap body orientations. Input: per mocap body, width 4.
-    MJB_FIELD_MOCAP_QUAT = 14,
-    /// `qfrc_applied` (nv): generalized forces applied by the host. Input: per degree of
-    /// freedom, width 1.
-    MJB_FIELD_QFRC_APPLIED = 15,
-    /// `xfrc_applied` (6 × nbody): Cartesian force then torque applied by the host to each body,
-    /// in world coordinates. Input: per body, width 6.
-    MJB_FIELD_XFRC_APPLIED = 16,
-    /// `eq_active` (neq): whether each equality constraint is active, as 0.0 / 1.0 (MuJoCo >= 3.0).
-    /// Input: per equality, exactly 0 or 1.
-    MJB_FIELD_EQ_ACTIVE = 17,
-    /// `actuator_force` (nu): the force each actuator produced. Computed by a step; stale
-    /// after a restore.
-    MJB_FIELD_ACTUATOR_FORCE = 18,
-    /// `userdata` (nuserdata): the model's user data array, which the engine never touches.
-    MJB_FIELD_USERDATA = 19,
+abi_enum! {
+    /// An mjData array a frame can carry (and, for inputs, a typed write can set), named as
+    /// the config's `"frame"` list and the world document name it (`mjb_field` in C, the same
+    /// values; each one's length and meaning are documented there).
+    pub enum Field {
+        Qpos = "qpos",
+        Qvel = "qvel",
+        Act = "act",
+        Ctrl = "ctrl",
+        Qacc = "qacc",
+        Sensordata = "sensordata",
+        Xpos = "xpos",
+        Xquat = "xquat",
+        Xmat = "xmat",
+        SiteXpos = "site_xpos",
+        SiteXmat = "site_xmat",
+        GeomXpos = "geom_xpos",
+        GeomXmat = "geom_xmat",
+        MocapPos = "mocap_pos",
+        MocapQuat = "mocap_quat",
+        QfrcApplied = "qfrc_applied",
+        XfrcApplied = "xfrc_applied",
+        EqActive = "eq_active",
+        ActuatorForce = "actuator_force",
+        Userdata = "userdata",
+    }
 }
-
-pub use mjb_field as Field;
 
 /// Number of [`Field`] values.
 pub const FIELD_COUNT: usize = 20;
-
-abi_enum!(mjb_field {
-    MJB_FIELD_QPOS => "qpos",
-    MJB_FIELD_QVEL => "qvel",
-    MJB_FIELD_ACT => "act",
-    MJB_FIELD_CTRL => "ctrl",
-    MJB_FIELD_QACC => "qacc",
-    MJB_FIELD_SENSORDATA => "sensordata",
-    MJB_FIELD_XPOS => "xpos",
-    MJB_FIELD_XQUAT => "xquat",
-    MJB_FIELD_XMAT => "xmat",
-    MJB_FIELD_SITE_XPOS => "site_xpos",
-    MJB_FIELD_SITE_XMAT => "site_xmat",
-    MJB_FIELD_GEOM_XPOS => "geom_xpos",
-    MJB_FIELD_GEOM_XMAT => "geom_xmat",
-    MJB_FIELD_MOCAP_POS => "mocap_pos",
-    MJB_FIELD_MOCAP_QUAT => "mocap_quat",
-    MJB_FIELD_QFRC_APPLIED => "qfrc_applied",
-    MJB_FIELD_XFRC_APPLIED => "xfrc_applied",
-    MJB_FIELD_EQ_ACTIVE => "eq_active",
-    MJB_FIELD_ACTUATOR_FORCE => "actuator_force",
-    MJB_FIELD_USERDATA => "userdata",
-});
 
 const _: () = assert!(Field::ALL.len() == FIELD_COUNT);
 
@@ -124,61 +74,55 @@ impl Field {
     }
 
     pub fn class(self) -> Class {
-        use mjb_field::*;
+        use Field::*;
         match self {
-            MJB_FIELD_QPOS | MJB_FIELD_QVEL | MJB_FIELD_ACT | MJB_FIELD_USERDATA => Class::State,
-            MJB_FIELD_CTRL
-            | MJB_FIELD_MOCAP_POS
-            | MJB_FIELD_MOCAP_QUAT
-            | MJB_FIELD_QFRC_APPLIED
-            | MJB_FIELD_XFRC_APPLIED
-            | MJB_FIELD_EQ_ACTIVE => Class::Input,
-            MJB_FIELD_XPOS | MJB_FIELD_XQUAT | MJB_FIELD_XMAT | MJB_FIELD_SITE_XPOS
-            | MJB_FIELD_SITE_XMAT | MJB_FIELD_GEOM_XPOS | MJB_FIELD_GEOM_XMAT => Class::Pose,
-            MJB_FIELD_QACC | MJB_FIELD_SENSORDATA | MJB_FIELD_ACTUATOR_FORCE => Class::Forward,
+            Qpos | Qvel | Act | Userdata => Class::State,
+            Ctrl | MocapPos | MocapQuat | QfrcApplied | XfrcApplied | EqActive => Class::Input,
+            Xpos | Xquat | Xmat | SiteXpos | SiteXmat | GeomXpos | GeomXmat => Class::Pose,
+            Qacc | Sensordata | ActuatorForce => Class::Forward,
         }
     }
 
     /// For inputs: how many values one object (actuator, dof, body, mocap body, equality) has.
     pub fn input_width(self) -> Option<usize> {
-        use mjb_field::*;
+        use Field::*;
         match self {
-            MJB_FIELD_CTRL | MJB_FIELD_QFRC_APPLIED | MJB_FIELD_EQ_ACTIVE => Some(1),
-            MJB_FIELD_MOCAP_POS => Some(3),
-            MJB_FIELD_MOCAP_QUAT => Some(4),
-            MJB_FIELD_XFRC_APPLIED => Some(6),
+            Ctrl | QfrcApplied | EqActive => Some(1),
+            MocapPos => Some(3),
+            MocapQuat => Some(4),
+            XfrcApplied => Some(6),
             _ => None,
         }
     }
 
     /// Number of doubles this field has for a model.
     pub fn len(self, d: &Dims) -> usize {
-        use mjb_field::*;
+        use Field::*;
         let n = match self {
-            MJB_FIELD_QPOS => d.nq,
-            MJB_FIELD_QVEL | MJB_FIELD_QACC | MJB_FIELD_QFRC_APPLIED => d.nv,
-            MJB_FIELD_ACT => d.na,
-            MJB_FIELD_CTRL | MJB_FIELD_ACTUATOR_FORCE => d.nu,
-            MJB_FIELD_SENSORDATA => d.nsensordata,
-            MJB_FIELD_XPOS => 3 * d.nbody,
-            MJB_FIELD_XQUAT => 4 * d.nbody,
-            MJB_FIELD_XMAT => 9 * d.nbody,
-            MJB_FIELD_SITE_XPOS => 3 * d.nsite,
-            MJB_FIELD_SITE_XMAT => 9 * d.nsite,
-            MJB_FIELD_GEOM_XPOS => 3 * d.ngeom,
-            MJB_FIELD_GEOM_XMAT => 9 * d.ngeom,
-            MJB_FIELD_MOCAP_POS => 3 * d.nmocap,
-            MJB_FIELD_MOCAP_QUAT => 4 * d.nmocap,
-            MJB_FIELD_XFRC_APPLIED => 6 * d.nbody,
-            MJB_FIELD_EQ_ACTIVE => d.neq,
-            MJB_FIELD_USERDATA => d.nuserdata,
+            Qpos => d.nq,
+            Qvel | Qacc | QfrcApplied => d.nv,
+            Act => d.na,
+            Ctrl | ActuatorForce => d.nu,
+            Sensordata => d.nsensordata,
+            Xpos => 3 * d.nbody,
+            Xquat => 4 * d.nbody,
+            Xmat => 9 * d.nbody,
+            SiteXpos => 3 * d.nsite,
+            SiteXmat => 9 * d.nsite,
+            GeomXpos => 3 * d.ngeom,
+            GeomXmat => 9 * d.ngeom,
+            MocapPos => 3 * d.nmocap,
+            MocapQuat => 4 * d.nmocap,
+            XfrcApplied => 6 * d.nbody,
+            EqActive => d.neq,
+            Userdata => d.nuserdata,
         };
         n.max(0) as usize
     }
 
     /// The field exists on the running engine (`eq_active` is in mjData from MuJoCo 3.0).
     pub fn available(self) -> bool {
-        self != Field::MJB_FIELD_EQ_ACTIVE || super::engine().has_eq_active_state
+        self != Field::EqActive || super::engine().has_eq_active_state
     }
 }
 
@@ -330,7 +274,7 @@ impl Mujoco {
     pub fn catalog(&self) -> Catalog {
         let m = self.m.as_ptr();
         let d = &self.dims;
-        let names = |kind: Kind, n: i64| -> Vec<Option<String>> {
+        let names = |kind: ObjectKind, n: i64| -> Vec<Option<String>> {
             (0..n.max(0) as c_int)
                 .map(|i| {
                     // SAFETY: valid model, id in range; the name is a string of the model.
@@ -340,7 +284,7 @@ impl Mujoco {
                 })
                 .collect()
         };
-        let body = names(Kind::Body, d.nbody);
+        let body = names(ObjectKind::Body, d.nbody);
         let mut mocap_body = vec![0usize; d.nmocap.max(0) as usize];
         for b in 0..d.nbody.max(0) as c_int {
             // SAFETY: valid model, body in range.
@@ -367,64 +311,30 @@ impl Mujoco {
             .collect();
         let mut lists = vec![
             body.clone(),
-            names(Kind::Joint, d.njnt),
-            names(Kind::Geom, d.ngeom),
-            names(Kind::Site, d.nsite),
-            names(Kind::Actuator, d.nu),
-            names(Kind::Sensor, d.nsensor),
-            names(Kind::Equality, d.neq),
+            names(ObjectKind::Joint, d.njnt),
+            names(ObjectKind::Geom, d.ngeom),
+            names(ObjectKind::Site, d.nsite),
+            names(ObjectKind::Actuator, d.nu),
+            names(ObjectKind::Sensor, d.nsensor),
+            names(ObjectKind::Equality, d.neq),
         ];
         lists.push(mocap_body.iter().map(|&b| body[b].clone()).collect());
         Catalog::new(lists, sensor_slices, joint_slices)
     }
 }
 
-/// Object kinds of the name API. Values are part of the ABI: never renumber; append only.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(non_camel_case_types)]
-pub enum mjb_object_kind {
-    /// Bodies, by body id (0 is the world body; the index into `xpos`, `xfrc_applied`, ...).
-    MJB_OBJ_BODY = 0,
-    /// Joints, by joint id (`mjb_joint_slice` maps one to its `qpos` and dof entries).
-    MJB_OBJ_JOINT = 1,
-    /// Geoms, by geom id (the index into `geom_xpos`/`geom_xmat`).
-    MJB_OBJ_GEOM = 2,
-    /// Sites, by site id (the index into `site_xpos`/`site_xmat`).
-    MJB_OBJ_SITE = 3,
-    /// Actuators, by actuator id (the index into `ctrl` and `actuator_force`).
-    MJB_OBJ_ACTUATOR = 4,
-    /// Sensors, by sensor id (`mjb_sensor_slice` maps one to its `sensordata` entries).
-    MJB_OBJ_SENSOR = 5,
-    /// Equality constraints, by equality id (the index into `eq_active`).
-    MJB_OBJ_EQUALITY = 6,
-    /// Mocap bodies, by mocap index (the index into `mocap_pos`/`mocap_quat`); the name is
-    /// the body's.
-    MJB_OBJ_MOCAP = 7,
-}
-
-pub use mjb_object_kind as Kind;
-
-abi_enum!(mjb_object_kind {
-    MJB_OBJ_BODY => "body",
-    MJB_OBJ_JOINT => "joint",
-    MJB_OBJ_GEOM => "geom",
-    MJB_OBJ_SITE => "site",
-    MJB_OBJ_ACTUATOR => "actuator",
-    MJB_OBJ_SENSOR => "sensor",
-    MJB_OBJ_EQUALITY => "equality",
-    MJB_OBJ_MOCAP => "mocap body",
-});
-
-#[allow(non_upper_case_globals)]
-impl Kind {
-    const Body: Kind = Kind::MJB_OBJ_BODY;
-    const Joint: Kind = Kind::MJB_OBJ_JOINT;
-    const Geom: Kind = Kind::MJB_OBJ_GEOM;
-    const Site: Kind = Kind::MJB_OBJ_SITE;
-    const Actuator: Kind = Kind::MJB_OBJ_ACTUATOR;
-    const Sensor: Kind = Kind::MJB_OBJ_SENSOR;
-    const Equality: Kind = Kind::MJB_OBJ_EQUALITY;
+abi_enum! {
+    /// The kinds of object the name API knows (`mjb_object_kind` in C, the same values).
+    pub enum ObjectKind {
+        Body = "body",
+        Joint = "joint",
+        Geom = "geom",
+        Site = "site",
+        Actuator = "actuator",
+        Sensor = "sensor",
+        Equality = "equality",
+        Mocap = "mocap body",
+    }
 }
 
 /// Names of a model's objects, read once per model (open and replacement), so lookups need
@@ -468,24 +378,24 @@ impl Catalog {
     }
 
     /// `mj_name2id` for a kind: the id, or None when no object of that kind has the name.
-    pub fn id(&self, kind: Kind, name: &str) -> Option<usize> {
+    pub fn id(&self, kind: ObjectKind, name: &str) -> Option<usize> {
         self.index.get(kind as usize)?.get(name).copied()
     }
 
     /// Number of objects of a kind.
-    pub fn count(&self, kind: Kind) -> usize {
+    pub fn count(&self, kind: ObjectKind) -> usize {
         self.names.get(kind as usize).map_or(0, Vec::len)
     }
 
     /// `mj_id2name`: Some(None) for an unnamed object, None for an id out of range.
-    pub fn name(&self, kind: Kind, id: usize) -> Option<Option<&str>> {
+    pub fn name(&self, kind: ObjectKind, id: usize) -> Option<Option<&str>> {
         self.names.get(kind as usize)?.get(id).map(|n| n.as_deref())
     }
 
     // The host surface's questions, with their refusals.
 
     /// The id of the object of `kind` named `name` (the first, as `mj_name2id`).
-    pub fn lookup(&self, kind: Kind, name: &str) -> Result<usize, Refusal> {
+    pub fn lookup(&self, kind: ObjectKind, name: &str) -> Result<usize, Refusal> {
         self.id(kind, name).ok_or_else(|| {
             Refusal::rejected(
                 Reason::MJB_REASON_UNKNOWN_NAME,
@@ -495,7 +405,7 @@ impl Catalog {
     }
 
     /// The name of object `id` of `kind` (empty when unnamed).
-    pub fn name_of(&self, kind: Kind, id: i32) -> Result<&str, Refusal> {
+    pub fn name_of(&self, kind: ObjectKind, id: i32) -> Result<&str, Refusal> {
         usize::try_from(id)
             .ok()
             .and_then(|i| self.name(kind, i))

@@ -86,7 +86,7 @@ pub fn try_open(config: &str) -> Result<Ep, (Outcome, serde_json::Value)> {
         Ok(Ep(ep))
     } else {
         assert!(ep.is_null(), "out-param stays NULL on refusal");
-        Err((o, last_error()))
+        Err((o.into(), last_error()))
     }
 }
 
@@ -117,7 +117,7 @@ impl Ep {
         let mut r = mjb_report::default();
         let o = unsafe { mjb_endpoint_step(self.0, n, WAIT_FOREVER, &mut r) };
         assert_eq!(r.outcome, o as i32);
-        (o, r)
+        (o.into(), r)
     }
 
     pub fn step_ok(&self, n: u32) {
@@ -128,7 +128,7 @@ impl Ep {
 
     pub fn set_ctrl(&self, ctrl: &[f64]) -> Outcome {
         let mut r = mjb_report::default();
-        unsafe { mjb_set_ctrl(self.0, ctrl.as_ptr(), ctrl.len(), WAIT_FOREVER, &mut r) }
+        unsafe { mjb_set_ctrl(self.0, ctrl.as_ptr(), ctrl.len(), WAIT_FOREVER, &mut r).into() }
     }
 
     pub fn world(&self) -> String {
@@ -167,12 +167,14 @@ impl Ep {
         let o =
             unsafe { mjb_restore(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r) };
         assert_eq!(r.outcome, o as i32);
-        (o, r)
+        (o.into(), r)
     }
 
     pub fn world_write(&self, doc: &str) -> Outcome {
         let mut r = mjb_report::default();
-        unsafe { mjb_world_write(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r) }
+        unsafe {
+            mjb_world_write(self.0, doc.as_ptr().cast(), doc.len(), WAIT_FOREVER, &mut r).into()
+        }
     }
 
     pub fn safety(&self) -> mjb_safety_state {
@@ -222,7 +224,7 @@ pub fn spawn_step(ep: &Ep, n: u32) -> std::thread::JoinHandle<(Outcome, mjb_repo
     std::thread::spawn(move || {
         let mut r = mjb_report::default();
         let o = unsafe { mjb_endpoint_step(raw as *mut mjb_endpoint, n, WAIT_FOREVER, &mut r) };
-        (o, r)
+        (o.into(), r)
     })
 }
 
@@ -266,7 +268,7 @@ impl Ep {
         let mut info = mjb_frame_info::default();
         let o = unsafe { mjb_frame_read_many(self.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
         if o != Outcome::MJB_OK {
-            return Err((o, last_error()));
+            return Err((o.into(), last_error()));
         }
         for (r, b) in reqs.iter().zip(&bufs) {
             assert_eq!(r.written, b.len());
@@ -298,7 +300,7 @@ impl Ep {
             )
         };
         assert_eq!(r.outcome, o as i32);
-        (o, r)
+        (o.into(), r)
     }
 
     pub fn input_ok(&self, f: Field, id: i32, values: &[f64]) {
@@ -321,7 +323,7 @@ impl Ep {
         let o =
             unsafe { mjb_write_step(self.0, raw.as_ptr(), raw.len(), nstep, WAIT_FOREVER, &mut r) };
         assert_eq!(r.outcome, o as i32);
-        (o, r)
+        (o.into(), r)
     }
 
     /// The owned data's complete integration state (engines with the state API).

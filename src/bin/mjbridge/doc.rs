@@ -17,11 +17,7 @@ fn wrong_type(ptr: &str, want: &str, got: &Value) -> Refusal {
         Value::Arr(_) => "an array",
         Value::Obj(_) => "an object",
     };
-    Refusal::rejected(
-        Reason::MJB_REASON_WRONG_TYPE,
-        format!("expected {want}, found {kind}"),
-    )
-    .at(ptr)
+    Refusal::rejected(Reason::WrongType, format!("expected {want}, found {kind}")).at(ptr)
 }
 
 /// Typed access with the pointer of a refusal.
@@ -53,14 +49,14 @@ impl ValueExt for Value {
             Value::Num(Num::Int(Some(v), _)) => *v,
             Value::Num(Num::Int(None, _)) => {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_OUT_OF_RANGE,
+                    Reason::OutOfRange,
                     format!("integer out of range {min}..={max}"),
                 )
                 .at(ptr))
             }
             Value::Num(Num::Float(_)) | Value::Bool(_) => {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_NOT_AN_INTEGER,
+                    Reason::NotAnInteger,
                     format!("expected an integer, found {}", self.to_json()),
                 )
                 .at(ptr))
@@ -69,7 +65,7 @@ impl ValueExt for Value {
         };
         if v < min || v > max {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_OUT_OF_RANGE,
+                Reason::OutOfRange,
                 format!("integer {v} is out of range {min}..={max}"),
             )
             .at(ptr));
@@ -98,21 +94,19 @@ impl<'a> Fields<'a> {
     ) -> Result<Self, Refusal> {
         let fields = v.as_obj(ptr)?;
         if let Some((k, _)) = fields.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
-            return Err(Refusal::rejected(
-                Reason::MJB_REASON_UNKNOWN_FIELD,
-                format!("unknown field {k:?}"),
-            )
-            .at(pointer_push(ptr, k)));
+            return Err(
+                Refusal::rejected(Reason::UnknownField, format!("unknown field {k:?}"))
+                    .at(pointer_push(ptr, k)),
+            );
         }
         if let Some(k) = required
             .iter()
             .find(|r| !fields.iter().any(|(k, _)| k == *r))
         {
-            return Err(Refusal::rejected(
-                Reason::MJB_REASON_MISSING_FIELD,
-                format!("missing field {k:?}"),
-            )
-            .at(pointer_push(ptr, k)));
+            return Err(
+                Refusal::rejected(Reason::MissingField, format!("missing field {k:?}"))
+                    .at(pointer_push(ptr, k)),
+            );
         }
         Ok(Fields {
             ptr: ptr.to_owned(),

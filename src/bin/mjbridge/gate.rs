@@ -123,11 +123,11 @@ fn drive(ep: &Endpoint, steps: u32, label: &str) -> std::result::Result<(), Stri
     for s in 0..steps {
         let tick = ep.tick();
         let a = ep.set_ctrl(&ctrl_at(tick, nu), WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return Err(format!("writing ctrl at tick {tick}: {}", answer_text(&a)));
         }
         let a = ep.step(1, WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK || a.report.reason != Reason::MJB_REASON_NONE {
+        if a.report.outcome != Outcome::Ok || a.report.reason != Reason::None {
             return Err(format!("step at tick {tick}: {}", answer_text(&a)));
         }
         progress::tick(label, || format!("{label}: step {s}/{steps}"));
@@ -153,7 +153,7 @@ fn continuation(ep: &Endpoint, steps: u32) -> Vec<Check> {
         drive(ep, steps, "continuation, first run")?;
         let first = world(ep)?;
         let a = ep.restore(cp.as_bytes(), WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return Err(format!("restoring the checkpoint: {}", answer_text(&a)));
         }
         let round_trip = if a.report.tick_after != u64::from(WARMUP) {
@@ -286,8 +286,8 @@ fn stop_latch(ep: &Endpoint) -> Check {
             return Err("mjb_stop did not latch".into());
         }
         let a = ep.step(1, WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_REJECTED
-            || a.report.reason != Reason::MJB_REASON_STOP_LATCHED
+        if a.report.outcome != Outcome::Rejected
+            || a.report.reason != Reason::StopLatched
             || a.report.tick_after != tick
             || world(ep)? != before
         {
@@ -302,7 +302,7 @@ fn stop_latch(ep: &Endpoint) -> Check {
             ));
         }
         let a = ep.restore(cp.as_bytes(), WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return Err(format!("a restore while stopped gave {}", answer_text(&a)));
         }
         if !ep.safety_view().stopped {
@@ -322,7 +322,7 @@ fn stop_latch(ep: &Endpoint) -> Check {
             ));
         }
         let a = ep.step(1, WAIT_FOREVER);
-        if a.report.outcome != Outcome::MJB_OK || a.report.tick_after != tick + 1 {
+        if a.report.outcome != Outcome::Ok || a.report.tick_after != tick + 1 {
             return Err(format!("a step after the reset gave {}", answer_text(&a)));
         }
         Ok("a latched stop refused a step (MJB_REASON_STOP_LATCHED, tick and state unchanged); a restore was admitted and kept the latch; confirm and reset cleared it with the stop history kept; the next step ran".into())
@@ -425,8 +425,80 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
         .iter()
         .map(|(k, v)| (*k, v.clone().expect("complete reference")))
         .collect();
+    let warnings = gate_warnings(&l, &human);
+
+    progress::show("comparing reference.json with the live endpoint");
+    let live = reference::live(&l)?;
+    let diffs = reference::describe(&reference::diff(&stored.value, &live));
+    let mut checks = vec![reference_check(&diffs)];
+    let md_now = std::fs::read_to_string(pdir.join(REFERENCE_MD)).ok();
+    checks.push(reference_md_check(
+        md_now,
+        &reference::render_md(&stored.value, &human),
+    ));
+    checks.extend(endpoint_checks(&l.endpoint, opts.steps, diffs.is_empty()));
+    let passed = checks
+        .iter()
+        .all(|c| matches!(c.verdict, Verdict::Pass | Verdict::NotPromised));
+
+    let covered = covered(&l, &stored)?;
+    let digest = files::sha256(jcs::of_value(&covered).as_bytes());
+    let value = gate_document(&l, opts, &covered, &digest, passed, &checks, &warnings);
+    let text = pretty::to_pretty(&value);
+
+    // The stored gate.json is compared, never trusted.
+    let gate_path = pdir.join(GATE);
+    let previous_text = std::fs::read_to_string(&gate_path).ok();
+    let previous = previous_text.as_ref().map(|t| doc::parse(t.as_bytes()));
+    let stale = match &previous {
+        Some(Ok(p)) => stale_since(p, &covered, &digest),
+        _ => Vec::new(),
+    };
+
+    progress::clear_line();
+    for w in &warnings {
+        warn(w);
+    }
+    say!(
+        "{}: gate {} (engine {}, profile {}, digest {digest})",
+        dir.display(),
+        if passed { "passed" } else { "FAILED" },
+        mjbridge::native::engine().version_string,
+        l.endpoint.profile().name()
+    );
+    for c in &checks {
+        say!("  {:<13} {}: {}", c.verdict.name(), c.name, c.detail);
+        for d in &c.differences {
+            say!("                  {d}");
+        }
+    }
+
+    if opts.check {
+        let previous = previous_text.as_deref().zip(previous.as_ref());
+        check_current(previous, &text, &value, &digest, &stale).map_err(Problem::Failed)?;
+        say!("  {GATE} is current");
+    } else {
+        if !stale.is_empty() {
+            say!(
+                "  the previous {GATE} was stale and is replaced (never reused): {}",
+                stale.join(", ")
+            );
+        }
+        reference::write_atomic(&gate_path, &text)?;
+        say!("  wrote a fresh {GATE}");
+    }
+    if passed {
+        Ok(())
+    } else {
+        Err(Problem::Failed(failure(&checks, &diffs)))
+    }
+}
+
+/// What the gate warns about without failing: placeholders a person must still write, and a
+/// fidelity declaration justified on another engine.
+fn gate_warnings(l: &Loaded, human: &[(&'static str, String)]) -> Vec<String> {
     let mut warnings = Vec::new();
-    for (k, raw) in &human {
+    for (k, raw) in human {
         if reference::is_placeholder(raw) {
             warnings.push(format!(
                 "{REFERENCE}: {k} is an empty placeholder; a person must write it"
@@ -442,32 +514,33 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
             ));
         }
     }
+    warnings
+}
 
-    progress::show("comparing reference.json with the live endpoint");
-    let live = reference::live(&l)?;
-    let diffs = reference::describe(&reference::diff(&stored.value, &live));
-    let mut checks = Vec::new();
-    checks.push(if diffs.is_empty() {
-        Check::new(
+/// `reference_matches_live_endpoint`: every generated member equals the live endpoint's.
+fn reference_check(diffs: &[String]) -> Check {
+    if diffs.is_empty() {
+        return Check::new(
             "reference_matches_live_endpoint",
             Verdict::Pass,
             "every generated member of reference.json equals what the live endpoint reports",
-        )
-    } else {
-        let mut c = Check::new(
-            "reference_matches_live_endpoint",
-            Verdict::Fail,
-            format!(
-                "{} difference(s) between reference.json and the live endpoint",
-                diffs.len()
-            ),
         );
-        c.differences = diffs.clone();
-        c
-    });
-    let md_now = std::fs::read_to_string(pdir.join(REFERENCE_MD)).ok();
-    let md_want = reference::render_md(&stored.value, &human);
-    checks.push(match md_now {
+    }
+    let mut c = Check::new(
+        "reference_matches_live_endpoint",
+        Verdict::Fail,
+        format!(
+            "{} difference(s) between reference.json and the live endpoint",
+            diffs.len()
+        ),
+    );
+    c.differences = diffs.to_vec();
+    c
+}
+
+/// `reference_md_current`: REFERENCE.md is what regenerate writes.
+fn reference_md_check(md_now: Option<String>, md_want: &str) -> Check {
+    match md_now {
         Some(m) if m == md_want => Check::new(
             "reference_md_current",
             Verdict::Pass,
@@ -483,36 +556,49 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
             Verdict::Fail,
             "REFERENCE.md is missing",
         ),
-    });
-    if diffs.is_empty() {
-        checks.extend(continuation(&l.endpoint, opts.steps));
-        checks.push(corrupted_refused(&l.endpoint));
-        checks.push(stop_latch(&l.endpoint));
-    } else {
-        for name in [
-            "restore_round_trip",
-            "exact_continuation",
-            "corrupted_documents_refused",
-            "stop_latch",
-        ] {
-            checks.push(Check::new(
-                name,
-                Verdict::NotRun,
-                "reference.json differs from the live endpoint",
-            ));
-        }
     }
-    let passed = checks
-        .iter()
-        .all(|c| matches!(c.verdict, Verdict::Pass | Verdict::NotPromised));
+}
 
-    let covered = covered(&l, &stored)?;
-    let digest = files::sha256(jcs::of_value(&covered).as_bytes());
-    let value = obj([
+/// The checks that drive the endpoint; not run when reference.json does not describe it.
+fn endpoint_checks(ep: &Endpoint, steps: u32, reference_matches: bool) -> Vec<Check> {
+    if reference_matches {
+        let mut checks = continuation(ep, steps);
+        checks.push(corrupted_refused(ep));
+        checks.push(stop_latch(ep));
+        return checks;
+    }
+    [
+        "restore_round_trip",
+        "exact_continuation",
+        "corrupted_documents_refused",
+        "stop_latch",
+    ]
+    .into_iter()
+    .map(|name| {
+        Check::new(
+            name,
+            Verdict::NotRun,
+            "reference.json differs from the live endpoint",
+        )
+    })
+    .collect()
+}
+
+/// gate.json: the verdict, what it covers and its digest, and every check.
+fn gate_document(
+    l: &Loaded,
+    opts: &Options,
+    covered: &Value,
+    digest: &str,
+    passed: bool,
+    checks: &[Check],
+    warnings: &[String],
+) -> Value {
+    obj([
         ("format", FORMAT.into()),
         ("package", l.manifest.name.as_str().into()),
         ("result", if passed { "pass" } else { "fail" }.into()),
-        ("digest", digest.as_str().into()),
+        ("digest", digest.into()),
         ("covered", covered.clone()),
         (
             "driver",
@@ -536,105 +622,75 @@ pub fn gate(dir: &Path, opts: &Options) -> Result<()> {
             "warnings",
             Value::Arr(warnings.iter().map(|w| w.as_str().into()).collect()),
         ),
-    ]);
-    let text = pretty::to_pretty(&value);
+    ])
+}
 
-    // The stored gate.json is compared, never trusted.
-    let gate_path = pdir.join(GATE);
-    let previous_text = std::fs::read_to_string(&gate_path).ok();
-    let previous = previous_text.as_ref().map(|t| doc::parse(t.as_bytes()));
-    let stale: Vec<String> = match &previous {
-        Some(Ok(p))
-            if member(p, "digest").map(|d| d.to_json())
-                != Some(Value::from(digest.as_str()).to_json()) =>
-        {
-            let mut c = changes_since(p, &covered);
-            if c.is_empty() {
-                c.push("its digest does not match what it says it covers".into());
-            }
-            c
-        }
-        _ => Vec::new(),
-    };
-
-    progress::clear_line();
-    for w in &warnings {
-        warn(w);
+/// What changed since a stored gate.json whose digest is not the package's now (empty when it
+/// is).
+fn stale_since(previous: &Value, covered: &Value, digest: &str) -> Vec<String> {
+    if member(previous, "digest").map(|d| d.to_json()) == Some(Value::from(digest).to_json()) {
+        return Vec::new();
     }
-    say!(
-        "{}: gate {} (engine {}, profile {}, digest {digest})",
-        dir.display(),
-        if passed { "passed" } else { "FAILED" },
-        mjbridge::native::engine().version_string,
-        l.endpoint.profile().name()
-    );
-    for c in &checks {
-        say!("  {:<13} {}: {}", c.verdict.name(), c.name, c.detail);
-        for d in &c.differences {
-            say!("                  {d}");
-        }
+    let mut c = changes_since(previous, covered);
+    if c.is_empty() {
+        c.push("its digest does not match what it says it covers".into());
     }
+    c
+}
 
-    if opts.check {
-        let verdict = match (&previous_text, &previous) {
-            (None, _) => Err(format!("there is no {GATE} to check")),
-            (Some(_), Some(Err(r))) => Err(format!("{GATE} is unreadable: {r}")),
-            (Some(t), _) if *t == text => Ok(()),
-            (Some(_), Some(Ok(p))) if !stale.is_empty() => Err(format!(
-                "{GATE} is stale: its digest {} is not the digest of the package as it is now ({digest}); since it was written: {}. Run `mjbridge package gate` (and regenerate first if a model changed)",
-                member(p, "digest").map_or("(none)".into(), |d| d.to_json()),
-                stale.join(", ")
-            )),
-            (Some(_), Some(Ok(p))) => Err(format!(
-                "{GATE} is not what a fresh gate writes: {}",
-                reference::describe_plain(&reference::diff_values(p, &value)).join("; ")
-            )),
-            (Some(_), None) => unreachable!(),
-        };
-        if let Err(e) = verdict {
-            return Err(Problem::Failed(e));
-        }
-        say!("  {GATE} is current");
+/// `--check`: the stored gate.json (its text and how it parsed) is exactly what this gate
+/// writes; else why not.
+fn check_current(
+    previous: Option<(
+        &str,
+        &std::result::Result<Value, mjbridge::outcome::Refusal>,
+    )>,
+    text: &str,
+    value: &Value,
+    digest: &str,
+    stale: &[String],
+) -> std::result::Result<(), String> {
+    match previous {
+        None => Err(format!("there is no {GATE} to check")),
+        Some((_, Err(r))) => Err(format!("{GATE} is unreadable: {r}")),
+        Some((t, _)) if t == text => Ok(()),
+        Some((_, Ok(p))) if !stale.is_empty() => Err(format!(
+            "{GATE} is stale: its digest {} is not the digest of the package as it is now ({digest}); since it was written: {}. Run `mjbridge package gate` (and regenerate first if a model changed)",
+            member(p, "digest").map_or("(none)".into(), |d| d.to_json()),
+            stale.join(", ")
+        )),
+        Some((_, Ok(p))) => Err(format!(
+            "{GATE} is not what a fresh gate writes: {}",
+            reference::describe_plain(&reference::diff_values(p, value)).join("; ")
+        )),
+    }
+}
+
+/// Why a gate failed: the failed checks, and what to do when reference.json is out of date.
+fn failure(checks: &[Check], diffs: &[String]) -> String {
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Fail)
+        .map(|c| c.name)
+        .collect();
+    let hint = if diffs.is_empty() {
+        String::new()
     } else {
-        if !stale.is_empty() {
-            say!(
-                "  the previous {GATE} was stale and is replaced (never reused): {}",
-                stale.join(", ")
-            );
-        }
-        reference::write_atomic(&gate_path, &text)?;
-        say!("  wrote a fresh {GATE}");
-    }
-    if passed {
-        Ok(())
-    } else {
-        let failed: Vec<&str> = checks
+        let files: Vec<String> = diffs
             .iter()
-            .filter(|c| c.verdict == Verdict::Fail)
-            .map(|c| c.name)
+            .filter_map(|d| d.strip_prefix("model file "))
+            .filter_map(|d| d.split(' ').next())
+            .map(str::to_owned)
             .collect();
-        let hint = if diffs.is_empty() {
-            String::new()
-        } else {
-            let files: Vec<String> = diffs
-                .iter()
-                .filter_map(|d| d.strip_prefix("model file "))
-                .filter_map(|d| d.split(' ').next())
-                .map(str::to_owned)
-                .collect();
-            format!(
-                ". reference.json differs from the live endpoint ({} difference(s) listed above{}): run `mjbridge package regenerate`, review the change, and gate again",
-                diffs.len(),
-                if files.is_empty() {
-                    String::new()
-                } else {
-                    format!("; model files changed: {}", files.join(", "))
-                }
-            )
-        };
-        Err(Problem::Failed(format!(
-            "gate failed: {}{hint}",
-            failed.join(", ")
-        )))
-    }
+        format!(
+            ". reference.json differs from the live endpoint ({} difference(s) listed above{}): run `mjbridge package regenerate`, review the change, and gate again",
+            diffs.len(),
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!("; model files changed: {}", files.join(", "))
+            }
+        )
+    };
+    format!("gate failed: {}{hint}", failed.join(", "))
 }

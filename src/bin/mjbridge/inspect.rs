@@ -133,31 +133,7 @@ pub fn inspect(file: &Path, package: Option<&Path>, as_json: bool) -> Result<()>
         say_raw!("{}", crate::pretty::to_pretty(&summary));
     } else {
         say!("{}: {kind}", file.display());
-        if let Value::Obj(fields) = &summary {
-            for (k, v) in fields.iter().skip(1) {
-                match (k.as_str(), v) {
-                    (_, Value::Null) => {}
-                    ("segments", Value::Arr(segs)) => {
-                        say!("  segments:");
-                        for s in segs {
-                            say!(
-                                "    {:<14} offset {:>6}  length {:>6}",
-                                member(s, "name")
-                                    .and_then(|n| n.as_str("").ok())
-                                    .unwrap_or(""),
-                                member(s, "offset").map_or(String::new(), |v| v.to_json()),
-                                member(s, "length").map_or(String::new(), |v| v.to_json())
-                            );
-                        }
-                    }
-                    ("qpos" | "qvel" | "ctrl" | "act" | "values", v) => {
-                        say!("  {k}: {} numbers", v.to_json())
-                    }
-                    (_, Value::Str(s)) => say!("  {k}: {s}"),
-                    (_, v) => say!("  {k}: {}", v.to_json()),
-                }
-            }
-        }
+        print_summary(&summary);
     }
     if problems.is_empty() {
         Ok(())
@@ -167,6 +143,37 @@ pub fn inspect(file: &Path, package: Option<&Path>, as_json: bool) -> Result<()>
             file.display(),
             problems.join("; ")
         )))
+    }
+}
+
+/// The summary for people: one line per member present (the document kind, first, is in the
+/// heading already), the segments as a table.
+fn print_summary(summary: &Value) {
+    let Value::Obj(fields) = summary else {
+        return;
+    };
+    for (k, v) in fields.iter().skip(1) {
+        match (k.as_str(), v) {
+            (_, Value::Null) => {}
+            ("segments", Value::Arr(segs)) => {
+                say!("  segments:");
+                for s in segs {
+                    say!(
+                        "    {:<14} offset {:>6}  length {:>6}",
+                        member(s, "name")
+                            .and_then(|n| n.as_str("").ok())
+                            .unwrap_or(""),
+                        member(s, "offset").map_or(String::new(), |v| v.to_json()),
+                        member(s, "length").map_or(String::new(), |v| v.to_json())
+                    );
+                }
+            }
+            ("qpos" | "qvel" | "ctrl" | "act" | "values", v) => {
+                say!("  {k}: {} numbers", v.to_json())
+            }
+            (_, Value::Str(s)) => say!("  {k}: {s}"),
+            (_, v) => say!("  {k}: {}", v.to_json()),
+        }
     }
 }
 

@@ -228,7 +228,7 @@ fn load_plugins(asked: &[PathBuf]) -> Result<()> {
                 // An engine without a plugin API cannot use a folder nobody asked for.
                 Ok(_)
                 | Err(mjbridge::outcome::Refusal {
-                    reason: mjbridge::outcome::Reason::MJB_REASON_UNSUPPORTED,
+                    reason: mjbridge::outcome::Reason::Unsupported,
                     ..
                 }) => {}
                 Err(r) => warn(&format!(

@@ -150,7 +150,7 @@ pub fn load(dir: &Path) -> Result<Manifest> {
     let path = dir.join(MANIFEST);
     let bytes = std::fs::read(&path).map_err(|e| {
         Problem::Unreadable(format!(
-            "{MANIFEST} cannot be read ({e}); a package directory starts with one (see README: packages)"
+            "{MANIFEST} cannot be read ({e}); a package directory starts with one (see docs/command.md: Packages)"
         ))
     })?;
     let doc = doc::parse(&bytes).map_err(unreadable)?;

@@ -61,7 +61,7 @@ pub fn load(dir: &Path) -> Result<Loaded> {
     progress::show("loading the model");
     let endpoint = Endpoint::open(manifest.endpoint_config().as_bytes()).map_err(|r| {
         let msg = format!("{} ({})", r.message, r.reason.name());
-        if r.reason == Reason::MJB_REASON_MODEL_LOAD {
+        if r.reason == Reason::ModelLoad {
             Problem::Unreadable(format!(
                 "the model {} could not be loaded: {msg}",
                 manifest.model
@@ -163,96 +163,9 @@ pub fn live(l: &Loaded) -> Result<Value> {
     let w = served(&doc, &["world"])?;
     let cp = served(w, &["native_checkpoint"])?;
     let profile = ep.profile();
-    let served_profile = served(w, &["profile"])?;
-    if served_profile.as_str("").ok() != Some(profile.name()) {
-        return Err(Problem::Failed(format!(
-            "the world document serves profile {} but the endpoint reports {}",
-            served_profile.to_json(),
-            profile.name()
-        )));
-    }
-    let declared_live = served(w, &["determinism", "declared"])?;
-    let declared_want = m
-        .fidelity
-        .as_ref()
-        .map_or(Value::Null, |d| d.endpoint_form());
-    if declared_live.to_json() != declared_want.to_json() {
-        return Err(Problem::Failed(format!(
-            "the endpoint serves determinism.declared {} instead of the package's declaration",
-            declared_live.to_json()
-        )));
-    }
-
-    // Every served field, with the access src/world.rs gives it.
-    let mut fields: Vec<(String, Value)> = Vec::new();
-    let access = |name: &str| -> Result<&'static str> {
-        if world::WRITABLE_FIELDS.contains(&name) {
-            Ok("writable")
-        } else if world::READ_ONLY_FIELDS.contains(&name) {
-            Ok("read-only")
-        } else {
-            Err(Problem::Failed(format!(
-                "the world document serves world.{name}, which src/world.rs lists neither as writable nor as read-only"
-            )))
-        }
-    };
-    for (k, v) in w
-        .as_obj("/world")
-        .map_err(|r| Problem::Failed(r.to_string()))?
-    {
-        fields.push((
-            format!("world.{k}"),
-            obj([("access", access(k)?.into()), ("shape", shape(v).into())]),
-        ));
-    }
-    for name in world::WRITABLE_FIELDS
-        .iter()
-        .chain(world::READ_ONLY_FIELDS.iter())
-    {
-        if member(w, name).is_none() {
-            fields.push((
-                format!("world.{name}"),
-                obj([
-                    ("access", access(name)?.into()),
-                    ("shape", "not served in the world document".into()),
-                ]),
-            ));
-        }
-    }
-    fields.push((
-        "state_hash".into(),
-        obj([
-            ("access", "read-only".into()),
-            (
-                "shape",
-                "string: sha256 over the RFC 8785 form of world".into(),
-            ),
-        ]),
-    ));
-
-    let integration_state = match (profile, &ep.shape().layout) {
-        (Profile::Integration, Some(layout)) => obj([
-            ("signature", u64::from(layout.sig).into()),
-            ("size", (layout.size as u64).into()),
-            (
-                "segments",
-                Value::Arr(
-                    layout
-                        .segments
-                        .iter()
-                        .map(|s| {
-                            obj([
-                                ("name", s.name.as_str().into()),
-                                ("offset", (s.offset as u64).into()),
-                                ("length", (s.len as u64).into()),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-        ]),
-        _ => Value::Null,
-    };
+    served_agrees(w, l)?;
+    let fields = served_fields(w)?;
+    let integration_state = integration_state(ep);
     let (yes, no) = promises(profile);
     Ok(obj([
         ("format", FORMAT.into()),
@@ -332,6 +245,110 @@ pub fn live(l: &Loaded) -> Result<Value> {
     ]))
 }
 
+/// The world document serves the endpoint's profile and the package's fidelity declaration.
+fn served_agrees(w: &Value, l: &Loaded) -> Result<()> {
+    let profile = l.endpoint.profile();
+    let served_profile = served(w, &["profile"])?;
+    if served_profile.as_str("").ok() != Some(profile.name()) {
+        return Err(Problem::Failed(format!(
+            "the world document serves profile {} but the endpoint reports {}",
+            served_profile.to_json(),
+            profile.name()
+        )));
+    }
+    let declared_live = served(w, &["determinism", "declared"])?;
+    let declared_want = l
+        .manifest
+        .fidelity
+        .as_ref()
+        .map_or(Value::Null, |d| d.endpoint_form());
+    if declared_live.to_json() != declared_want.to_json() {
+        return Err(Problem::Failed(format!(
+            "the endpoint serves determinism.declared {} instead of the package's declaration",
+            declared_live.to_json()
+        )));
+    }
+    Ok(())
+}
+
+/// Every served field, with the access src/world.rs gives it.
+fn served_fields(w: &Value) -> Result<Vec<(String, Value)>> {
+    let mut fields: Vec<(String, Value)> = Vec::new();
+    let access = |name: &str| -> Result<&'static str> {
+        if world::WRITABLE_FIELDS.contains(&name) {
+            Ok("writable")
+        } else if world::READ_ONLY_FIELDS.contains(&name) {
+            Ok("read-only")
+        } else {
+            Err(Problem::Failed(format!(
+                "the world document serves world.{name}, which src/world.rs lists neither as writable nor as read-only"
+            )))
+        }
+    };
+    for (k, v) in w
+        .as_obj("/world")
+        .map_err(|r| Problem::Failed(r.to_string()))?
+    {
+        fields.push((
+            format!("world.{k}"),
+            obj([("access", access(k)?.into()), ("shape", shape(v).into())]),
+        ));
+    }
+    for name in world::WRITABLE_FIELDS
+        .iter()
+        .chain(world::READ_ONLY_FIELDS.iter())
+    {
+        if member(w, name).is_none() {
+            fields.push((
+                format!("world.{name}"),
+                obj([
+                    ("access", access(name)?.into()),
+                    ("shape", "not served in the world document".into()),
+                ]),
+            ));
+        }
+    }
+    fields.push((
+        "state_hash".into(),
+        obj([
+            ("access", "read-only".into()),
+            (
+                "shape",
+                "string: sha256 over the RFC 8785 form of world".into(),
+            ),
+        ]),
+    ));
+
+    Ok(fields)
+}
+
+/// The integration state's signature, size and segments (null on the basic profile).
+fn integration_state(ep: &Endpoint) -> Value {
+    match (ep.profile(), &ep.shape().layout) {
+        (Profile::Integration, Some(layout)) => obj([
+            ("signature", u64::from(layout.sig).into()),
+            ("size", (layout.size as u64).into()),
+            (
+                "segments",
+                Value::Arr(
+                    layout
+                        .segments
+                        .iter()
+                        .map(|s| {
+                            obj([
+                                ("name", s.name.as_str().into()),
+                                ("offset", (s.offset as u64).into()),
+                                ("length", (s.len as u64).into()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ]),
+        _ => Value::Null,
+    }
+}
+
 /// An existing reference.json.
 pub struct Stored {
     pub value: Value,
@@ -362,7 +379,7 @@ pub fn read_stored(dir: &Path, complete: bool) -> Result<Option<Stored>> {
     let all: Vec<&str> = GENERATED.iter().chain(HUMAN).copied().collect();
     let required: &[&str] = if complete { &all } else { &[] };
     doc::Fields::new(&value, "", &all, required).map_err(|r| {
-        let hint = if r.reason == Reason::MJB_REASON_UNKNOWN_FIELD {
+        let hint = if r.reason == Reason::UnknownField {
             "; a reference holds only generated members and the human-written attribution and review (move other text into those)"
         } else {
             "; the reference is partial: run `mjbridge package regenerate`"
@@ -415,105 +432,161 @@ fn text_of(v: Option<&Value>) -> String {
 
 /// REFERENCE.md: the same contract for people.
 pub fn render_md(r: &Value, human: &[(&'static str, String)]) -> String {
-    let get = |path: &[&str]| -> Option<&Value> {
-        let mut cur = r;
+    let mut md = Md {
+        r,
+        s: String::new(),
+    };
+    md_head(&mut md);
+    md_promises(&mut md);
+    md_model(&mut md);
+    md_model_files(&mut md);
+    md_descriptor(&mut md);
+    md_integration_state(&mut md);
+    md_fields(&mut md);
+    md_limits(&mut md);
+    md_determinism(&mut md);
+    md_human(&mut md, human);
+    md.s
+}
+
+/// REFERENCE.md as it is written: the reference it renders, and the text so far.
+struct Md<'a> {
+    r: &'a Value,
+    s: String,
+}
+
+impl<'a> Md<'a> {
+    fn line(&mut self, l: &str) {
+        self.s.push_str(l);
+        self.s.push('\n');
+    }
+
+    /// The reference's member at `path`.
+    fn get(&self, path: &[&str]) -> Option<&'a Value> {
+        let mut cur = self.r;
         for k in path {
             cur = member(cur, k)?;
         }
         Some(cur)
-    };
-    let t = |path: &[&str]| text_of(get(path));
-    let mut s = String::new();
-    let mut line = |l: &str| {
-        s.push_str(l);
-        s.push('\n');
-    };
-    line(&format!("# Package `{}`: public contract", t(&["package"])));
-    line("");
-    line(
-        "Generated by `mjbridge package regenerate` from the live endpoint, like `reference.json`",
-    );
-    line("beside it; do not edit by hand. `attribution` and `review` are written by people in");
-    line("`reference.json` and carried over verbatim.");
-    line("");
-    line("| | |");
-    line("| --- | --- |");
-    line(&format!(
-        "| driver | {} {} |",
-        t(&["driver", "name"]),
-        t(&["driver", "version"])
-    ));
-    line(&format!(
-        "| engine | MuJoCo {} (`mj_version` {}) |",
-        t(&["engine", "version"]),
-        t(&["engine", "version_number"])
-    ));
-    line(&format!(
-        "| profile | `{}` (requested: {}) |",
-        t(&["profile", "name"]),
-        t(&["profile", "requested"])
-    ));
-    line(&format!(
-        "| checkpoint scope | `{}` |",
-        t(&["profile", "checkpoint_scope"])
-    ));
-    line(&format!(
-        "| model | `{}`, seed {} |",
-        t(&["model", "entry"]),
-        t(&["seed"])
-    ));
-    line("");
-    line("## What the profile promises");
-    line("");
-    let list = |path: &[&str]| -> Vec<String> {
-        match get(path) {
+    }
+
+    /// The text of the member at `path`.
+    fn t(&self, path: &[&str]) -> String {
+        text_of(self.get(path))
+    }
+
+    /// The texts of the array at `path` (empty when it is not one).
+    fn list(&self, path: &[&str]) -> Vec<String> {
+        match self.get(path) {
             Some(Value::Arr(items)) => items.iter().map(|i| text_of(Some(i))).collect(),
             _ => Vec::new(),
         }
-    };
-    for p in list(&["profile", "promises"]) {
-        line(&format!("- {p}"));
     }
-    line("");
-    line("Not promised:");
-    line("");
-    for p in list(&["profile", "does_not_promise"]) {
-        line(&format!("- {p}"));
-    }
-    line("");
-    line("## Model");
-    line("");
-    line(&format!(
-        "The compiled model's fingerprint (SHA-256 of MuJoCo's own serialization, `mj_saveModel`; a world document names it and is refused by another model): `{}`",
-        text_of(get(&["model", "fingerprint"]))
+}
+
+/// The title, what the file is, and the summary table.
+fn md_head(md: &mut Md) {
+    md.line(&format!(
+        "# Package `{}`: public contract",
+        md.t(&["package"])
     ));
-    line("");
-    line("## Model files");
-    line("");
-    line("Every file the model loads (entry, includes, assets), with its SHA-256:");
-    line("");
-    line("| file | sha256 |");
-    line("| --- | --- |");
-    if let Some(Value::Obj(files)) = get(&["model", "files"]) {
+    md.line("");
+    md.line(
+        "Generated by `mjbridge package regenerate` from the live endpoint, like `reference.json`",
+    );
+    md.line("beside it; do not edit by hand. `attribution` and `review` are written by people in");
+    md.line("`reference.json` and carried over verbatim.");
+    md.line("");
+    md.line("| | |");
+    md.line("| --- | --- |");
+    md.line(&format!(
+        "| driver | {} {} |",
+        md.t(&["driver", "name"]),
+        md.t(&["driver", "version"])
+    ));
+    md.line(&format!(
+        "| engine | MuJoCo {} (`mj_version` {}) |",
+        md.t(&["engine", "version"]),
+        md.t(&["engine", "version_number"])
+    ));
+    md.line(&format!(
+        "| profile | `{}` (requested: {}) |",
+        md.t(&["profile", "name"]),
+        md.t(&["profile", "requested"])
+    ));
+    md.line(&format!(
+        "| checkpoint scope | `{}` |",
+        md.t(&["profile", "checkpoint_scope"])
+    ));
+    md.line(&format!(
+        "| model | `{}`, seed {} |",
+        md.t(&["model", "entry"]),
+        md.t(&["seed"])
+    ));
+    md.line("");
+}
+
+/// `## What the profile promises`.
+fn md_promises(md: &mut Md) {
+    md.line("## What the profile promises");
+    md.line("");
+    for p in md.list(&["profile", "promises"]) {
+        md.line(&format!("- {p}"));
+    }
+    md.line("");
+    md.line("Not promised:");
+    md.line("");
+    for p in md.list(&["profile", "does_not_promise"]) {
+        md.line(&format!("- {p}"));
+    }
+    md.line("");
+}
+
+/// `## Model`.
+fn md_model(md: &mut Md) {
+    md.line("## Model");
+    md.line("");
+    md.line(&format!(
+        "The compiled model's fingerprint (SHA-256 of MuJoCo's own serialization, `mj_saveModel`; a world document names it and is refused by another model): `{}`",
+        text_of(md.get(&["model", "fingerprint"]))
+    ));
+    md.line("");
+}
+
+/// `## Model files`.
+fn md_model_files(md: &mut Md) {
+    md.line("## Model files");
+    md.line("");
+    md.line("Every file the model loads (entry, includes, assets), with its SHA-256:");
+    md.line("");
+    md.line("| file | sha256 |");
+    md.line("| --- | --- |");
+    if let Some(Value::Obj(files)) = md.get(&["model", "files"]) {
         for (k, v) in files {
-            line(&format!("| `{k}` | `{}` |", text_of(Some(v))));
+            md.line(&format!("| `{k}` | `{}` |", text_of(Some(v))));
         }
     }
-    line("");
-    line("## Descriptor");
-    line("");
-    line("What a checkpoint's `descriptor` must hold (not a fingerprint of the compiled model):");
-    line("");
-    if let Some(Value::Obj(d)) = get(&["descriptor"]) {
-        line(&format!(
+    md.line("");
+}
+
+/// `## Descriptor`.
+fn md_descriptor(md: &mut Md) {
+    md.line("## Descriptor");
+    md.line("");
+    md.line(
+        "What a checkpoint's `descriptor` must hold (not a fingerprint of the compiled model):",
+    );
+    md.line("");
+    if let Some(Value::Obj(d)) = md.get(&["descriptor"]) {
+        md.line(&format!(
             "| {} |",
             d.iter()
                 .map(|(k, _)| k.as_str())
                 .collect::<Vec<_>>()
                 .join(" | ")
         ));
-        line(&format!("|{}", " --- |".repeat(d.len())));
-        line(&format!(
+        md.line(&format!("|{}", " --- |".repeat(d.len())));
+        md.line(&format!(
             "| {} |",
             d.iter()
                 .map(|(_, v)| text_of(Some(v)))
@@ -521,22 +594,26 @@ pub fn render_md(r: &Value, human: &[(&'static str, String)]) -> String {
                 .join(" | ")
         ));
     }
-    line("");
-    line("## Integration state");
-    line("");
-    match get(&["integration_state"]) {
+    md.line("");
+}
+
+/// `## Integration state`.
+fn md_integration_state(md: &mut Md) {
+    md.line("## Integration state");
+    md.line("");
+    match md.get(&["integration_state"]) {
         Some(Value::Obj(_)) => {
-            line(&format!(
+            md.line(&format!(
                 "Signature {} (`mjSTATE_INTEGRATION` of this engine), {} values, in this order:",
-                t(&["integration_state", "signature"]),
-                t(&["integration_state", "size"])
+                md.t(&["integration_state", "signature"]),
+                md.t(&["integration_state", "size"])
             ));
-            line("");
-            line("| component | offset | length |");
-            line("| --- | --- | --- |");
-            if let Some(Value::Arr(segs)) = get(&["integration_state", "segments"]) {
+            md.line("");
+            md.line("| component | offset | length |");
+            md.line("| --- | --- | --- |");
+            if let Some(Value::Arr(segs)) = md.get(&["integration_state", "segments"]) {
                 for seg in segs {
-                    line(&format!(
+                    md.line(&format!(
                         "| {} | {} | {} |",
                         text_of(member(seg, "name")),
                         text_of(member(seg, "offset")),
@@ -545,77 +622,92 @@ pub fn render_md(r: &Value, human: &[(&'static str, String)]) -> String {
                 }
             }
         }
-        _ => line("None: this profile does not carry the native state vector."),
+        _ => md.line("None: this profile does not carry the native state vector."),
     }
-    line("");
-    line("## World document fields");
-    line("");
-    line("| field | access | shape |");
-    line("| --- | --- | --- |");
-    if let Some(Value::Obj(fields)) = get(&["fields"]) {
+    md.line("");
+}
+
+/// `## World document fields`.
+fn md_fields(md: &mut Md) {
+    md.line("## World document fields");
+    md.line("");
+    md.line("| field | access | shape |");
+    md.line("| --- | --- | --- |");
+    if let Some(Value::Obj(fields)) = md.get(&["fields"]) {
         for (k, v) in fields {
-            line(&format!(
+            md.line(&format!(
                 "| `{k}` | {} | {} |",
                 text_of(member(v, "access")),
                 text_of(member(v, "shape"))
             ));
         }
     }
-    line("");
-    line("## Checkpoint limits");
-    line("");
-    line(&format!(
+    md.line("");
+}
+
+/// `## Checkpoint limits`.
+fn md_limits(md: &mut Md) {
+    md.line("## Checkpoint limits");
+    md.line("");
+    md.line(&format!(
         "- at most {} native values",
-        t(&["checkpoint_limits", "max_values"])
+        md.t(&["checkpoint_limits", "max_values"])
     ));
-    line(&format!(
+    md.line(&format!(
         "- at most {} bytes of JSON",
-        t(&["checkpoint_limits", "max_document_bytes"])
+        md.t(&["checkpoint_limits", "max_document_bytes"])
     ));
-    line("");
-    line("## Determinism");
-    line("");
-    line(&format!(
+    md.line("");
+}
+
+/// `## Determinism`.
+fn md_determinism(md: &mut Md) {
+    md.line("## Determinism");
+    md.line("");
+    md.line(&format!(
         "- derived: `{}` (the bridge derives no determinism from the presence of a state API)",
-        t(&["determinism", "derived"])
+        md.t(&["determinism", "derived"])
     ));
-    match get(&["determinism", "declared"]) {
+    match md.get(&["determinism", "declared"]) {
         Some(Value::Obj(_)) => {
-            line("- declared by the package (a claim with its justification, not derived):");
-            line(&format!(
+            md.line("- declared by the package (a claim with its justification, not derived):");
+            md.line(&format!(
                 "  - claim: {}",
-                t(&["determinism", "declared", "claim"])
+                md.t(&["determinism", "declared", "claim"])
             ));
-            line(&format!(
+            md.line(&format!(
                 "  - scope: {}",
-                t(&["determinism", "declared", "scope"])
+                md.t(&["determinism", "declared", "scope"])
             ));
             for k in ["compared", "engine", "platform", "evidence"] {
-                line(&format!(
+                md.line(&format!(
                     "  - {k}: {}",
-                    t(&["determinism", "declared", "justification", k])
+                    md.t(&["determinism", "declared", "justification", k])
                 ));
             }
         }
-        _ => line("- declared: none"),
+        _ => md.line("- declared: none"),
     }
+}
+
+/// The human members, each under its own heading: the JSON as written, or a placeholder's note.
+fn md_human(md: &mut Md, human: &[(&'static str, String)]) {
     for (k, raw) in human {
-        line("");
+        md.line("");
         let mut title = k.to_string();
         title[..1].make_ascii_uppercase();
-        line(&format!("## {title}"));
-        line("");
+        md.line(&format!("## {title}"));
+        md.line("");
         if is_placeholder(raw) {
-            line(&format!(
+            md.line(&format!(
                 "Not provided yet: write it in `reference.json` (`{k}`) and regenerate."
             ));
         } else {
-            line("```json");
-            line(raw);
-            line("```");
+            md.line("```json");
+            md.line(raw);
+            md.line("```");
         }
     }
-    s
 }
 
 /// One difference between the stored reference and the live one.
