@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One release archive per target, with its SHA-256:
 #
-#   bash scripts/release.sh [--target TRIPLE] [--out DIR] [--target-dir DIR] [--engines]
+#   bash scripts/release.sh [--target TRIPLE] [--out DIR] [--target-dir DIR] [--wheel] [--engines]
 #
 #   DIR/mjbridge-<version>-<target>.tar.gz   (Linux targets)  or  .zip  (Windows)
 #   DIR/mjbridge-<version>-<target>.<ext>.sha256             (`sha256sum -c` checks it)
@@ -10,6 +10,11 @@
 # (scripts/install.sh --bundle-mujoco: the bridge, its headers and packages, the mjbridge
 # command, the exact MuJoCo it was built against, and the license texts of all of them in
 # share/licenses/mjbridge/). DIR defaults to target/release-archives.
+#
+# With --wheel, also the target's Python wheel, with its SHA-256, made from the same tree
+# (scripts/python_wheel.sh --from-prefix: manylinux_2_NN_<arch> on Linux, win_amd64 on Windows):
+#
+#   DIR/mjbridge-<version>-py3-none-<platform>.whl, .whl.sha256
 #
 # With --engines, also the engine packages, each with its SHA-256, made from the
 # x86_64-unknown-linux-gnu and x86_64-pc-windows-gnu trees (the archive's own when --target is
@@ -25,13 +30,15 @@ target="$(rustc -vV | sed -n 's/^host: //p')"
 out="$root/target/release-archives"
 target_dir="$root/target/install"
 engines=0
+wheel=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --target-dir) target_dir="$2"; shift 2 ;;
     --engines) engines=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --wheel) wheel=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "release.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -63,6 +70,21 @@ mv "$part" "$out/$archive"
 (cd "$out" && sha256sum "$archive" >"$archive.sha256.part" && mv "$archive.sha256.part" "$archive.sha256")
 echo "==> $out/$archive"
 echo "==> $out/$archive.sha256: $(cut -d' ' -f1 "$out/$archive.sha256")"
+
+if [ "$wheel" = 1 ]; then
+  # The wheel of this very tree, written as a .part and renamed into place with its checksum.
+  bash "$root/scripts/python_wheel.sh" "$stage/wheel" --from-prefix "$stage/$name"
+  made=("$stage/wheel"/mjbridge-"$version"-py3-none-*.whl)
+  [ "${#made[@]}" = 1 ] && [ -f "${made[0]}" ] || { echo "release.sh: python_wheel.sh made no single wheel: ${made[*]}" >&2; exit 1; }
+  whl="$(basename "${made[0]}")"
+  trap 'rm -rf "$stage"; rm -f "$out/$whl.part" "$out/$whl.sha256.part"' EXIT
+  rm -f "$out/$whl" "$out/$whl.sha256"
+  cp "${made[0]}" "$out/$whl.part"
+  mv "$out/$whl.part" "$out/$whl"
+  (cd "$out" && sha256sum "$whl" >"$whl.sha256.part" && mv "$whl.sha256.part" "$whl.sha256")
+  echo "==> $out/$whl"
+  echo "==> $out/$whl.sha256: $(cut -d' ' -f1 "$out/$whl.sha256")"
+fi
 
 [ "$engines" = 1 ] || exit 0
 # The engine packages, from this archive's tree and the other engine target's, each written as a

@@ -892,8 +892,10 @@ fn python_wheel_carries_the_library_and_runs_in_a_fresh_venv() {
     let i = installed();
     let wheel = i.wheel.as_ref().expect("the wheel was built");
     let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    // The manylinux tag auditwheel derives (tests/python_wheels.rs checks it).
     assert!(
-        name.starts_with(&format!("mjbridge-{}-py3-none-linux_", i.version)),
+        name.starts_with(&format!("mjbridge-{}-py3-none-manylinux_2_", i.version))
+            && name.ends_with(&format!("_{}.whl", std::env::consts::ARCH)),
         "{name}"
     );
     let fresh = i.work.join("wheel-venv");

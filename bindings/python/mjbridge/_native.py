@@ -392,6 +392,23 @@ def candidates(platform: Optional[str] = None) -> List[Tuple[str, Optional[str]]
     return out
 
 
+# Windows: the folders of the DLLs loaded by path, added to the DLL search path (handles kept, so
+# they stay added).
+_dll_directories: List[Any] = []
+
+
+def _add_dll_directory(where: str, platform: Optional[str] = None) -> None:
+    """On Windows, a DLL loaded by path has its folder added to the DLL search path first, so its
+    mujoco.dll (and MuJoCo's plugin DLLs, which import it) come from the same folder whatever
+    flags ctypes loads with (Python 3.8+ no longer searches PATH for dependencies)."""
+    folder = os.path.dirname(where)
+    if (platform or sys.platform) != "win32" or not folder:
+        return
+    add = getattr(os, "add_dll_directory", None)
+    if add is not None:
+        _dll_directories.append(add(os.path.abspath(folder)))
+
+
 def load(path: Optional[str] = None) -> ctypes.CDLL:
     """Load the library (``path``, else the first candidate that loads) and declare every
     signature. Raises OSError naming every place tried."""
@@ -401,6 +418,7 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
             tried.append("%s: no %s there" % (how, " or ".join(library_names())))
             continue
         try:
+            _add_dll_directory(where)
             lib = ctypes.CDLL(where)
         except OSError as e:
             tried.append("%s: %s" % (how, e))

@@ -38,3 +38,19 @@ def test_an_explicit_dll_folder_is_searched_for_mjbridge_dll(tmp_path, monkeypat
         "MJBRIDGE_LIB",
         os.path.join(str(tmp_path), "mjbridge.dll"),
     )
+
+
+def test_windows_adds_a_dlls_folder_to_the_search_path_before_loading(tmp_path, monkeypatch):
+    # mujoco.dll beside mjbridge.dll: the folder joins the DLL search path (os.add_dll_directory,
+    # which exists on Windows only, recorded here); a bare name (the system loader) adds nothing,
+    # and nothing is added on Linux.
+    added = []
+    monkeypatch.setattr(os, "add_dll_directory", added.append, raising=False)
+    monkeypatch.setattr(_native, "_dll_directories", [])
+    dll = str(tmp_path / "_lib" / "mjbridge.dll")
+    _native._add_dll_directory(dll, platform="win32")
+    assert added == [str(tmp_path / "_lib")]
+    _native._add_dll_directory("mjbridge.dll", platform="win32")
+    _native._add_dll_directory(dll, platform="linux")
+    assert added == [str(tmp_path / "_lib")]
+    assert len(_native._dll_directories) == 1
