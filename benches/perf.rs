@@ -126,13 +126,30 @@ use support::{boxes, median, mj_getState, mj_setState, mj_stateSize, mj_step, pi
 
 // ---- measuring ----------------------------------------------------------------------------------
 
-/// Nanoseconds per call of `f`, `cycles` calls.
+/// Nanoseconds per call of `f`, `cycles` calls: wall time, or with `MJB_BENCH_CLOCK=thread`
+/// the thread's CPU time (on a machine loaded by other work, where time spent descheduled
+/// would otherwise fall on whichever contender was running).
 fn per_call(cycles: usize, mut f: impl FnMut()) -> f64 {
-    let t = Instant::now();
+    let t = now_ns();
     for _ in 0..cycles {
         f();
     }
-    t.elapsed().as_nanos() as f64 / cycles as f64
+    (now_ns() - t) as f64 / cycles as f64
+}
+
+fn now_ns() -> u128 {
+    static THREAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    if *THREAD.get_or_init(|| std::env::var("MJB_BENCH_CLOCK").as_deref() == Ok("thread")) {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
+    } else {
+        START.get_or_init(Instant::now).elapsed().as_nanos()
+    }
 }
 
 fn take_string(s: *mut mjb_string) -> String {

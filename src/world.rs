@@ -9,6 +9,7 @@
 use crate::checkpoint::{self, Buffers, Checkpoint, Embedded, Facts, Profile};
 use crate::doc::jcs;
 use crate::doc::jcs::Canon;
+use crate::doc::plan::Plan;
 use crate::doc::schema::{self, missing, read_numbers, read_string, Slot};
 use crate::doc::write::{Piece, Writer};
 use crate::doc::{pointer_push, Kind, Reader, Text};
@@ -82,6 +83,7 @@ pub(crate) struct WorldParts<'a> {
 }
 
 /// The state a world document's checkpoint prints.
+#[derive(Clone, Copy)]
 pub(crate) enum Held<'a> {
     State(&'a [f64]),
     Public(&'a Public),
@@ -106,10 +108,42 @@ pub fn recompute_hash(bytes: &[u8]) -> Result<(Option<String>, Option<String>), 
 
 /// The served bytes of the world document: `{"world": {...}, "state_hash": "sha256:<hex>"}`,
 /// written into `out` (cleared first; pass a reused buffer).
-pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, Refusal> {
+///
+/// `plan` is the document's static text for this endpoint and model configuration (made by
+/// the first call, kept by the caller): with it, a call prints only what changes (the tick,
+/// the time, the arrays) and hashes the canonical form from the same pieces.
+pub(crate) fn write_document(
+    parts: WorldParts,
+    out: String,
+    plan: &mut Option<WorldPlan>,
+) -> Result<String, Refusal> {
+    // JCS canonicalizes an integer beyond 2^53 through its double: not as served.
+    let planned = parts.tick <= 1 << 53;
+    if let Some(p) = plan.as_ref().filter(|p| planned && p.fits(&parts)) {
+        let text = p.write(&parts, out);
+        #[cfg(debug_assertions)]
+        {
+            let (unplanned, world, end) = write_described(&parts, String::new())?;
+            debug_assert_eq!(
+                text,
+                with_hash(unplanned, &world, end),
+                "the plan writes the same"
+            );
+        }
+        return Ok(text);
+    }
+    let (text, world, end) = write_described(&parts, out)?;
+    if planned {
+        *plan = WorldPlan::of(&parts, &text, &world, end);
+    }
+    Ok(with_hash(text, &world, end))
+}
+
+/// The world document written member by member, with its canonical description; returns the
+/// text up to the end of `world` (the hash not yet appended), the description, and that end.
+fn write_described(parts: &WorldParts, out: String) -> Result<(String, Canon, usize), Refusal> {
     let mut w = Writer::reusing(out);
     w.text.push_str("{\"world\":");
-    let world_start = w.text.len();
     w.begin_object();
     w.str_field("name", parts.name);
     w.str_field("profile", parts.facts.profile.name());
@@ -146,12 +180,186 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
     });
     result?;
     let world = w.end_object();
-    let hash = jcs::hash_described(&w.text, &world);
-    debug_assert!(world_start > 0);
-    w.text.push_str(",\"state_hash\":\"");
-    w.text.push_str(&hash);
-    w.text.push_str("\"}");
-    Ok(w.into_text())
+    let end = w.text.len();
+    Ok((w.into_text(), world, end))
+}
+
+/// Append `,"state_hash":"sha256:<hex>"}` (the hash of the world described by `world`).
+fn with_hash(mut text: String, world: &Canon, end: usize) -> String {
+    let hash = jcs::hash_described(&text[..end], world);
+    push_hash(&mut text, &hash);
+    text
+}
+
+fn push_hash(text: &mut String, hash: &str) {
+    text.push_str(",\"state_hash\":\"");
+    text.push_str(hash);
+    text.push_str("\"}");
+}
+
+/// A member of the world document that changes from call to call (everything else is the
+/// same for an endpoint and its model configuration).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Changing {
+    Tick,
+    Time,
+    /// `parts.arrays[i]`.
+    Array(usize),
+    /// The checkpoint's `values` (integration profile).
+    Values,
+    /// The checkpoint's public field `COPIED[i]` or, in the basic profile, the array named so.
+    Copy(&'static str),
+}
+
+/// The world document's plan for one endpoint and model configuration (`doc::plan`), with
+/// what it was made for.
+#[derive(Debug)]
+pub(crate) struct WorldPlan {
+    plan: Plan,
+    values: Vec<Changing>,
+    configuration: u64,
+    fingerprint: String,
+    seed: u64,
+    profile: Profile,
+    name: String,
+    declared: String,
+    arrays: Vec<&'static str>,
+}
+
+impl WorldPlan {
+    /// The plan of a document just written (`text[..end]`, described by `world`), or `None`
+    /// when its members are not where a plan expects them.
+    fn of(parts: &WorldParts, text: &str, world: &Canon, end: usize) -> Option<WorldPlan> {
+        let Canon::Object(members) = world else {
+            return None;
+        };
+        let mut found: Vec<(std::ops::Range<usize>, Changing)> = Vec::new();
+        for (key, canon) in members {
+            let changing = match *key {
+                "tick" => Changing::Tick,
+                "time" => Changing::Time,
+                "native_checkpoint" => {
+                    let Canon::Object(inner) = canon else {
+                        return None;
+                    };
+                    for (key, canon) in inner {
+                        let changing = match *key {
+                            "tick" => Changing::Tick,
+                            "time" => Changing::Time,
+                            "values" => Changing::Values,
+                            "qpos" | "qvel" | "ctrl" | "act" => Changing::Copy(key),
+                            _ => continue,
+                        };
+                        found.push((served_range(canon)?, changing));
+                    }
+                    continue;
+                }
+                k => match parts.arrays.iter().position(|(n, _)| *n == k) {
+                    Some(i) => Changing::Array(i),
+                    None => continue,
+                },
+            };
+            found.push((served_range(canon)?, changing));
+        }
+        found.sort_by_key(|(r, _)| r.start);
+        let ranges: Vec<_> = found.iter().map(|(r, _)| r.clone()).collect();
+        Some(WorldPlan {
+            plan: Plan::of(text, end, world, &ranges)?,
+            values: found.into_iter().map(|(_, c)| c).collect(),
+            configuration: parts.facts.configuration,
+            fingerprint: parts.facts.fingerprint.to_owned(),
+            seed: parts.facts.seed,
+            profile: parts.facts.profile,
+            name: parts.name.to_owned(),
+            declared: parts.declared.0.to_owned(),
+            arrays: parts.arrays.iter().map(|(n, _)| *n).collect(),
+        })
+    }
+
+    /// Whether these parts are the ones the plan was made for (their static text is the
+    /// plan's).
+    fn fits(&self, parts: &WorldParts) -> bool {
+        self.configuration == parts.facts.configuration
+            && self.fingerprint == parts.facts.fingerprint
+            && self.seed == parts.facts.seed
+            && self.profile == parts.facts.profile
+            && self.name == parts.name
+            && self.declared == parts.declared.0
+            && self.arrays.len() == parts.arrays.len()
+            && self
+                .arrays
+                .iter()
+                .zip(parts.arrays)
+                .all(|(a, (b, _))| a == b)
+    }
+
+    /// Write the document: the plan's text, the changing values printed (each number once,
+    /// copied where the document repeats it), the hash from the plan's canonical pieces.
+    fn write(&self, parts: &WorldParts, out: String) -> String {
+        let mut w = Writer::reusing(out);
+        let mut printed = checkpoint::Printed::default();
+        let mut copies: [Piece; 3] = Default::default();
+        let pieces = self.plan.write(&mut w, |w, i| match self.values[i] {
+            Changing::Tick => Piece::whole(&w.integer(i128::from(parts.tick))),
+            Changing::Time => Piece::whole(&w.number(parts.time)),
+            Changing::Array(k) => {
+                let (name, xs) = parts.arrays[k];
+                let c = w.numbers(xs);
+                printed.add(name, Piece::inside(&c));
+                Piece::whole(&c)
+            }
+            Changing::Values => {
+                let layout = parts
+                    .facts
+                    .layout
+                    .expect("the integration profile has a layout");
+                let Held::State(state) = parts.checkpoint else {
+                    unreachable!("values are the integration profile's")
+                };
+                let (c, at) = checkpoint::write_values(w, layout, state, &printed);
+                copies = at;
+                Piece::whole(&c)
+            }
+            Changing::Copy(name) => {
+                let at = match parts.checkpoint {
+                    Held::State(_) => checkpoint::COPIED.iter().position(|n| *n == name),
+                    Held::Public(_) => None,
+                };
+                match (at, printed.get(name), parts.checkpoint) {
+                    (Some(k), _, _) => Piece::whole(&w.copied_array(&copies[k])),
+                    (None, Some(p), _) => Piece::whole(&w.copied_array(p)),
+                    (None, None, Held::Public(p)) => {
+                        Piece::whole(&w.numbers(public_field(p, name)))
+                    }
+                    (None, None, Held::State(_)) => unreachable!("copied from values"),
+                }
+            }
+        });
+        let end = w.text.len();
+        let mut h = jcs::Gathered::default();
+        self.plan.canonical(&w.text[..end], &pieces, &mut h);
+        let mut text = w.into_text();
+        push_hash(&mut text, &h.digest_text());
+        text
+    }
+}
+
+/// A public field by name.
+fn public_field<'a>(p: &'a Public, name: &str) -> &'a [f64] {
+    match name {
+        "qpos" => &p.qpos,
+        "qvel" => &p.qvel,
+        "ctrl" => &p.ctrl,
+        _ => &p.act,
+    }
+}
+
+/// The served range of a value the writer printed.
+fn served_range(canon: &Canon) -> Option<std::ops::Range<usize>> {
+    match canon {
+        Canon::Served { range, .. } => Some(range.clone()),
+        _ => None,
+    }
 }
 
 /// What `mjb_restore` takes: a checkpoint document, or a world document (what `mjb_snapshot`
@@ -159,66 +367,69 @@ pub(crate) fn write_document(parts: WorldParts, out: String) -> Result<String, R
 /// `native_checkpoint` is then validated exactly as a checkpoint (refusals inside it point
 /// below `/world/native_checkpoint`).
 ///
-/// A world document is read in two passes over its bytes:
-/// 1. syntax, the document's members, the world's shape (objects only where a world document
-///    has them, each with its own keys) and the embedded checkpoint read into `bufs` (judged
-///    later), while the members of each object are recorded;
-/// 2. the state hash: the JCS form of `world` from the recorded members, each leaf's bytes
-///    read once.
+/// The document is parsed once. Its first key says which schema that pass reads it with
+/// (a world document's members are `world` and `state_hash`, a checkpoint's never are):
+/// - a checkpoint: one pass, numbers into `bufs`, then the judgement in the contract's order;
+///   a refused one with a `world` member further on is refused as a world document (its first
+///   key is a member a world document does not have);
+/// - a world document: syntax, the document's members, the world's shape (objects only where
+///   a world document has them, each with its own keys) and the embedded checkpoint read into
+///   `bufs` (judged later), while the members of each object are recorded; then the state
+///   hash from those records, each leaf's bytes read once (`jcs::tree`).
 ///
 /// Refusals keep their order: a syntax error anywhere; the document's own members; the
-/// world's shape; the state hash; then the checkpoint's steps. Memory stays within the
-/// documents' bound: only the schema's known members are recorded, once each.
+/// world's shape; the state hash; the model's fingerprint; then the checkpoint's steps.
+/// Memory stays within the documents' bound: only the schema's known members are recorded,
+/// once each.
 pub(crate) fn validate_restore(
     text: Text,
     f: &Facts,
     bufs: &mut Buffers,
 ) -> Result<Checkpoint, Refusal> {
-    if !first_key_is_world(text)? {
-        match checkpoint::validate(text, f, bufs) {
-            Ok(c) => return Ok(c),
-            // A world document whose members come in another order: only a refused
-            // checkpoint pays for looking.
-            Err(r) if !has_world_member(text) => return Err(r),
-            Err(_) => {}
+    let mut r = Reader::new(text)?;
+    let first = r.first_key();
+    match first.as_deref() {
+        Some(key) if DOCUMENT_KEYS.contains(&key) => validate_world(r, f, bufs),
+        _ => {
+            let mut world = false;
+            let seen = |key: &str| world |= key == DOCUMENT_KEYS[0];
+            let judged = checkpoint::validate_document(r, f, bufs, seen)?;
+            match (judged, first) {
+                (Err(_), Some(key)) if world => {
+                    Err(schema::unknown_member(pointer_push("", &key), &key))
+                }
+                (judged, _) => judged,
+            }
         }
     }
-    // Pass 1.
-    let mut r = Reader::new(text)?;
+}
+
+/// A world document's members (the key at 0 is the one a checkpoint is told from).
+const DOCUMENT_KEYS: [&str; 2] = ["world", "state_hash"];
+
+/// Where a checkpoint's `descriptor/configuration` is in the document it was read from: what
+/// a restore points at when the model was replaced between validation and admission.
+pub(crate) fn configuration_pointer(c: &Checkpoint) -> &'static str {
+    if c.model_checked() {
+        "/world/native_checkpoint/descriptor/configuration"
+    } else {
+        "/descriptor/configuration"
+    }
+}
+
+/// A world document (the reader at its top-level object): its one pass, the state hash from
+/// what the pass recorded, the model it names, then its checkpoint judged.
+fn validate_world(mut r: Reader, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
     r.check_shape();
     r.record();
-    let mut world: Option<Result<(usize, FirstPass), Refusal>> = None;
-    let mut stored = Slot::Absent;
-    let mut top = schema::object(&mut r, &["world", "state_hash"], |r, i| {
-        match i {
-            0 => {
-                world = Some(match schema::expect(r, Kind::Object, "an object")? {
-                    Some(bad) => Err(bad),
-                    None => {
-                        let at = r.pos();
-                        Ok((at, read_world(r, f, bufs)?))
-                    }
-                })
-            }
-            _ => stored = read_string(r)?,
-        }
-        Ok(())
-    })?;
-    r.finish()?;
-    top.refuse_unknown()?;
-    let (at, members) = world.ok_or_else(|| missing("", "world"))??;
-    if stored.is_absent() {
-        return Err(missing("", "state_hash"));
-    }
-    let stored = stored.get()?;
+    let (at, members, stored) = read_document(&mut r, f, bufs)?;
     if let Some(bad) = r.shape_violation() {
         return Err(bad);
     }
-    // Pass 2.
     let rec = r.take_recorder().expect("recording");
     let root = rec.at(at).expect("the world object was recorded");
     let mut h = Sha256::new();
-    jcs::tree(&rec.tree, text.as_str(), root, &mut h)?;
+    jcs::tree(&rec.tree, r.text(), root, &mut h)?;
     let recomputed = jcs::digest_text(&h.finalize());
     if stored != recomputed {
         return Err(Refusal::rejected(
@@ -251,6 +462,39 @@ pub(crate) fn validate_restore(
         }),
         None => Err(missing("/world", "native_checkpoint")),
     }
+}
+
+/// The pass over a world document: syntax, its members and the world's (the checkpoint read,
+/// not judged). Returns where the world object starts, what it holds, and the stored hash.
+fn read_document(
+    r: &mut Reader,
+    f: &Facts,
+    bufs: &mut Buffers,
+) -> Result<(usize, FirstPass, String), Refusal> {
+    let mut world: Option<Result<(usize, FirstPass), Refusal>> = None;
+    let mut stored = Slot::Absent;
+    let mut top = schema::object(r, &DOCUMENT_KEYS, |r, i| {
+        match i {
+            0 => {
+                world = Some(match schema::expect(r, Kind::Object, "an object")? {
+                    Some(bad) => Err(bad),
+                    None => {
+                        let at = r.pos();
+                        Ok((at, read_world(r, f, bufs)?))
+                    }
+                })
+            }
+            _ => stored = read_string(r)?,
+        }
+        Ok(())
+    })?;
+    r.finish()?;
+    top.refuse_unknown()?;
+    let (at, members) = world.ok_or_else(|| missing("", "world"))??;
+    if stored.is_absent() {
+        return Err(missing("", "state_hash"));
+    }
+    Ok((at, members, stored.get()?))
 }
 
 /// What the first pass keeps of a world object: its checkpoint (read, judged later) and the
@@ -313,33 +557,6 @@ fn read_member_object(
         return r.skip_leaf();
     }
     schema::object(r, keys, member).map(drop)
-}
-
-/// A world document's members are `world` and `state_hash`; a checkpoint's never are. Only the
-/// first key is looked at, so telling the two apart costs no pass over a checkpoint.
-fn first_key_is_world(text: Text) -> Result<bool, Refusal> {
-    let mut r = Reader::new(text)?;
-    let mut first = None;
-    let stop = Refusal::rejected(Reason::MJB_REASON_NONE, "first key seen");
-    let _ = r.object(|_, key| {
-        first = Some(matches!(key, "world" | "state_hash"));
-        Err(stop.clone())
-    });
-    Ok(first.unwrap_or(false))
-}
-
-/// Whether the top level has a `world` member (a full pass; false when the document does not
-/// even parse).
-fn has_world_member(text: Text) -> bool {
-    let Ok(mut r) = Reader::new(text) else {
-        return false;
-    };
-    let mut world = false;
-    let read = r.object(|r, key| {
-        world |= key == "world";
-        r.skip()
-    });
-    read.is_ok() && world
 }
 
 // ---- world writes ---------------------------------------------------------------------------------
@@ -450,4 +667,99 @@ pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
         items.push((f, values));
     }
     Ok(Write { items })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::doc::read::parses;
+    use crate::endpoint::{Endpoint, WAIT_FOREVER};
+    use crate::outcome::Reason;
+
+    fn endpoint() -> Endpoint {
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/models/contact_act.xml");
+        let config = format!("{{\"model\":{{\"xml_path\":{model:?}}},\"seed\":3}}");
+        let ep = Endpoint::open(config.as_str()).expect("open");
+        assert!(ep.step(7, WAIT_FOREVER).detail.is_none());
+        ep
+    }
+
+    /// Validate `doc` and count the documents parsed to do it.
+    fn parsed(ep: &Endpoint, doc: &str) -> (Option<Reason>, usize) {
+        let before = parses();
+        let reason = ep.validate_checkpoint(doc).err().map(|r| r.reason);
+        (reason, parses() - before)
+    }
+
+    #[test]
+    fn a_restore_parses_its_document_once_whether_it_is_refused_or_not() {
+        let ep = endpoint();
+        let cp = ep.checkpoint_read(WAIT_FOREVER).unwrap();
+        let world = ep.world_read(WAIT_FOREVER).unwrap();
+        let body = world.strip_prefix("{\"world\":").unwrap();
+        let (inner, hash) = body.rsplit_once(",\"state_hash\":").unwrap();
+        let cases = [
+            (cp.clone(), None),
+            (world.clone(), None),
+            // A checkpoint refused at its last step (the seed).
+            (
+                cp.replacen("\"seed\":3", "\"seed\":4", 1),
+                Some(Reason::MJB_REASON_SEED),
+            ),
+            // A world document whose hash no longer matches.
+            (
+                world.replacen("\"tick\":7", "\"tick\":8", 1),
+                Some(Reason::MJB_REASON_STATE_HASH),
+            ),
+            // A world document whose members come in another order (first key not `world`).
+            (
+                format!(
+                    "{{\"state_hash\":{},\"world\":{inner}}}",
+                    hash.trim_end_matches('}')
+                ),
+                None,
+            ),
+            // A checkpoint with a world member further on: refused as a world document.
+            (
+                cp.replacen('{', "{\"x\":1,\"world\":{},", 1),
+                Some(Reason::MJB_REASON_UNKNOWN_FIELD),
+            ),
+            (
+                cp[..cp.len() / 2].to_owned(),
+                Some(Reason::MJB_REASON_MALFORMED_JSON),
+            ),
+        ];
+        for (doc, want) in cases {
+            assert_eq!(parsed(&ep, &doc), (want, 1), "{}", &doc[..60]);
+        }
+        assert_eq!(ep.tick(), 7, "validation changes nothing");
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use crate::endpoint::{Endpoint, WAIT_FOREVER};
+
+    /// Every world read after the first is written from the plan; debug builds also write it
+    /// member by member and compare (`write_document`), so this holds them byte-identical
+    /// over steps, both profiles, and a `-0` in the served arrays.
+    #[test]
+    fn planned_world_documents_are_the_documents_written_member_by_member() {
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/models/contact_act.xml");
+        for profile in ["mujoco_integration_v1", "mujoco_basic_v1"] {
+            let config = format!(
+                "{{\"model\":{{\"xml_path\":{model:?}}},\"profile\":\"{profile}\",\"name\":\"p\\u00e9\"}}"
+            );
+            let Ok(ep) = Endpoint::open(config.as_str()) else {
+                assert_eq!(profile, "mujoco_integration_v1", "basic opens everywhere");
+                continue;
+            };
+            assert!(ep.set_ctrl(&[-0.0, 0.25], WAIT_FOREVER).detail.is_none());
+            for _ in 0..4 {
+                let w = ep.world_read(WAIT_FOREVER).unwrap();
+                assert!(ep.validate_checkpoint(w.as_str()).is_ok(), "{profile}");
+                assert!(w.contains("\"ctrl\":[-0,0.25]"), "{w}");
+                assert!(ep.step(3, WAIT_FOREVER).detail.is_none());
+            }
+        }
+    }
 }

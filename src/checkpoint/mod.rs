@@ -14,8 +14,10 @@
 mod read;
 mod write;
 
-pub(crate) use read::{validate, Embedded};
-pub(crate) use write::{estimated_bytes, write_basic, write_integration, Printed};
+pub(crate) use read::{validate_document, Embedded};
+pub(crate) use write::{
+    estimated_bytes, write_basic, write_integration, write_values, Printed, COPIED,
+};
 
 use crate::native::{Dims, EngineInfo, Layout, Public};
 

@@ -11,7 +11,7 @@ use super::{Buffers, Checkpoint, Facts, Profile, DESCRIPTOR_FIELDS, MAX_VALUES};
 use crate::doc::print::write_f64;
 use crate::doc::schema::{self, missing, read_f64, read_int, read_numbers, read_string, read_u64};
 use crate::doc::schema::{Members, Numbers, Slot};
-use crate::doc::{pointer_index, Kind, Reader, Text};
+use crate::doc::{pointer_index, Kind, Reader};
 use crate::native::Layout;
 use crate::outcome::{Reason, Refusal};
 
@@ -69,7 +69,12 @@ fn refuse(reason: Reason, ptr: &str, msg: impl Into<String>) -> Refusal {
 
 /// Read one checkpoint object (at the reader's position) into `bufs`, recording every
 /// member's problem.
-fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusal> {
+fn read_raw(
+    r: &mut Reader,
+    f: &Facts,
+    bufs: &mut Buffers,
+    unknown: impl FnMut(&str),
+) -> Result<Raw, Refusal> {
     let (cap_values, cap_qpos, cap_qvel, cap_ctrl) = match f.layout {
         Some(l) if f.profile == Profile::Integration => (
             l.size,
@@ -98,7 +103,7 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
     let (mut qpos, mut qvel, mut ctrl, mut act) =
         (Slot::Absent, Slot::Absent, Slot::Absent, Slot::Absent);
     let names = f.profile.fields();
-    let members = schema::object(r, names, |r, i| {
+    let member = |r: &mut Reader, i: usize| {
         match names[i] {
             "profile" => profile = read_string(r)?,
             "engine" => engine = read_string(r)?,
@@ -116,7 +121,8 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
             _ => act = read_numbers(r, &mut bufs.act, cap_act)?,
         }
         Ok(())
-    })?;
+    };
+    let members = schema::object_seeing(r, names, member, unknown)?;
     Ok(Raw {
         members,
         profile,
@@ -136,14 +142,24 @@ fn read_raw(r: &mut Reader, f: &Facts, bufs: &mut Buffers) -> Result<Raw, Refusa
     })
 }
 
-/// Validate a checkpoint document completely, without the lock and without a native call.
-/// Numbers are read into `bufs` (reused: pass the buffers of an earlier checkpoint); on
-/// refusal they are returned through `bufs` as well.
-pub(crate) fn validate(text: Text, f: &Facts, bufs: &mut Buffers) -> Result<Checkpoint, Refusal> {
-    let mut r = Reader::new(text)?;
-    let raw = read_raw(&mut r, f, bufs)?;
+/// Validate a whole document as a checkpoint, without the lock and without a native call, in
+/// one pass of the reader `r` (positioned at the top-level object). Numbers are read into
+/// `bufs` (reused: pass the buffers of an earlier checkpoint); on refusal they are returned
+/// through `bufs` as well.
+///
+/// `unknown` sees each top-level key the profile does not have (a restore looks there for a
+/// world document's members). The outer error is a parse error (the document is not JSON),
+/// which no reading of the document as something else could get past; the inner result is
+/// the judgement.
+pub(crate) fn validate_document(
+    mut r: Reader,
+    f: &Facts,
+    bufs: &mut Buffers,
+    unknown: impl FnMut(&str),
+) -> Result<Result<Checkpoint, Refusal>, Refusal> {
+    let raw = read_raw(&mut r, f, bufs, unknown)?;
     r.finish()?;
-    judge(raw, f, bufs, "")
+    Ok(judge(raw, f, bufs, ""))
 }
 
 /// A checkpoint embedded in another document (a world document's `native_checkpoint`), read
@@ -159,7 +175,7 @@ impl Embedded {
         let base = r.pointer();
         let raw = match schema::expect(r, Kind::Object, "an object")? {
             Some(bad) => Err(bad),
-            None => Ok(read_raw(r, f, bufs)?),
+            None => Ok(read_raw(r, f, bufs, |_| {})?),
         };
         Ok(Embedded { base, raw })
     }
@@ -170,9 +186,52 @@ impl Embedded {
 }
 
 /// Judge what the pass recorded, step by step.
-fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Checkpoint, Refusal> {
+fn judge(raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Checkpoint, Refusal> {
     let at = |p: &str| format!("{base}{p}");
-    // 1. profile, fields and their types.
+    let t = typed(raw, f, base)?;
+    check_model(&t, f, &at)?;
+    match &t.integration {
+        Some(i) => check_integration(i, &t, f, bufs, &at)?,
+        None => check_basic(t.act, (t.qpos_n, t.qvel_n, t.ctrl_n), f, &at)?,
+    }
+    // 5. seed metadata.
+    if t.seed != f.seed {
+        return Err(refuse(
+            Reason::MJB_REASON_SEED,
+            &at("/seed"),
+            format!("seed {} is not the configured seed {}", t.seed, f.seed),
+        ));
+    }
+    Ok(Checkpoint {
+        profile: f.profile,
+        tick: t.tick,
+        time: t.time,
+        buffers: std::mem::take(bufs),
+        model_checked: false,
+    })
+}
+
+/// What step 1 proved present and of its type (the basic profile's `act` is judged with the
+/// other lengths, after the model's checks).
+struct Typed {
+    engine: String,
+    engine_version: i128,
+    dims: [i128; 9],
+    timestep: f64,
+    configuration: u64,
+    tick: u64,
+    seed: u64,
+    time: f64,
+    qpos_n: usize,
+    qvel_n: usize,
+    ctrl_n: usize,
+    /// The integration profile's signature, size and values.
+    integration: Option<(i128, i128, Numbers)>,
+    act: Slot<Numbers>,
+}
+
+/// Step 1: the profile, the members and their types.
+fn typed(mut raw: Raw, f: &Facts, base: &str) -> Result<Typed, Refusal> {
     let names = f.profile.fields();
     let first_missing = (0..names.len())
         .find(|&i| !raw.members.has(i))
@@ -181,7 +240,7 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
         Slot::Absent => {
             return Err(refuse(
                 Reason::MJB_REASON_MISSING_FIELD,
-                &at("/profile"),
+                &format!("{base}/profile"),
                 "missing field \"profile\"",
             ))
         }
@@ -191,7 +250,7 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
     if profile != f.profile.name() {
         return Err(refuse(
             Reason::MJB_REASON_PROFILE,
-            &at("/profile"),
+            &format!("{base}/profile"),
             format!(
                 "profile {profile:?} is not this endpoint's {:?}",
                 f.profile.name()
@@ -207,10 +266,10 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
     let mut desc = raw.descriptor.get()?;
     desc.members.refuse_unknown()?;
     desc.members
-        .require(&at("/descriptor"), DESCRIPTOR_FIELDS, |_| true)?;
-    let mut dims = Vec::with_capacity(9);
-    for slot in desc.dims {
-        dims.push(slot.get()?);
+        .require(&format!("{base}/descriptor"), DESCRIPTOR_FIELDS, |_| true)?;
+    let mut dims = [0i128; 9];
+    for (d, slot) in dims.iter_mut().zip(desc.dims) {
+        *d = slot.get()?;
     }
     let timestep = desc.timestep.get()?;
     let configuration = desc.configuration.get()?;
@@ -228,7 +287,7 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
             if values.count > MAX_VALUES {
                 return Err(refuse(
                     Reason::MJB_REASON_TOO_MANY_VALUES,
-                    &at("/values"),
+                    &format!("{base}/values"),
                     format!("{} values; at most {MAX_VALUES}", values.count),
                 ));
             }
@@ -236,29 +295,46 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
         }
         Profile::Basic => None,
     };
+    Ok(Typed {
+        engine,
+        engine_version,
+        dims,
+        timestep,
+        configuration,
+        tick,
+        seed,
+        time,
+        qpos_n,
+        qvel_n,
+        ctrl_n,
+        integration,
+        act: raw.act,
+    })
+}
 
-    // 2. engine, descriptor, signature, size.
-    if engine != f.engine.version_string {
+/// Step 2: the engine and the descriptor against the live model.
+fn check_model(t: &Typed, f: &Facts, at: &dyn Fn(&str) -> String) -> Result<(), Refusal> {
+    if t.engine != f.engine.version_string {
         return Err(refuse(
             Reason::MJB_REASON_ENGINE,
             &at("/engine"),
             format!(
-                "taken under engine {engine:?}; this is {:?}",
-                f.engine.version_string
+                "taken under engine {:?}; this is {:?}",
+                t.engine, f.engine.version_string
             ),
         ));
     }
-    if engine_version != i128::from(f.engine.runtime_version) {
+    if t.engine_version != i128::from(f.engine.runtime_version) {
         return Err(refuse(
             Reason::MJB_REASON_ENGINE,
             &at("/engine_version"),
             format!(
-                "taken under engine_version {engine_version}; this is {}",
-                f.engine.runtime_version
+                "taken under engine_version {}; this is {}",
+                t.engine_version, f.engine.runtime_version
             ),
         ));
     }
-    for ((name, want), got) in f.dims.named().into_iter().zip(&dims) {
+    for ((name, want), got) in f.dims.named().into_iter().zip(&t.dims) {
         if *got != i128::from(want) {
             return Err(refuse(
                 Reason::MJB_REASON_DESCRIPTOR,
@@ -267,130 +343,145 @@ fn judge(mut raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Chec
             ));
         }
     }
-    if timestep.to_bits() != f.dims.timestep.to_bits() {
+    if t.timestep.to_bits() != f.dims.timestep.to_bits() {
         return Err(refuse(
             Reason::MJB_REASON_DESCRIPTOR,
             &at("/descriptor/timestep"),
             format!(
-                "descriptor timestep is {timestep:e}; the live model has {:e}",
-                f.dims.timestep
+                "descriptor timestep is {:e}; the live model has {:e}",
+                t.timestep, f.dims.timestep
             ),
         ));
     }
-    if configuration != f.configuration {
+    if t.configuration != f.configuration {
         return Err(refuse(
             Reason::MJB_REASON_CONFIGURATION,
             &at("/descriptor/configuration"),
             format!(
-                "taken under model configuration {configuration}; the endpoint is at {} (the model was replaced)",
-                f.configuration
+                "taken under model configuration {}; the endpoint is at {} (the model was replaced)",
+                t.configuration, f.configuration
             ),
         ));
     }
+    Ok(())
+}
 
-    match integration {
-        Some((signature, size, values)) => {
-            let layout = f.layout.expect("integration profile has a layout");
-            if signature != i128::from(layout.sig) {
-                return Err(refuse(
-                    Reason::MJB_REASON_SIGNATURE,
-                    &at("/signature"),
-                    format!(
-                        "signature {signature} is not this engine's mjSTATE_INTEGRATION {}",
-                        layout.sig
-                    ),
-                ));
-            }
-            if size != layout.size as i128 {
-                return Err(refuse(
-                    Reason::MJB_REASON_SIZE,
-                    &at("/size"),
-                    format!("size {size} is not the native state size {}", layout.size),
-                ));
-            }
-            if values.count != layout.size {
-                return Err(refuse(
-                    Reason::MJB_REASON_SIZE,
-                    &at("/values"),
-                    format!(
-                        "values holds {} numbers; size is {}",
-                        values.count, layout.size
-                    ),
-                ));
-            }
-            // 3. every value a finite number; every integer-coded value in its native domain.
-            let first_other = values.first_other.map(|o| (o.index, o.text));
-            check_values(layout, &bufs.values, first_other, &at("/values"))?;
-            // 4. the public fields are their segments of values, bit for bit.
-            let out = &bufs.values;
-            let segment_matches =
-                |name: &str, got: &[f64], count: usize, ptr: &str| -> Result<(), Refusal> {
-                    let want = &out[layout.range(name)];
-                    if count != want.len() {
-                        return Err(refuse(
-                            Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
-                            ptr,
-                            format!(
-                                "{name} has {count} numbers; its segment of values has {}",
-                                want.len()
-                            ),
-                        ));
-                    }
-                    if let Some(i) = (0..count).find(|&i| got[i].to_bits() != want[i].to_bits()) {
-                        // `time` is a number, the others arrays.
-                        let p = if name == "time" {
-                            ptr.to_owned()
-                        } else {
-                            pointer_index(ptr, i)
-                        };
-                        return Err(refuse(
-                            Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
-                            &p,
-                            format!("{name}[{i}] is not bit-identical to its segment of values"),
-                        ));
-                    }
-                    Ok(())
-                };
-            segment_matches("time", &[time], 1, &at("/time"))?;
-            segment_matches("qpos", &bufs.qpos, qpos_n, &at("/qpos"))?;
-            segment_matches("qvel", &bufs.qvel, qvel_n, &at("/qvel"))?;
-            segment_matches("ctrl", &bufs.ctrl, ctrl_n, &at("/ctrl"))?;
-        }
-        None => {
-            let act_n = raw.act.get()?.strict()?;
-            // 3./4. lengths against the live dimensions (finiteness was checked at parse).
-            for (name, n, want) in [
-                ("qpos", qpos_n, f.dims.nq),
-                ("qvel", qvel_n, f.dims.nv),
-                ("ctrl", ctrl_n, f.dims.nu),
-                ("act", act_n, f.dims.na),
-            ] {
-                if n as i64 != want {
-                    return Err(refuse(
-                        Reason::MJB_REASON_DIMENSION,
-                        &at(&format!("/{name}")),
-                        format!("{name} has {n} numbers; the model has {want}"),
-                    ));
-                }
-            }
-        }
-    }
-
-    // 5. seed metadata.
-    if seed != f.seed {
+/// The integration profile's steps 2–4: signature and size, then every value in its domain,
+/// then the public fields bit for bit against their segments of `values`.
+fn check_integration(
+    (signature, size, values): &(i128, i128, Numbers),
+    t: &Typed,
+    f: &Facts,
+    bufs: &Buffers,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Refusal> {
+    let layout = f.layout.expect("integration profile has a layout");
+    if *signature != i128::from(layout.sig) {
         return Err(refuse(
-            Reason::MJB_REASON_SEED,
-            &at("/seed"),
-            format!("seed {seed} is not the configured seed {}", f.seed),
+            Reason::MJB_REASON_SIGNATURE,
+            &at("/signature"),
+            format!(
+                "signature {signature} is not this engine's mjSTATE_INTEGRATION {}",
+                layout.sig
+            ),
         ));
     }
-    Ok(Checkpoint {
-        profile: f.profile,
-        tick,
-        time,
-        buffers: std::mem::take(bufs),
-        model_checked: false,
-    })
+    if *size != layout.size as i128 {
+        return Err(refuse(
+            Reason::MJB_REASON_SIZE,
+            &at("/size"),
+            format!("size {size} is not the native state size {}", layout.size),
+        ));
+    }
+    if values.count != layout.size {
+        return Err(refuse(
+            Reason::MJB_REASON_SIZE,
+            &at("/values"),
+            format!(
+                "values holds {} numbers; size is {}",
+                values.count, layout.size
+            ),
+        ));
+    }
+    // 3. every value a finite number; every integer-coded value in its native domain.
+    let first_other = values
+        .first_other
+        .as_ref()
+        .map(|o| (o.index, o.text.clone()));
+    // Pointers are made only for a refusal (a restore that passes builds none).
+    check_values(layout, &bufs.values, first_other, &|| at("/values"))?;
+    // 4. the public fields are their segments of values, bit for bit.
+    let segment = |name: &str, got: &[f64], count: usize| {
+        segment_matches(layout, &bufs.values, name, got, count, &|| {
+            at(&format!("/{name}"))
+        })
+    };
+    segment("time", &[t.time], 1)?;
+    segment("qpos", &bufs.qpos, t.qpos_n)?;
+    segment("qvel", &bufs.qvel, t.qvel_n)?;
+    segment("ctrl", &bufs.ctrl, t.ctrl_n)
+}
+
+/// Step 4: a public field (`got`, `count` numbers) is its segment of `values`, bit for bit.
+fn segment_matches(
+    layout: &Layout,
+    values: &[f64],
+    name: &str,
+    got: &[f64],
+    count: usize,
+    ptr: &dyn Fn() -> String,
+) -> Result<(), Refusal> {
+    let want = &values[layout.range(name)];
+    if count != want.len() {
+        return Err(refuse(
+            Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+            &ptr(),
+            format!(
+                "{name} has {count} numbers; its segment of values has {}",
+                want.len()
+            ),
+        ));
+    }
+    if let Some(i) = (0..count).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+        // `time` is a number, the others arrays.
+        let p = if name == "time" {
+            ptr()
+        } else {
+            pointer_index(&ptr(), i)
+        };
+        return Err(refuse(
+            Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+            &p,
+            format!("{name}[{i}] is not bit-identical to its segment of values"),
+        ));
+    }
+    Ok(())
+}
+
+/// The basic profile's steps 3–4: the arrays' lengths against the live dimensions (finiteness
+/// was checked at parse).
+fn check_basic(
+    act: Slot<Numbers>,
+    (qpos_n, qvel_n, ctrl_n): (usize, usize, usize),
+    f: &Facts,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Refusal> {
+    let act_n = act.get()?.strict()?;
+    for (name, n, want) in [
+        ("qpos", qpos_n, f.dims.nq),
+        ("qvel", qvel_n, f.dims.nv),
+        ("ctrl", ctrl_n, f.dims.nu),
+        ("act", act_n, f.dims.na),
+    ] {
+        if n as i64 != want {
+            return Err(refuse(
+                Reason::MJB_REASON_DIMENSION,
+                &at(&format!("/{name}")),
+                format!("{name} has {n} numbers; the model has {want}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Step 3: the first value (by index) that is not a number, or that the engine would convert
@@ -400,21 +491,21 @@ fn check_values(
     layout: &Layout,
     values: &[f64],
     first_other: Option<(usize, String)>,
-    ptr: &str,
+    ptr: &dyn Fn() -> String,
 ) -> Result<(), Refusal> {
     let eq = layout.range("eq_active");
     let eq_ok = |x: f64| x.to_bits() == 0f64.to_bits() || x == 1.0;
     let eq_refusal = |i: usize, shown: &str| {
         refuse(
             Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
-            &pointer_index(ptr, i),
+            &pointer_index(&ptr(), i),
             format!("equality activation {shown} must be exactly 0 or 1"),
         )
     };
     let cursor_refusal = |c: &crate::native::Cursor, shown: &str| {
         refuse(
             Reason::MJB_REASON_STATE_DOMAIN,
-            &pointer_index(ptr, c.index),
+            &pointer_index(&ptr(), c.index),
             format!(
                 "history cursor of {} is {shown}; it must be an integer in 0..={} (the engine indexes its ring buffer with it)",
                 c.owner,
@@ -456,7 +547,7 @@ fn check_values(
             } else {
                 Err(refuse(
                     Reason::MJB_REASON_WRONG_TYPE,
-                    &pointer_index(ptr, i),
+                    &pointer_index(&ptr(), i),
                     "expected a number",
                 ))
             }

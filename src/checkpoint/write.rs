@@ -4,7 +4,7 @@
 use super::{Facts, Profile, MAX_VALUES};
 use crate::doc::jcs::Canon;
 use crate::doc::write::{Piece, Writer};
-use crate::native::Public;
+use crate::native::{Layout, Public};
 use crate::outcome::{Reason, Refusal};
 
 fn write_descriptor(w: &mut Writer, f: &Facts) -> Canon {
@@ -34,7 +34,7 @@ impl Printed {
         self.0.push((segment, piece));
     }
 
-    fn get(&self, segment: &str) -> Option<&Piece> {
+    pub(crate) fn get(&self, segment: &str) -> Option<&Piece> {
         self.0.iter().find(|(n, _)| *n == segment).map(|(_, p)| p)
     }
 }
@@ -62,56 +62,72 @@ pub(crate) fn write_integration(
     w.u64_field("signature", u64::from(layout.sig));
     w.u64_field("size", layout.size as u64);
     // Where qpos, qvel and ctrl sit in `values`, to copy them below.
-    let (mut qpos, mut qvel, mut ctrl) = (Piece::default(), Piece::default(), Piece::default());
+    let mut copies = Default::default();
     w.field("values", |w| {
-        let start = w.text.len();
-        w.text.push('[');
-        let mut negative_zero = false;
-        let mut first = true;
-        for seg in &layout.segments {
-            if seg.len == 0 {
-                continue;
-            }
-            let piece = match printed.get(&seg.name) {
-                Some(p) => {
-                    w.copy_bare(p, first);
-                    let end = w.text.len();
-                    Piece {
-                        range: end - p.range.len()..end,
-                        negative_zero: p.negative_zero,
-                    }
-                }
-                None => {
-                    let from = w.text.len() + usize::from(!first);
-                    let nz = w.bare_numbers(&values[seg.offset..seg.offset + seg.len], first);
-                    Piece {
-                        range: from..w.text.len(),
-                        negative_zero: nz,
-                    }
-                }
-            };
-            negative_zero |= piece.negative_zero;
-            match seg.name.as_str() {
-                "qpos" => qpos = piece,
-                "qvel" => qvel = piece,
-                "ctrl" => ctrl = piece,
-                _ => {}
-            }
-            first = false;
-        }
-        w.text.push(']');
-        Canon::Served {
-            range: start..w.text.len(),
-            negative_zero,
-        }
+        let (canon, pieces) = write_values(w, layout, values, printed);
+        copies = pieces;
+        canon
     });
     w.u64_field("tick", tick);
     w.u64_field("seed", f.seed);
     w.f64_field("time", values[layout.range("time")][0]);
-    for (name, piece) in [("qpos", &qpos), ("qvel", &qvel), ("ctrl", &ctrl)] {
+    for (name, piece) in COPIED.iter().zip(&copies) {
         w.field(name, |w| w.copied_array(piece));
     }
     Ok(w.end_object())
+}
+
+/// The public fields an integration checkpoint copies from its `values`, in order.
+pub(crate) const COPIED: [&str; 3] = ["qpos", "qvel", "ctrl"];
+
+/// The `values` array of an integration checkpoint, segment by segment (copying what
+/// `printed` already holds); returns its canonical description and where the segments of
+/// [`COPIED`] sit in it.
+pub(crate) fn write_values(
+    w: &mut Writer,
+    layout: &Layout,
+    values: &[f64],
+    printed: &Printed,
+) -> (Canon, [Piece; 3]) {
+    let mut copies: [Piece; 3] = Default::default();
+    let start = w.text.len();
+    w.text.push('[');
+    let mut negative_zero = false;
+    let mut first = true;
+    for seg in &layout.segments {
+        if seg.len == 0 {
+            continue;
+        }
+        let piece = match printed.get(&seg.name) {
+            Some(p) => {
+                w.copy_bare(p, first);
+                let end = w.text.len();
+                Piece {
+                    range: end - p.range.len()..end,
+                    negative_zero: p.negative_zero,
+                }
+            }
+            None => {
+                let from = w.text.len() + usize::from(!first);
+                let nz = w.bare_numbers(&values[seg.offset..seg.offset + seg.len], first);
+                Piece {
+                    range: from..w.text.len(),
+                    negative_zero: nz,
+                }
+            }
+        };
+        negative_zero |= piece.negative_zero;
+        if let Some(k) = COPIED.iter().position(|n| *n == seg.name) {
+            copies[k] = piece;
+        }
+        first = false;
+    }
+    w.text.push(']');
+    let canon = Canon::Served {
+        range: start..w.text.len(),
+        negative_zero,
+    };
+    (canon, copies)
 }
 
 /// Write the basic checkpoint for public fields read under the native lock (copying the

@@ -54,6 +54,56 @@ impl Sink for Sha256 {
     }
 }
 
+/// SHA-256 fed in runs: the many short pieces of a canonical form (keys, punctuation, small
+/// numbers) are gathered here before they reach the hasher, whose every update costs more
+/// than a copy; long pieces (arrays of numbers) go straight through.
+pub struct Gathered {
+    hash: Sha256,
+    buf: [u8; GATHER],
+    len: usize,
+}
+
+const GATHER: usize = 512;
+
+impl Default for Gathered {
+    fn default() -> Self {
+        Gathered {
+            hash: Sha256::new(),
+            buf: [0; GATHER],
+            len: 0,
+        }
+    }
+}
+
+impl Gathered {
+    fn flush(&mut self) {
+        self.hash.update(&self.buf[..self.len]);
+        self.len = 0;
+    }
+
+    /// `sha256:<hex>` of everything put.
+    pub fn digest_text(mut self) -> String {
+        self.flush();
+        digest_text(&self.hash.finalize())
+    }
+}
+
+impl Sink for Gathered {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        let b = s.as_bytes();
+        if self.len + b.len() > GATHER || b.len() >= GATHER / 4 {
+            self.flush();
+        }
+        if b.len() >= GATHER / 4 {
+            self.hash.update(b);
+        } else {
+            self.buf[self.len..self.len + b.len()].copy_from_slice(b);
+            self.len += b.len();
+        }
+    }
+}
+
 /// JCS member order: keys compared by UTF-16 code units (byte order for ASCII keys, which
 /// every key the bridge writes is).
 pub fn key_order(a: &str, b: &str) -> Ordering {
@@ -198,6 +248,20 @@ pub fn of_value(v: &Value) -> String {
 /// Stream the canonical bytes of a document the bridge wrote: `canon` describes it, `served`
 /// holds its text.
 pub(crate) fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
+    described_with(served, canon, sink, &mut |_, _| false);
+}
+
+/// [`described`], except that a value `claim(value, sink)` takes (returns true for) is left
+/// to it: how a plan (`crate::doc::plan`) finds the values that change between calls.
+pub(crate) fn described_with<S: Sink>(
+    served: &str,
+    canon: &Canon,
+    sink: &mut S,
+    claim: &mut dyn FnMut(&Canon, &mut S) -> bool,
+) {
+    if claim(canon, sink) {
+        return;
+    }
     match canon {
         Canon::Served {
             range,
@@ -223,7 +287,7 @@ pub(crate) fn described<S: Sink>(served: &str, canon: &Canon, sink: &mut S) {
                     sink.put(",");
                 }
                 put_key(k, sink, &mut buf);
-                described(served, v, sink);
+                described_with(served, v, sink, claim);
             }
             sink.put("}");
         }
@@ -268,9 +332,9 @@ pub fn digest_text(digest: &[u8]) -> String {
 
 /// `sha256:<hex>` of the canonical form of a document the bridge wrote.
 pub(crate) fn hash_described(served: &str, canon: &Canon) -> String {
-    let mut h = Sha256::new();
+    let mut h = Gathered::default();
     described(served, canon, &mut h);
-    digest_text(&h.finalize())
+    h.digest_text()
 }
 
 /// `sha256:<hex>` of the canonical form of a validated value's text.
@@ -319,6 +383,21 @@ mod tests {
         let mut out = String::new();
         tree(&t, text, root, &mut out).unwrap();
         assert_eq!(out, canonical(text));
+    }
+
+    #[test]
+    fn gathered_pieces_hash_as_one_run() {
+        let pieces: Vec<String> = (0..400).map(|i| "x".repeat(i % 300)).collect();
+        let mut g = Gathered::default();
+        let mut whole = String::new();
+        for p in &pieces {
+            g.put(p);
+            whole.push_str(p);
+        }
+        assert_eq!(
+            g.digest_text(),
+            digest_text(&Sha256::digest(whole.as_bytes()))
+        );
     }
 
     #[test]

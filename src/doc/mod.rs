@@ -18,9 +18,14 @@
 //! Nothing here knows an endpoint, a model or MuJoCo.
 
 pub mod jcs;
+mod lex;
+mod number;
+pub(crate) mod plan;
+mod pointer;
 pub mod print;
 pub mod read;
 pub(crate) mod schema;
+mod tree;
 pub mod value;
 pub(crate) mod write;
 

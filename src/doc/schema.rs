@@ -95,7 +95,18 @@ impl Members {
 pub fn object(
     r: &mut Reader,
     keys: &[&'static str],
+    member: impl FnMut(&mut Reader, usize) -> Result<(), Refusal>,
+) -> Result<Members, Refusal> {
+    object_seeing(r, keys, member, |_| {})
+}
+
+/// [`object`], and `unknown(key)` sees the key of every member not in `keys` (a document that
+/// may be one of two schemas looks for the other's members there).
+pub fn object_seeing(
+    r: &mut Reader,
+    keys: &[&'static str],
     mut member: impl FnMut(&mut Reader, usize) -> Result<(), Refusal>,
+    mut unknown: impl FnMut(&str),
 ) -> Result<Members, Refusal> {
     debug_assert!(keys.len() <= 64);
     let mut m = Members {
@@ -109,7 +120,7 @@ pub fn object(
         }
         false => None,
     };
-    r.object(|r, key| match keys.iter().position(|k| *k == key) {
+    r.object(|r, key| match position(keys, key) {
         Some(i) => {
             let first = !m.has(i);
             m.present |= 1 << i;
@@ -126,9 +137,21 @@ pub fn object(
                 _ => member(r, i),
             }
         }
-        None => unknown_field(r, key, &mut m.unknown),
+        None => {
+            unknown(key);
+            unknown_field(r, key, &mut m.unknown)
+        }
     })?;
     Ok(m)
+}
+
+/// Where `key` is in `keys`: the first byte and the length tell most schema keys apart
+/// before their bytes are compared.
+#[inline]
+fn position(keys: &[&str], key: &str) -> Option<usize> {
+    let first = key.as_bytes().first();
+    keys.iter()
+        .position(|k| k.len() == key.len() && k.as_bytes().first() == first && *k == key)
 }
 
 /// Record the first unknown member of an object (its pointer) and skip its value. With
@@ -139,15 +162,20 @@ pub fn unknown_field(
     first: &mut Option<Refusal>,
 ) -> Result<(), Refusal> {
     if first.is_none() {
-        let u = Refusal::rejected(
-            Reason::MJB_REASON_UNKNOWN_FIELD,
-            format!("unknown field {key:?}"),
-        )
-        .at(r.pointer());
+        let u = unknown_member(r.pointer(), key);
         r.note_shape(&u);
         *first = Some(u);
     }
     r.skip()
+}
+
+/// The refusal of an unknown member `key` whose pointer is `ptr`.
+pub fn unknown_member(ptr: String, key: &str) -> Refusal {
+    Refusal::rejected(
+        Reason::MJB_REASON_UNKNOWN_FIELD,
+        format!("unknown field {key:?}"),
+    )
+    .at(ptr)
 }
 
 pub fn missing(ptr: &str, name: &str) -> Refusal {

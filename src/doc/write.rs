@@ -19,6 +19,20 @@ pub struct Piece {
 }
 
 impl Piece {
+    /// The whole of a value written at `canon`.
+    pub fn whole(canon: &Canon) -> Piece {
+        match canon {
+            Canon::Served {
+                range,
+                negative_zero,
+            } => Piece {
+                range: range.clone(),
+                negative_zero: *negative_zero,
+            },
+            _ => unreachable!("numbers are served as printed"),
+        }
+    }
+
     /// The inside of an array written at `canon` (its brackets dropped).
     pub fn inside(canon: &Canon) -> Piece {
         match canon {

@@ -88,6 +88,8 @@ struct Native {
     /// buffer once (a document grows only with its numbers' digits).
     last_document_bytes: usize,
     last_world_bytes: usize,
+    /// The world document's static text for this model configuration (`world::WorldPlan`).
+    world_plan: Option<crate::world::WorldPlan>,
     /// Publishes frames of this pair (see [`frame`]).
     writer: frame::Writer,
 }
@@ -251,6 +253,7 @@ impl Endpoint {
                 state: Vec::with_capacity(size),
                 last_document_bytes: 0,
                 last_world_bytes: 0,
+                world_plan: None,
                 writer,
             }),
             spare: Mutex::new(vec![Buffers::sized(&shape.dims, shape.layout.as_ref())]),

@@ -150,6 +150,7 @@ impl Endpoint {
                         checkpoint: world::Held::State(&n.state),
                     },
                     Self::out_buffer(n.last_world_bytes, 2 * n.state.len()),
+                    &mut n.world_plan,
                 )?
             }
             Profile::Basic => {
@@ -174,6 +175,7 @@ impl Endpoint {
                         checkpoint: world::Held::Public(&public),
                     },
                     Self::out_buffer(n.last_world_bytes, numbers),
+                    &mut n.world_plan,
                 )?
             }
         };

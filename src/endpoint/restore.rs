@@ -56,11 +56,7 @@ impl Endpoint {
             // The model may have been replaced between validation and admission.
             if let Some(r) = replaced_meanwhile(n, &shape, "the document") {
                 // Where validation would have pointed: inside a world document, its checkpoint.
-                let at = if checkpoint.model_checked() {
-                    "/world/native_checkpoint/descriptor/configuration"
-                } else {
-                    "/descriptor/configuration"
-                };
+                let at = world::configuration_pointer(&checkpoint);
                 return Answer::refused_at(r.at(at), n.tick);
             }
             let target = match &public {
