@@ -6,11 +6,15 @@
 //! Each kind has a table ([`Handles`]): sixteen shards, each a slab of slots with
 //! generations. A removed object's slot serves a later insertion under the next generation,
 //! so every number the slot gave out before names nothing live; a slot whose generations are
-//! used up is retired, never wrapped. Lookups take no lock and write no shared memory (each
-//! slot is an [`ArcSwapOption`], whose loads use per-thread slots): an object resolves to an
-//! `Arc` that keeps it alive for the whole call, even if another thread frees the handle
-//! meanwhile. Insertions and removals lock their shard only, so threads that each use their
-//! own endpoint (and its restore points) do not contend.
+//! used up is retired, never wrapped. A lookup finds its slot without a lock (slots live in
+//! segments that never move) and hands out what keeps the object alive for the whole call,
+//! even if another thread frees the handle meanwhile. Insertions and removals lock their
+//! shard only, so threads that each use their own endpoint (and its restore points) do not
+//! contend. How a slot holds its object is the kind's choice ([`Cell`]): [`Shared`] for
+//! objects looked up by every call and made rarely (endpoints: a lookup takes no lock and
+//! writes no shared memory), [`Owned`] for objects made and freed as often as they are used
+//! (restore points, strings: a cheap insertion and removal, a lookup under the slot's own
+//! small lock).
 //!
 //! [`Handle`] ties a C handle type to its object and its table (rustls-ffi's `Castable`, for
 //! numbered handles); [`issue`], [`resolve`] and [`free`] are the only ways in and out, and
@@ -25,6 +29,8 @@ use crate::endpoint::{Endpoint, RestorePoint};
 use crate::outcome::{Outcome, Reason, Refusal};
 use arc_swap::ArcSwapOption;
 use parking_lot::Mutex;
+use std::cell::UnsafeCell;
+use std::ops::Deref;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -111,10 +117,94 @@ fn place(index: usize) -> (usize, usize) {
     (k, j - (FIRST << k))
 }
 
-struct Slot<T> {
+/// How a slot holds its object.
+pub trait Cell: Send + Sync + Sized + 'static {
+    type Object: Send + Sync + 'static;
+    /// What a lookup hands out: the object stays alive while it lives.
+    type Live: Deref<Target = Self::Object>;
+    /// Whether a lookup takes the shard's writer lock.
+    const LOCKED: bool;
+    fn empty() -> Self;
+    /// # Safety
+    /// When [`Cell::LOCKED`], the caller holds the writer lock of the slot's shard.
+    unsafe fn load(&self) -> Option<Self::Live>;
+    /// # Safety
+    /// The caller holds the writer lock of the slot's shard.
+    unsafe fn put(&self, object: Arc<Self::Object>);
+    /// # Safety
+    /// The caller holds the writer lock of the slot's shard.
+    unsafe fn take(&self) -> Option<Arc<Self::Object>>;
+}
+
+/// A lookup takes no lock and writes no shared memory (arc-swap's loads use per-thread
+/// slots); an insertion or a removal settles with the readers of every thread, so it costs
+/// more.
+pub struct Shared<T>(ArcSwapOption<T>);
+
+/// What a lookup in a [`Shared`] slot hands out: a loaded `Arc`, not counted.
+pub struct Loaded<T>(arc_swap::Guard<Option<Arc<T>>>);
+
+impl<T> Deref for Loaded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0.as_deref().expect("only a live slot's load is handed out")
+    }
+}
+
+impl<T: Send + Sync + 'static> Cell for Shared<T> {
+    type Object = T;
+    type Live = Loaded<T>;
+    const LOCKED: bool = false;
+    fn empty() -> Self {
+        Shared(ArcSwapOption::empty())
+    }
+    unsafe fn load(&self) -> Option<Loaded<T>> {
+        let g = self.0.load();
+        g.is_some().then_some(Loaded(g))
+    }
+    unsafe fn put(&self, object: Arc<T>) {
+        self.0.store(Some(object));
+    }
+    unsafe fn take(&self) -> Option<Arc<T>> {
+        self.0.swap(None)
+    }
+}
+
+/// A lookup locks the shard (as an insertion and a removal do) and counts a reference; an
+/// insertion and a removal cost one uncontended lock.
+pub struct Owned<T>(UnsafeCell<Option<Arc<T>>>);
+
+// SAFETY: the value is only reached through `Cell`'s methods, whose callers hold the shard's
+// writer lock (`LOCKED`), so one thread at a time touches it; `Arc<T>` is Send and Sync for
+// these `T`.
+unsafe impl<T: Send + Sync> Sync for Owned<T> {}
+unsafe impl<T: Send + Sync> Send for Owned<T> {}
+
+impl<T: Send + Sync + 'static> Cell for Owned<T> {
+    type Object = T;
+    type Live = Arc<T>;
+    const LOCKED: bool = true;
+    fn empty() -> Self {
+        Owned(UnsafeCell::new(None))
+    }
+    unsafe fn load(&self) -> Option<Arc<T>> {
+        // SAFETY: the shard's writer lock is held (the trait's contract).
+        unsafe { (*self.0.get()).clone() }
+    }
+    unsafe fn put(&self, object: Arc<T>) {
+        // SAFETY: as for `load`.
+        unsafe { *self.0.get() = Some(object) }
+    }
+    unsafe fn take(&self) -> Option<Arc<T>> {
+        // SAFETY: as for `load`.
+        unsafe { (*self.0.get()).take() }
+    }
+}
+
+struct Slot<C> {
     /// The generation of the slot's object, or of its next one while it is empty.
     generation: AtomicU32,
-    value: ArcSwapOption<T>,
+    value: C,
 }
 
 /// The writers' side of a shard.
@@ -130,13 +220,13 @@ struct Writer {
 struct Lines<X>(X);
 
 #[repr(align(128))]
-struct Shard<T> {
+struct Shard<C> {
     /// On lines of its own: readers never write it, nor see it written.
     writer: Lines<Mutex<Writer>>,
-    segments: [OnceLock<Box<[Slot<T>]>>; SEGMENTS],
+    segments: [OnceLock<Box<[Slot<C>]>>; SEGMENTS],
 }
 
-impl<T> Shard<T> {
+impl<C: Cell> Shard<C> {
     const fn new() -> Self {
         Shard {
             writer: Lines(Mutex::new(Writer {
@@ -147,7 +237,7 @@ impl<T> Shard<T> {
         }
     }
 
-    fn slot(&self, index: usize) -> Option<&Slot<T>> {
+    fn slot(&self, index: usize) -> Option<&Slot<C>> {
         let (k, at) = place(index);
         self.segments.get(k)?.get()?.get(at)
     }
@@ -165,12 +255,12 @@ impl<T> Shard<T> {
 }
 
 /// One kind's table of live objects by handle number.
-pub struct Handles<T> {
+pub struct Handles<C> {
     kind: Kind,
-    shards: [Shard<T>; SHARDS],
+    shards: [Shard<C>; SHARDS],
 }
 
-impl<T> Handles<T> {
+impl<C: Cell> Handles<C> {
     pub const fn new(kind: Kind) -> Self {
         Handles {
             kind,
@@ -179,7 +269,7 @@ impl<T> Handles<T> {
     }
 
     /// Give `object` a number, in shard `key` modulo the shards.
-    pub fn insert(&self, key: u64, object: Arc<T>) -> Result<usize, Refusal> {
+    pub fn insert(&self, key: u64, object: Arc<C::Object>) -> Result<usize, Refusal> {
         let shard = (key % SHARDS as u64) as usize;
         let s = &self.shards[shard];
         let mut w = s.writer.0.lock();
@@ -191,7 +281,7 @@ impl<T> Handles<T> {
                     (0..FIRST << k)
                         .map(|_| Slot {
                             generation: AtomicU32::new(0),
-                            value: ArcSwapOption::empty(),
+                            value: C::empty(),
                         })
                         .collect()
                 });
@@ -210,7 +300,8 @@ impl<T> Handles<T> {
         };
         let slot = s.slot(index).expect("the slot's segment is allocated");
         let generation = slot.generation.load(Ordering::Relaxed);
-        slot.value.store(Some(object));
+        // SAFETY: the shard's writer lock is held (`w`).
+        unsafe { slot.value.put(object) };
         Ok(encode(
             self.kind.tag,
             Number {
@@ -222,23 +313,26 @@ impl<T> Handles<T> {
     }
 
     /// The live object behind number `h` (no lock).
-    pub fn get(&self, h: usize) -> Result<Arc<T>, Gone> {
+    pub fn get(&self, h: usize) -> Result<C::Live, Gone> {
         let n = decode(self.kind.tag, h).ok_or(Gone::Unknown)?;
         let s = &self.shards[n.shard];
         let slot = s.slot(n.index).ok_or(Gone::Unknown)?;
-        // The value first, then its generation: a removal moves the generation on before it
-        // empties the slot, and a later insertion stores after both, so a value loaded here
-        // that is not this number's object shows a generation that is not this number's.
-        if let Some(v) = slot.value.load_full() {
+        // The value first, then its generation: a later insertion into the slot stores after
+        // the removal moved the generation on, so a value loaded here that is not this
+        // number's object shows a generation that is not this number's.
+        let locked = C::LOCKED.then(|| s.writer.0.lock());
+        // SAFETY: the shard's writer lock is held when the cell needs it (`locked`).
+        if let Some(v) = unsafe { slot.value.load() } {
             if slot.generation.load(Ordering::Acquire) == n.generation {
                 return Ok(v);
             }
         }
+        drop(locked);
         Err(s.diagnose(n))
     }
 
     /// Take the object out; its number names nothing from now on.
-    pub fn remove(&self, h: usize) -> Result<Arc<T>, Gone> {
+    pub fn remove(&self, h: usize) -> Result<Arc<C::Object>, Gone> {
         let n = decode(self.kind.tag, h).ok_or(Gone::Unknown)?;
         let s = &self.shards[n.shard];
         let mut w = s.writer.0.lock();
@@ -254,15 +348,15 @@ impl<T> Handles<T> {
                 Gone::Unknown
             });
         }
-        if slot.value.load().is_none() {
+        // Emptied, then the generation moved on: a lookup that loaded the object before it was
+        // taken may still answer with it (the call came first); one that loads the slot's next
+        // object sees the next generation (an insertion comes after both).
+        // SAFETY: the shard's writer lock is held (`w`).
+        let Some(v) = (unsafe { slot.value.take() }) else {
             return Err(Gone::Unknown); // the slot's next generation, not given out yet
-        }
+        };
         let next = if g == LAST_GENERATION { RETIRED } else { g + 1 };
         slot.generation.store(next, Ordering::Release);
-        let v = slot
-            .value
-            .swap(None)
-            .expect("checked under the writer lock");
         if next != RETIRED {
             w.free.push(n.index as u32);
         }
@@ -281,17 +375,19 @@ impl<T> Handles<T> {
 
 /// A C handle type, the Rust object behind it and the table that maps one to the other.
 pub trait Handle: Sized + 'static {
-    type Object: Send + Sync + 'static;
-    fn handles() -> &'static Handles<Self::Object>;
+    type Cell: Cell;
+    fn handles() -> &'static Handles<Self::Cell>;
 }
 
+type Object<H> = <<H as Handle>::Cell as Cell>::Object;
+
 /// A new handle for `object`, in the shard of `key` (objects used together share one).
-pub fn issue<H: Handle>(key: u64, object: Arc<H::Object>) -> Result<*mut H, Refusal> {
+pub fn issue<H: Handle>(key: u64, object: Arc<Object<H>>) -> Result<*mut H, Refusal> {
     H::handles().insert(key, object).map(|h| h as *mut H)
 }
 
 /// The live object behind a handle: NULL, closed, freed and foreign handles are refused.
-pub fn resolve<H: Handle>(h: *const H) -> Result<Arc<H::Object>, Refusal> {
+pub fn resolve<H: Handle>(h: *const H) -> Result<<H::Cell as Cell>::Live, Refusal> {
     let t = H::handles();
     if h.is_null() {
         return Err(null_refusal(t.kind.what));
@@ -301,7 +397,7 @@ pub fn resolve<H: Handle>(h: *const H) -> Result<Arc<H::Object>, Refusal> {
 
 /// Close a handle: its object (dropped when the last call using it returns), or `None` for
 /// NULL (freeing NULL is a no-op); a second free is refused.
-pub fn free<H: Handle>(h: *mut H) -> Result<Option<Arc<H::Object>>, Refusal> {
+pub fn free<H: Handle>(h: *mut H) -> Result<Option<Arc<Object<H>>>, Refusal> {
     if h.is_null() {
         return Ok(None);
     }
@@ -321,21 +417,21 @@ pub fn thread_key() -> u64 {
 
 // ---- the kinds ----------------------------------------------------------------------------------
 
-static ENDPOINTS: Handles<Endpoint> = Handles::new(Kind {
+static ENDPOINTS: Handles<Shared<Endpoint>> = Handles::new(Kind {
     tag: 1,
     what: "endpoint",
     gone: "the endpoint handle was closed",
     foreign: "not an endpoint handle issued by this library",
 });
 
-static RESTORE_POINTS: Handles<RestorePoint> = Handles::new(Kind {
+static RESTORE_POINTS: Handles<Owned<RestorePoint>> = Handles::new(Kind {
     tag: 2,
     what: "restore point",
     gone: "the restore point was freed",
     foreign: "not a restore point of this library",
 });
 
-static STRINGS: Handles<mjb_string> = Handles::new(Kind {
+static STRINGS: Handles<Owned<mjb_string>> = Handles::new(Kind {
     tag: 3,
     what: "string",
     gone: "the string was freed",
@@ -343,22 +439,22 @@ static STRINGS: Handles<mjb_string> = Handles::new(Kind {
 });
 
 impl Handle for mjb_endpoint {
-    type Object = Endpoint;
-    fn handles() -> &'static Handles<Endpoint> {
+    type Cell = Shared<Endpoint>;
+    fn handles() -> &'static Handles<Self::Cell> {
         &ENDPOINTS
     }
 }
 
 impl Handle for mjb_restore_point {
-    type Object = RestorePoint;
-    fn handles() -> &'static Handles<RestorePoint> {
+    type Cell = Owned<RestorePoint>;
+    fn handles() -> &'static Handles<Self::Cell> {
         &RESTORE_POINTS
     }
 }
 
 impl Handle for mjb_string {
-    type Object = mjb_string;
-    fn handles() -> &'static Handles<mjb_string> {
+    type Cell = Owned<mjb_string>;
+    fn handles() -> &'static Handles<Self::Cell> {
         &STRINGS
     }
 }
@@ -367,7 +463,7 @@ impl Handle for mjb_string {
 mod tests {
     use super::*;
 
-    fn table() -> Handles<u32> {
+    fn table() -> Handles<Owned<u32>> {
         Handles::new(Kind {
             tag: 5,
             what: "thing",
@@ -376,7 +472,7 @@ mod tests {
         })
     }
 
-    fn reason(t: &Handles<u32>, g: Gone) -> Reason {
+    fn reason<C: Cell>(t: &Handles<C>, g: Gone) -> Reason {
         t.refusal(g).reason
     }
 
@@ -522,8 +618,17 @@ mod tests {
 
     #[test]
     fn concurrent_lookups_see_their_object_or_a_refusal_never_another() {
+        concurrently(Box::leak(Box::new(table())));
+        concurrently(Box::leak(Box::new(Handles::<Shared<u32>>::new(Kind {
+            tag: 6,
+            what: "shared thing",
+            gone: "the shared thing was freed",
+            foreign: "not a shared thing",
+        }))));
+    }
+
+    fn concurrently<C: Cell<Object = u32>>(t: &'static Handles<C>) {
         use std::sync::atomic::AtomicUsize;
-        let t: &'static Handles<u32> = Box::leak(Box::new(table()));
         let h = t.insert(0, Arc::new(0)).unwrap();
         let refused: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
         let stop: &'static std::sync::atomic::AtomicBool = Box::leak(Box::default());
@@ -550,5 +655,107 @@ mod tests {
         }
         stop.store(true, Ordering::Relaxed);
         reader.join().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    use super::*;
+    use arc_swap::ArcSwap;
+    use std::collections::BTreeMap;
+    use std::time::Instant;
+
+    fn time(label: &str, n: usize, mut f: impl FnMut()) {
+        let t = Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        println!("{label}: {:.2} ns", t.elapsed().as_nanos() as f64 / n as f64);
+    }
+
+    #[test]
+    #[ignore]
+    fn speed() {
+        let n = 20_000_000;
+        let t = Handles::<Shared<u64>>::new(Kind { tag: 1, what: "", gone: "", foreign: "" });
+        let o = Handles::<Owned<u64>>::new(Kind { tag: 2, what: "", gone: "", foreign: "" });
+        let hs: Vec<usize> = (0..4).map(|i| t.insert(0, Arc::new(i)).unwrap()).collect();
+        let old: ArcSwap<BTreeMap<usize, Arc<u64>>> = ArcSwap::from_pointee(
+            (0..4usize).map(|i| (i * 16 + 0x6d6a_6200_0000, Arc::new(i as u64))).collect(),
+        );
+        for _ in 0..3 {
+            let mut acc = 0u64;
+            time("old: ArcSwap<BTreeMap> load+get+clone", n, || {
+                let r = old.load();
+                let v = r.get(&std::hint::black_box(0x6d6a_6200_0020)).cloned().unwrap();
+                acc += *v;
+            });
+            time("new: slot load_full + generation", n, || {
+                let v = t.get(std::hint::black_box(hs[2])).unwrap();
+                acc += *v;
+            });
+            let oh = o.insert(0, Arc::new(9)).unwrap();
+            time("new owned get", n, || {
+                let v = o.get(std::hint::black_box(oh)).unwrap();
+                acc += *v;
+            });
+            time("decode+slot lookup only", n, || {
+                let n = decode(1, std::hint::black_box(hs[2])).unwrap();
+                let s = t.shards[n.shard].slot(n.index).unwrap();
+                acc += s.generation.load(Ordering::Acquire) as u64;
+            });
+            let old_rp = parking_lot::Mutex::new(vec![(0usize, Some(Arc::new(5u64)))]);
+            time("old rp: mutex + clone", n, || {
+                let s = old_rp.lock();
+                let v = s[std::hint::black_box(0)].1.clone().unwrap();
+                drop(s);
+                acc += *v;
+            });
+            let mut free: Vec<usize> = Vec::new();
+            let slab = parking_lot::Mutex::new((Vec::<(usize, Option<Arc<u64>>)>::new(), Vec::<usize>::new()));
+            time("old rp: insert+remove", n / 4, || {
+                let v = Arc::new(3u64);
+                let i = {
+                    let mut s = slab.lock();
+                    match s.1.pop() {
+                        Some(i) => { s.0[i].1 = Some(v); i }
+                        None => { s.0.push((0, Some(v))); s.0.len() - 1 }
+                    }
+                };
+                let mut s = slab.lock();
+                let x = s.0[i].1.take();
+                s.0[i].0 += 1;
+                s.1.push(i);
+                drop(s);
+                acc += *x.unwrap();
+            });
+            free.clear();
+            time("new shared: insert+remove", n / 4, || {
+                let h = t.insert(1, Arc::new(3u64)).unwrap();
+                acc += *t.remove(h).unwrap();
+            });
+            time("new owned: insert+remove", n / 4, || {
+                let h = o.insert(1, Arc::new(3u64)).unwrap();
+                acc += *o.remove(h).unwrap();
+            });
+            println!("{acc}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod speed_owned {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn speed_owned() {
+        let o = Handles::<Owned<u64>>::new(Kind { tag: 2, what: "", gone: "", foreign: "" });
+        let mut acc = 0;
+        let t = std::time::Instant::now();
+        for _ in 0..20_000_000 {
+            let h = o.insert(1, Arc::new(3u64)).unwrap();
+            acc += *o.remove(h).unwrap();
+        }
+        println!("owned {:.1} ns {acc}", t.elapsed().as_nanos() as f64 / 2e7);
     }
 }
