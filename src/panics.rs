@@ -13,8 +13,20 @@ use crate::safety::Safety;
 use std::cell::{Cell, RefCell};
 use std::sync::Once;
 
+/// The thread's bridge calls: how deep it is inside them, and where a native phase panicked
+/// (one thread-local, so a call reaches both with one lookup).
+struct Calls {
+    depth: Cell<u32>,
+    site: Cell<Option<Site>>,
+}
+
 thread_local! {
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    static CALLS: Calls = const {
+        Calls {
+            depth: Cell::new(0),
+            site: Cell::new(None),
+        }
+    };
     static LAST: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
@@ -23,7 +35,7 @@ pub struct Inside(());
 
 impl Drop for Inside {
     fn drop(&mut self) {
-        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        CALLS.with(|c| c.depth.set(c.depth.get().saturating_sub(1)));
     }
 }
 
@@ -35,7 +47,7 @@ pub fn enter() -> Inside {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if DEPTH.with(Cell::get) == 0 {
+            if CALLS.with(|c| c.depth.get()) == 0 {
                 return previous(info);
             }
             let at = info
@@ -47,9 +59,11 @@ pub fn enter() -> Inside {
             LAST.with(|l| *l.borrow_mut() = Some(text));
         }));
     });
-    if DEPTH.with(|d| d.replace(d.get() + 1)) == 0 {
-        SITE.with(Cell::take);
-    }
+    CALLS.with(|c| {
+        if c.depth.replace(c.depth.get() + 1) == 0 {
+            c.site.set(None);
+        }
+    });
     Inside(())
 }
 
@@ -79,10 +93,6 @@ pub struct Site {
     pub tick_before: u64,
     pub tick_after: u64,
     pub sequence: u64,
-}
-
-thread_local! {
-    static SITE: Cell<Option<Site>> = const { Cell::new(None) };
 }
 
 /// The one rule for what a panic fences: a panic inside a call on an endpoint fences that
@@ -121,14 +131,14 @@ impl Drop for Fence<'_> {
         self.safety.fence(Reason::MJB_REASON_PANIC);
         if let Some(mut site) = self.site {
             site.tick_after = self.safety.view_tick();
-            SITE.with(|s| s.set(Some(site)));
+            CALLS.with(|c| c.site.set(Some(site)));
         }
     }
 }
 
 /// The site of the panic being caught, if it happened inside a native phase.
 pub fn take_site() -> Option<Site> {
-    SITE.with(Cell::take)
+    CALLS.with(|c| c.site.take())
 }
 
 #[cfg(test)]
@@ -142,10 +152,10 @@ mod tests {
             tick_after: 2,
             sequence: 3,
         };
-        SITE.with(|s| s.set(Some(stale)));
+        CALLS.with(|c| c.site.set(Some(stale)));
         let outer = enter();
         assert_eq!(take_site(), None, "left by a phase no boundary caught");
-        SITE.with(|s| s.set(Some(stale)));
+        CALLS.with(|c| c.site.set(Some(stale)));
         let inner = enter();
         assert_eq!(
             take_site(),

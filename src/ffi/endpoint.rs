@@ -6,7 +6,7 @@
 use super::boundary::{call, mutation, on_endpoint, read, refuse_early};
 use super::handle::{self, thread_key};
 use super::mjb_string;
-use super::pointer::{admission, null_refusal, out_param, slice, utf8, zeroed};
+use super::pointer::{admission, null_refusal, out_param, out_zeroed, slice, utf8, zeroed};
 use super::types::{
     mjData_, mjModel_, mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_safety_state,
 };
@@ -305,7 +305,8 @@ pub unsafe extern "C" fn mjb_safety_read(
     safety_state: *mut mjb_safety_state,
 ) -> mjb_outcome {
     call(|| {
-        let state = out_param(safety_state, Default::default(), "safety_state")?;
+        // All zero is the state's empty value (false, 0, no fence).
+        let state = out_zeroed(safety_state, "safety_state")?;
         *state = on_endpoint(ep, |e| Ok(e.safety_view()))?.into();
         Ok(Outcome::MJB_OK)
     })

@@ -147,7 +147,9 @@ pub struct Loaded<T>(arc_swap::Guard<Option<Arc<T>>>);
 impl<T> Deref for Loaded<T> {
     type Target = T;
     fn deref(&self) -> &T {
-        self.0.as_deref().expect("only a live slot's load is handed out")
+        self.0
+            .as_deref()
+            .expect("only a live slot's load is handed out")
     }
 }
 
@@ -655,107 +657,5 @@ mod tests {
         }
         stop.store(true, Ordering::Relaxed);
         reader.join().unwrap();
-    }
-}
-
-#[cfg(test)]
-mod speed {
-    use super::*;
-    use arc_swap::ArcSwap;
-    use std::collections::BTreeMap;
-    use std::time::Instant;
-
-    fn time(label: &str, n: usize, mut f: impl FnMut()) {
-        let t = Instant::now();
-        for _ in 0..n {
-            f();
-        }
-        println!("{label}: {:.2} ns", t.elapsed().as_nanos() as f64 / n as f64);
-    }
-
-    #[test]
-    #[ignore]
-    fn speed() {
-        let n = 20_000_000;
-        let t = Handles::<Shared<u64>>::new(Kind { tag: 1, what: "", gone: "", foreign: "" });
-        let o = Handles::<Owned<u64>>::new(Kind { tag: 2, what: "", gone: "", foreign: "" });
-        let hs: Vec<usize> = (0..4).map(|i| t.insert(0, Arc::new(i)).unwrap()).collect();
-        let old: ArcSwap<BTreeMap<usize, Arc<u64>>> = ArcSwap::from_pointee(
-            (0..4usize).map(|i| (i * 16 + 0x6d6a_6200_0000, Arc::new(i as u64))).collect(),
-        );
-        for _ in 0..3 {
-            let mut acc = 0u64;
-            time("old: ArcSwap<BTreeMap> load+get+clone", n, || {
-                let r = old.load();
-                let v = r.get(&std::hint::black_box(0x6d6a_6200_0020)).cloned().unwrap();
-                acc += *v;
-            });
-            time("new: slot load_full + generation", n, || {
-                let v = t.get(std::hint::black_box(hs[2])).unwrap();
-                acc += *v;
-            });
-            let oh = o.insert(0, Arc::new(9)).unwrap();
-            time("new owned get", n, || {
-                let v = o.get(std::hint::black_box(oh)).unwrap();
-                acc += *v;
-            });
-            time("decode+slot lookup only", n, || {
-                let n = decode(1, std::hint::black_box(hs[2])).unwrap();
-                let s = t.shards[n.shard].slot(n.index).unwrap();
-                acc += s.generation.load(Ordering::Acquire) as u64;
-            });
-            let old_rp = parking_lot::Mutex::new(vec![(0usize, Some(Arc::new(5u64)))]);
-            time("old rp: mutex + clone", n, || {
-                let s = old_rp.lock();
-                let v = s[std::hint::black_box(0)].1.clone().unwrap();
-                drop(s);
-                acc += *v;
-            });
-            let mut free: Vec<usize> = Vec::new();
-            let slab = parking_lot::Mutex::new((Vec::<(usize, Option<Arc<u64>>)>::new(), Vec::<usize>::new()));
-            time("old rp: insert+remove", n / 4, || {
-                let v = Arc::new(3u64);
-                let i = {
-                    let mut s = slab.lock();
-                    match s.1.pop() {
-                        Some(i) => { s.0[i].1 = Some(v); i }
-                        None => { s.0.push((0, Some(v))); s.0.len() - 1 }
-                    }
-                };
-                let mut s = slab.lock();
-                let x = s.0[i].1.take();
-                s.0[i].0 += 1;
-                s.1.push(i);
-                drop(s);
-                acc += *x.unwrap();
-            });
-            free.clear();
-            time("new shared: insert+remove", n / 4, || {
-                let h = t.insert(1, Arc::new(3u64)).unwrap();
-                acc += *t.remove(h).unwrap();
-            });
-            time("new owned: insert+remove", n / 4, || {
-                let h = o.insert(1, Arc::new(3u64)).unwrap();
-                acc += *o.remove(h).unwrap();
-            });
-            println!("{acc}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod speed_owned {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn speed_owned() {
-        let o = Handles::<Owned<u64>>::new(Kind { tag: 2, what: "", gone: "", foreign: "" });
-        let mut acc = 0;
-        let t = std::time::Instant::now();
-        for _ in 0..20_000_000 {
-            let h = o.insert(1, Arc::new(3u64)).unwrap();
-            acc += *o.remove(h).unwrap();
-        }
-        println!("owned {:.1} ns {acc}", t.elapsed().as_nanos() as f64 / 2e7);
     }
 }

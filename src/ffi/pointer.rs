@@ -145,6 +145,20 @@ pub unsafe fn out_param<'a, T>(p: *mut T, empty: T, what: &str) -> Result<&'a mu
     Ok(&mut *p)
 }
 
+/// A required out-param of a `repr(C)` type whose empty value is all zero bytes: NULL is
+/// refused; otherwise it is zeroed on entry in place (no empty value built and copied: on
+/// the hot reads this is the difference between a store and a stalled copy).
+///
+/// # Safety
+/// `p` is NULL or valid for writes, and all-zero bytes are a valid `T` (its empty value).
+pub unsafe fn out_zeroed<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Refusal> {
+    if p.is_null() {
+        return Err(null_refusal(what));
+    }
+    p.write_bytes(0, 1);
+    Ok(&mut *p)
+}
+
 /// A nullable out-param, zeroed on entry.
 ///
 /// # Safety
