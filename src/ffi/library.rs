@@ -9,9 +9,11 @@ use super::pointer::out_param;
 use super::string::{self, mjb_string};
 #[cfg(feature = "fault-injection")]
 use super::types::mjb_endpoint;
-use crate::outcome::{mjb_outcome, mjb_reason, Outcome};
+#[cfg(any(test, feature = "fault-injection"))]
+use crate::outcome::Reason;
 #[cfg(feature = "fault-injection")]
-use crate::outcome::{Reason, Refusal};
+use crate::outcome::Refusal;
+use crate::outcome::{mjb_outcome, mjb_reason, Outcome};
 use std::os::raw::c_char;
 
 /// The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
@@ -149,4 +151,32 @@ pub extern "C" fn mjb_test_inject_fault(ep: *mut mjb_endpoint, fault: i32) -> mj
         super::boundary::on_endpoint(ep, |e| e.arm_fault(f, crate::endpoint::WAIT_FOREVER))?;
         Ok(Outcome::MJB_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason() -> Option<Reason> {
+        last_error::get().map(|e| e.reason)
+    }
+
+    #[test]
+    fn a_string_freed_twice_is_closed_and_a_foreign_one_is_foreign_never_ub() {
+        let s = string::new_string("{\"a\":1}".into()).unwrap();
+        assert_eq!(mjb_string_len(s), 7);
+        assert_eq!(mjb_string_free(s), Outcome::MJB_OK);
+        assert_eq!(reason(), None);
+        assert_eq!(mjb_string_free(s), Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(reason(), Some(Reason::MJB_REASON_CLOSED));
+        assert!(mjb_string_data(s).is_null(), "a freed string has no bytes");
+        assert_eq!(mjb_string_len(s), 0);
+        let mut local = 0u64;
+        let foreign = (&mut local as *mut u64).cast::<mjb_string>();
+        assert_eq!(mjb_string_free(foreign), Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(reason(), Some(Reason::MJB_REASON_FOREIGN_HANDLE));
+        assert!(mjb_string_data(foreign).is_null());
+        assert_eq!(local, 0, "nothing was written through it");
+        assert_eq!(mjb_string_free(std::ptr::null_mut()), Outcome::MJB_OK);
+    }
 }
