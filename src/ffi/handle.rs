@@ -124,7 +124,8 @@ pub trait Cell: Send + Sync + Sized + 'static {
     type Live: Deref<Target = Self::Object>;
     /// Whether a lookup takes the shard's writer lock.
     const LOCKED: bool;
-    fn empty() -> Self;
+    /// An empty slot's cell (a fresh value each time it is named).
+    const EMPTY: Self;
     /// # Safety
     /// When [`Cell::LOCKED`], the caller holds the writer lock of the slot's shard.
     unsafe fn load(&self) -> Option<Self::Live>;
@@ -157,9 +158,8 @@ impl<T: Send + Sync + 'static> Cell for Shared<T> {
     type Object = T;
     type Live = Loaded<T>;
     const LOCKED: bool = false;
-    fn empty() -> Self {
-        Shared(ArcSwapOption::empty())
-    }
+    #[allow(clippy::declare_interior_mutable_const)] // only ever copied into a new slot
+    const EMPTY: Self = Shared(ArcSwapOption::const_empty());
     unsafe fn load(&self) -> Option<Loaded<T>> {
         let g = self.0.load();
         g.is_some().then_some(Loaded(g))
@@ -186,9 +186,8 @@ impl<T: Send + Sync + 'static> Cell for Owned<T> {
     type Object = T;
     type Live = Arc<T>;
     const LOCKED: bool = true;
-    fn empty() -> Self {
-        Owned(UnsafeCell::new(None))
-    }
+    #[allow(clippy::declare_interior_mutable_const)] // only ever copied into a new slot
+    const EMPTY: Self = Owned(UnsafeCell::new(None));
     unsafe fn load(&self) -> Option<Arc<T>> {
         // SAFETY: the shard's writer lock is held (the trait's contract).
         unsafe { (*self.0.get()).clone() }
@@ -209,6 +208,14 @@ struct Slot<C> {
     value: C,
 }
 
+impl<C: Cell> Slot<C> {
+    #[allow(clippy::declare_interior_mutable_const)] // only ever copied into a new slot
+    const EMPTY: Self = Slot {
+        generation: AtomicU32::new(0),
+        value: C::EMPTY,
+    };
+}
+
 /// The writers' side of a shard.
 struct Writer {
     /// Emptied slots, for the next insertions (the latest first: its lines are warm).
@@ -225,6 +232,9 @@ struct Lines<X>(X);
 struct Shard<C> {
     /// On lines of its own: readers never write it, nor see it written.
     writer: Lines<Mutex<Writer>>,
+    /// The first slots, in place: most tables never need more (a segment lookup saved).
+    first: [Slot<C>; FIRST],
+    /// The slots after those (segment 0 stays unused: `first` holds its slots).
     segments: [OnceLock<Box<[Slot<C>]>>; SEGMENTS],
 }
 
@@ -235,11 +245,15 @@ impl<C: Cell> Shard<C> {
                 free: Vec::new(),
                 len: 0,
             })),
+            first: [const { Slot::EMPTY }; FIRST],
             segments: [const { OnceLock::new() }; SEGMENTS],
         }
     }
 
     fn slot(&self, index: usize) -> Option<&Slot<C>> {
+        if let Some(s) = self.first.get(index) {
+            return Some(s);
+        }
         let (k, at) = place(index);
         self.segments.get(k)?.get()?.get(at)
     }
@@ -279,14 +293,9 @@ impl<C: Cell> Handles<C> {
             Some(i) => i as usize,
             None if w.len < SLOTS => {
                 let (k, _) = place(w.len);
-                s.segments[k].get_or_init(|| {
-                    (0..FIRST << k)
-                        .map(|_| Slot {
-                            generation: AtomicU32::new(0),
-                            value: C::empty(),
-                        })
-                        .collect()
-                });
+                if w.len >= FIRST {
+                    s.segments[k].get_or_init(|| (0..FIRST << k).map(|_| Slot::EMPTY).collect());
+                }
                 w.len += 1;
                 w.len - 1
             }
@@ -486,6 +495,18 @@ mod tests {
         assert_eq!(h % 16, 0, "aligned like a pointer");
         assert_eq!(h >> TAG_SHIFT, 5);
         assert_eq!(*t.remove(h).unwrap(), 7);
+        // Past the slots in place, into segments allocated as they are needed.
+        let many: Vec<usize> = (0..200)
+            .map(|v| t.insert(3, Arc::new(v)).unwrap())
+            .collect();
+        for (v, h) in many.iter().enumerate() {
+            assert_eq!(*t.get(*h).unwrap(), v as u32);
+        }
+        assert_eq!(decode(5, many[199]).unwrap().index, 199);
+        for (v, h) in many.iter().enumerate() {
+            assert_eq!(*t.remove(*h).unwrap(), v as u32);
+            assert_eq!(t.get(*h), Err(Gone::Freed));
+        }
     }
 
     #[test]
