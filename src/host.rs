@@ -73,9 +73,9 @@ pub fn event(level: Level, message: impl Into<String>) {
 }
 
 /// MuJoCo warnings raised inside a guarded call, from the shim (on the raising thread, inside
-/// MuJoCo): queue only, never unwind.
+/// MuJoCo): queue only, never unwind (the boundary's [`crate::ffi::from_c`] catches).
 unsafe extern "C" fn engine_sink(level: c_int, text: *const c_char) {
-    let _ = std::panic::catch_unwind(|| {
+    crate::ffi::from_c(|| {
         let level = Level::from_c(level);
         if (level as i32) < MIN_LEVEL.load(Relaxed) || text.is_null() {
             return;

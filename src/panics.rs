@@ -1,5 +1,5 @@
-//! Panics inside the bridge: caught once, at the C boundary, turned into `MJB_PANIC`
-//! refusals, and kept off the host's stderr.
+//! Panics inside the bridge: caught once, at the C boundary (`ffi/boundary.rs`), turned into
+//! `MJB_PANIC` refusals, kept off the host's stderr, and what they fence ([`Fence`]).
 //!
 //! The default panic hook prints a message and backtrace to stderr, which for a host (a Unity
 //! editor, a ROS node) is noise from a library that then answers `MJB_PANIC` anyway. The
@@ -9,11 +9,24 @@
 //! linking the crate keeps its own panic reporting.
 
 use crate::outcome::{Outcome, Reason, Refusal};
+use crate::safety::Safety;
 use std::cell::{Cell, RefCell};
 use std::sync::Once;
 
+/// The thread's bridge calls: how deep it is inside them, and where a native phase panicked
+/// (one thread-local, so a call reaches both with one lookup).
+struct Calls {
+    depth: Cell<u32>,
+    site: Cell<Option<Site>>,
+}
+
 thread_local! {
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    static CALLS: Calls = const {
+        Calls {
+            depth: Cell::new(0),
+            site: Cell::new(None),
+        }
+    };
     static LAST: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
@@ -22,17 +35,19 @@ pub struct Inside(());
 
 impl Drop for Inside {
     fn drop(&mut self) {
-        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        CALLS.with(|c| c.depth.set(c.depth.get().saturating_sub(1)));
     }
 }
 
-/// Enter a bridge call (nesting is fine); installs the hook on first use.
+/// Enter a bridge call (nesting is fine); installs the hook on first use. The outermost call
+/// starts with no panic site: one left by a native phase that no boundary caught (the Rust
+/// API) is not this call's.
 pub fn enter() -> Inside {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if DEPTH.with(Cell::get) == 0 {
+            if CALLS.with(|c| c.depth.get()) == 0 {
                 return previous(info);
             }
             let at = info
@@ -44,7 +59,11 @@ pub fn enter() -> Inside {
             LAST.with(|l| *l.borrow_mut() = Some(text));
         }));
     });
-    DEPTH.with(|d| d.set(d.get() + 1));
+    CALLS.with(|c| {
+        if c.depth.replace(c.depth.get() + 1) == 0 {
+            c.site.set(None);
+        }
+    });
     Inside(())
 }
 
@@ -76,16 +95,73 @@ pub struct Site {
     pub sequence: u64,
 }
 
-thread_local! {
-    static SITE: Cell<Option<Site>> = const { Cell::new(None) };
+/// The one rule for what a panic fences: a panic inside a call on an endpoint fences that
+/// endpoint (`MJB_REASON_PANIC`), once, where the first armed guard unwinds. The boundary
+/// arms one for the whole call ([`Fence::call`]); a mutation's native phase arms one inside
+/// the native lock ([`Fence::native_phase`]), so the endpoint is fenced before the lock passes
+/// to the next caller (who then sees the fence, not a half-done mutation), and the phase's
+/// ticks and sequence are kept for the report the boundary writes ([`take_site`]).
+#[must_use = "the guard fences when it is dropped by unwinding"]
+pub struct Fence<'a> {
+    safety: &'a Safety,
+    site: Option<Site>,
 }
 
-/// Called while unwinding out of a native phase (the endpoint is fenced already).
-pub fn unwound_at(site: Site) {
-    SITE.with(|s| s.set(Some(site)));
+impl<'a> Fence<'a> {
+    /// A call on an endpoint.
+    pub fn call(safety: &'a Safety) -> Self {
+        Fence { safety, site: None }
+    }
+
+    /// A mutation's native phase, admitted at `site` (its tick and sequence).
+    pub fn native_phase(safety: &'a Safety, site: Site) -> Self {
+        Fence {
+            safety,
+            site: Some(site),
+        }
+    }
+}
+
+impl Drop for Fence<'_> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        // The first fence wins: a later guard of the same unwinding changes nothing.
+        self.safety.fence(Reason::MJB_REASON_PANIC);
+        if let Some(mut site) = self.site {
+            site.tick_after = self.safety.view_tick();
+            CALLS.with(|c| c.site.set(Some(site)));
+        }
+    }
 }
 
 /// The site of the panic being caught, if it happened inside a native phase.
 pub fn take_site() -> Option<Site> {
-    SITE.with(Cell::take)
+    CALLS.with(|c| c.site.take())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_outermost_call_starts_without_an_earlier_calls_panic_site() {
+        let stale = Site {
+            tick_before: 1,
+            tick_after: 2,
+            sequence: 3,
+        };
+        CALLS.with(|c| c.site.set(Some(stale)));
+        let outer = enter();
+        assert_eq!(take_site(), None, "left by a phase no boundary caught");
+        CALLS.with(|c| c.site.set(Some(stale)));
+        let inner = enter();
+        assert_eq!(
+            take_site(),
+            Some(stale),
+            "a nested call keeps the outer one's"
+        );
+        drop((inner, outer));
+    }
 }

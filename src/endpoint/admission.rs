@@ -5,27 +5,10 @@
 use super::lock::Guard;
 use super::{Answer, Endpoint, Native, Shape, WAIT_FOREVER};
 use crate::outcome::{Outcome, Reason, Refusal};
+use crate::panics::Fence;
 use crate::safety::{InFlight, SafetyView};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// While a mutation's native phase runs: if it panics, the endpoint is fenced here, where the
-/// admission tick and sequence are known, and they are kept for the report the C boundary
-/// writes when it catches the panic ([`crate::panics::Site`]).
-struct NativePhase<'a> {
-    ep: &'a Endpoint,
-    site: crate::panics::Site,
-}
-
-impl Drop for NativePhase<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.ep.safety.fence(Reason::MJB_REASON_PANIC);
-            self.site.tick_after = self.ep.safety.view_tick();
-            crate::panics::unwound_at(self.site);
-        }
-    }
-}
 
 /// How a mutation is admitted: its deadline, and where the endpoint must still be when it is
 /// (a compare-and-step: refused with `MJB_REASON_PRECONDITION` when another call moved it on).
@@ -147,14 +130,15 @@ impl Endpoint {
             return a;
         }
         let work = self.safety.begin_work();
-        let phase = NativePhase {
-            ep: self,
-            site: crate::panics::Site {
+        // A panic from here on fences the endpoint before the lock passes on.
+        let phase = Fence::native_phase(
+            &self.safety,
+            crate::panics::Site {
                 tick_before: native.tick,
                 tick_after: native.tick,
                 sequence,
             },
-        };
+        );
         let mut answer = f(&mut native, &work);
         drop(phase);
         answer.report.sequence = sequence;
@@ -175,6 +159,12 @@ impl Endpoint {
             before,
             after,
         )
+    }
+
+    /// Arm the panic fence for a call on this endpoint ([`Fence`] decides what a panic
+    /// fences); the C boundary holds it for every call.
+    pub(crate) fn fence_on_panic(&self) -> Fence<'_> {
+        Fence::call(&self.safety)
     }
 
     /// Latch a stop (never waits for the native lock); the safety state right after.

@@ -3,12 +3,11 @@
 //! acknowledgements. Each one translates its arguments at the boundary and calls the
 //! [`Endpoint`].
 
-use super::boundary::{
-    admission, call, mutation, null_refusal, on_endpoint, out_param, read_into, read_seen,
-    refuse_early, register, slice, unregister, utf8, zeroed,
-};
+use super::boundary::{call, mutation, on_endpoint, read, refuse_early};
 use super::enums::mjb_outcome;
+use super::handle::{self, thread_key};
 use super::mjb_string;
+use super::pointer::{admission, null_refusal, out_param, out_zeroed, slice, utf8, zeroed};
 use super::types::{
     mjData_, mjModel_, mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_safety_state,
 };
@@ -16,6 +15,7 @@ use crate::endpoint::Endpoint;
 use crate::outcome::Outcome;
 use std::os::raw::c_char;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 /// Open an endpoint that loads and owns a MuJoCo model/data pair.
 ///
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn mjb_endpoint_open(
     call(|| {
         let out = out_param(out, std::ptr::null_mut(), "out")?;
         let ep = Endpoint::open(utf8(config_json, len, "config_json")?)?;
-        *out = register(ep);
+        *out = handle::issue(thread_key(), Arc::new(ep))?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn mjb_endpoint_adopt(
         let m = NonNull::new(model).ok_or_else(|| null_refusal("model"))?;
         let d = NonNull::new(data).ok_or_else(|| null_refusal("data"))?;
         let ep = Endpoint::adopt(m, d, utf8(config_json, len, "config_json")?)?;
-        *out = register(ep);
+        *out = handle::issue(thread_key(), Arc::new(ep))?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -80,10 +80,9 @@ pub unsafe extern "C" fn mjb_endpoint_adopt(
 #[no_mangle]
 pub extern "C" fn mjb_endpoint_free(ep: *mut mjb_endpoint) -> mjb_outcome {
     call(|| {
-        if ep.is_null() {
-            return Ok(Outcome::MJB_OK);
-        }
-        unregister(ep)?;
+        // Dropped here, outside the table's lock (freeing MuJoCo's data can take a while), or
+        // later by the last call still using it.
+        drop(handle::free(ep)?);
         Ok(Outcome::MJB_OK)
     })
 }
@@ -179,7 +178,7 @@ pub unsafe extern "C" fn mjb_world_read(
     timeout_ms: u32,
     out_string: *mut *mut mjb_string,
 ) -> mjb_outcome {
-    read_into(ep, out_string, |e| e.world_read(timeout_ms))
+    mjb_world_read_info(ep, timeout_ms, out_string, std::ptr::null_mut())
 }
 
 /// Capture a snapshot: the same world document as `mjb_world_read`, byte for byte.
@@ -193,7 +192,7 @@ pub unsafe extern "C" fn mjb_snapshot(
     timeout_ms: u32,
     out_string: *mut *mut mjb_string,
 ) -> mjb_outcome {
-    read_into(ep, out_string, |e| e.world_read(timeout_ms))
+    mjb_world_read_info(ep, timeout_ms, out_string, std::ptr::null_mut())
 }
 
 /// Read the checkpoint document alone (the profile's format; see docs/contract.md, "Checkpoint
@@ -209,7 +208,7 @@ pub unsafe extern "C" fn mjb_checkpoint_read(
     timeout_ms: u32,
     out_string: *mut *mut mjb_string,
 ) -> mjb_outcome {
-    read_into(ep, out_string, |e| e.checkpoint_read(timeout_ms))
+    mjb_checkpoint_read_info(ep, timeout_ms, out_string, std::ptr::null_mut())
 }
 
 /// Replace the owned model/data with a newly loaded one (`{"model": {...}}`, borrowed).
@@ -266,7 +265,7 @@ pub unsafe extern "C" fn mjb_stop(
 ) -> mjb_outcome {
     call(|| {
         let state = zeroed(safety_state);
-        let view = on_endpoint(ep, |e| Ok(e.safety.stop()))?;
+        let view = on_endpoint(ep, |e| Ok(e.stop()))?;
         if let Some(s) = state {
             *s = view.into();
         }
@@ -307,8 +306,9 @@ pub unsafe extern "C" fn mjb_safety_read(
     safety_state: *mut mjb_safety_state,
 ) -> mjb_outcome {
     call(|| {
-        let state = out_param(safety_state, Default::default(), "safety_state")?;
-        *state = on_endpoint(ep, |e| Ok(e.safety.view()))?.into();
+        // All zero is the state's empty value (false, 0, no fence).
+        let state = out_zeroed(safety_state, "safety_state")?;
+        *state = on_endpoint(ep, |e| Ok(e.safety_view()))?.into();
         Ok(Outcome::MJB_OK)
     })
 }
@@ -422,7 +422,7 @@ pub unsafe extern "C" fn mjb_checkpoint_read_info(
     out_string: *mut *mut mjb_string,
     info: *mut mjb_read_info,
 ) -> mjb_outcome {
-    read_seen(ep, out_string, info, |e| e.checkpoint_read_seen(timeout_ms))
+    read(ep, out_string, info, |e| e.checkpoint_read_seen(timeout_ms))
 }
 
 /// `mjb_world_read` with `info` as for `mjb_checkpoint_read_info`.
@@ -433,7 +433,7 @@ pub unsafe extern "C" fn mjb_world_read_info(
     out_string: *mut *mut mjb_string,
     info: *mut mjb_read_info,
 ) -> mjb_outcome {
-    read_seen(ep, out_string, info, |e| e.world_read_seen(timeout_ms))
+    read(ep, out_string, info, |e| e.world_read_seen(timeout_ms))
 }
 
 /// `mjb_snapshot` with `info` as for `mjb_checkpoint_read_info`.
@@ -446,5 +446,5 @@ pub unsafe extern "C" fn mjb_snapshot_info(
     out_string: *mut *mut mjb_string,
     info: *mut mjb_read_info,
 ) -> mjb_outcome {
-    read_seen(ep, out_string, info, |e| e.world_read_seen(timeout_ms))
+    mjb_world_read_info(ep, timeout_ms, out_string, info)
 }

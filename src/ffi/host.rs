@@ -3,11 +3,12 @@
 //! header preamble); arguments are translated at the boundary, the answers come from the
 //! endpoint, its frames and its catalog of names.
 
-use super::boundary::{
-    admission, c_str, call, last_error, mutation, null_refusal, on_endpoint, out_of_range,
-    out_param, refuse_early, set_last_error, slice, slice_mut, zeroed,
-};
+use super::boundary::{call, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
+use super::last_error;
+use super::pointer::{
+    admission, c_str, null_refusal, out_of_range, out_param, slice, slice_mut, zeroed,
+};
 use super::types::mjb_log_fn;
 use super::types::{
     mjb_endpoint, mjb_expect, mjb_frame_info, mjb_frame_request, mjb_input, mjb_joint_adr,
@@ -568,8 +569,8 @@ pub unsafe extern "C" fn mjb_write_step_read_if(
         // The steps were taken; the frame could not be read (the model was replaced in
         // between): the call answers the step's MJB_OK and says why nothing was read.
         Some(Err(r)) => {
-            let step = last_error().map(|k| format!(" (step: {})", k.message));
-            set_last_error(Refusal::new(
+            let step = last_error::get().map(|k| format!(" (step: {})", k.message));
+            last_error::set(Refusal::new(
                 Outcome::MJB_OK,
                 r.reason,
                 format!(

@@ -2,12 +2,19 @@
 //! of outcomes and reasons, the version and build information, and (fault-injection builds
 //! only) the test hook.
 
-use super::boundary::{call, guard, last_error, out_param};
+use super::boundary::{call, guard};
 use super::enums::{mjb_outcome, mjb_reason};
+use super::handle;
+use super::last_error;
+use super::pointer::out_param;
 use super::string::{self, mjb_string};
 #[cfg(feature = "fault-injection")]
 use super::types::mjb_endpoint;
-use crate::outcome::{Outcome, Reason, Refusal};
+use crate::outcome::Outcome;
+#[cfg(any(test, feature = "fault-injection"))]
+use crate::outcome::Reason;
+#[cfg(feature = "fault-injection")]
+use crate::outcome::Refusal;
 use std::os::raw::c_char;
 
 /// The bytes of a library-owned string (NUL-terminated UTF-8), valid until it is freed.
@@ -15,7 +22,7 @@ use std::os::raw::c_char;
 #[no_mangle]
 pub extern "C" fn mjb_string_data(s: *const mjb_string) -> *const c_char {
     guard(std::ptr::null(), || {
-        string::with_live(s, |b| b.as_ptr().cast::<c_char>()).unwrap_or(std::ptr::null())
+        string::bytes(s).map_or(std::ptr::null(), |(p, _)| p.cast::<c_char>())
     })
 }
 
@@ -23,7 +30,7 @@ pub extern "C" fn mjb_string_data(s: *const mjb_string) -> *const c_char {
 /// strings give 0.
 #[no_mangle]
 pub extern "C" fn mjb_string_len(s: *const mjb_string) -> usize {
-    guard(0, || string::with_live(s, |b| b.len() - 1).unwrap_or(0))
+    guard(0, || string::bytes(s).map_or(0, |(_, n)| n - 1))
 }
 
 /// Free a library-owned string. NULL is a no-op (`MJB_OK`); a string freed before, or not made
@@ -31,15 +38,8 @@ pub extern "C" fn mjb_string_len(s: *const mjb_string) -> usize {
 #[no_mangle]
 pub extern "C" fn mjb_string_free(s: *mut mjb_string) -> mjb_outcome {
     call(|| {
-        if s.is_null() || string::free(s) {
-            Ok(Outcome::MJB_OK)
-        } else {
-            Err(Refusal::new(
-                Outcome::MJB_INVALID_ARGUMENT,
-                Reason::MJB_REASON_FOREIGN_HANDLE,
-                "not a live string of this library (freed before?)",
-            ))
-        }
+        handle::free(s)?;
+        Ok(Outcome::MJB_OK)
     })
 }
 
@@ -59,19 +59,7 @@ pub unsafe extern "C" fn mjb_last_error(
     needed: *mut usize,
 ) -> mjb_outcome {
     guard(mjb_outcome::MJB_PANIC, || {
-        let text = match last_error() {
-            None => "{}".to_owned(),
-            Some(e) => {
-                use crate::doc::{obj, Value};
-                obj([
-                    ("outcome", e.outcome.name().into()),
-                    ("reason", e.reason.name().into()),
-                    ("pointer", e.pointer.map(Value::from).unwrap_or(Value::Null)),
-                    ("message", e.message.into()),
-                ])
-                .to_json()
-            }
-        };
+        let text = last_error::text();
         let size = text.len() + 1;
         if !needed.is_null() {
             needed.write(size);
@@ -142,7 +130,7 @@ pub extern "C" fn mjb_version() -> *const c_char {
 pub unsafe extern "C" fn mjb_build_info(out_string: *mut *mut mjb_string) -> mjb_outcome {
     call(|| {
         let out = out_param(out_string, std::ptr::null_mut(), "out_string")?;
-        *out = string::new_string(crate::build_info());
+        *out = string::new_string(crate::build_info())?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -165,4 +153,32 @@ pub extern "C" fn mjb_test_inject_fault(ep: *mut mjb_endpoint, fault: i32) -> mj
         super::boundary::on_endpoint(ep, |e| e.arm_fault(f, crate::endpoint::WAIT_FOREVER))?;
         Ok(Outcome::MJB_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason() -> Option<Reason> {
+        last_error::get().map(|e| e.reason)
+    }
+
+    #[test]
+    fn a_string_freed_twice_is_closed_and_a_foreign_one_is_foreign_never_ub() {
+        let s = string::new_string("{\"a\":1}".into()).unwrap();
+        assert_eq!(mjb_string_len(s), 7);
+        assert_eq!(mjb_string_free(s), Outcome::MJB_OK);
+        assert_eq!(reason(), None);
+        assert_eq!(mjb_string_free(s), Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(reason(), Some(Reason::MJB_REASON_CLOSED));
+        assert!(mjb_string_data(s).is_null(), "a freed string has no bytes");
+        assert_eq!(mjb_string_len(s), 0);
+        let mut local = 0u64;
+        let foreign = (&mut local as *mut u64).cast::<mjb_string>();
+        assert_eq!(mjb_string_free(foreign), Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(reason(), Some(Reason::MJB_REASON_FOREIGN_HANDLE));
+        assert!(mjb_string_data(foreign).is_null());
+        assert_eq!(local, 0, "nothing was written through it");
+        assert_eq!(mjb_string_free(std::ptr::null_mut()), Outcome::MJB_OK);
+    }
 }

@@ -1,9 +1,12 @@
-//! The C ABI, and nothing else: every function here is a thin export that translates its C
-//! arguments at the `boundary` (the only `catch_unwind`, handle resolution, pointer, slice
-//! and out-param checks) and calls safe Rust below. The conventions every export follows are
+//! The C ABI, and nothing else: every function here is a thin export that runs its body in
+//! the `boundary` (the only `catch_unwind`), translates its C arguments (`pointer`) and
+//! handles (`handle`), and calls safe Rust below. The conventions every export follows are
 //! in the header preamble (`cbindgen.toml`) and docs/contract.md ("The C ABI's conventions").
 //!
-//! - `boundary`: panics, handles, pointers, out-params, the thread's last error;
+//! - `boundary`: the call wrappers: panics caught, refusals recorded, log events delivered;
+//! - `handle`: the one handle scheme (endpoints, restore points, strings) and its refusals;
+//! - `pointer`: NULL, slices, documents, out-params, preconditions;
+//! - `last_error`: the thread's last error;
 //! - `enums`: the ABI's enums as C sees them, paired with the crate's own types;
 //! - `types`: the `repr(C)` structs and the log callback's type;
 //! - `constants`: the header's constants;
@@ -20,11 +23,16 @@ mod boundary;
 mod constants;
 mod endpoint;
 mod enums;
+mod handle;
 mod host;
+mod last_error;
 mod library;
+mod pointer;
 mod restore_point;
 mod string;
 mod types;
+
+pub(crate) use boundary::from_c;
 
 pub use constants::*;
 pub use endpoint::*;
@@ -42,6 +50,6 @@ pub mod testing {
     use crate::endpoint::Endpoint;
 
     pub fn with_endpoint<R>(ep: *mut mjb_endpoint, f: impl FnOnce(&Endpoint) -> R) -> Option<R> {
-        super::boundary::resolve(ep).ok().map(|e| f(&e))
+        super::handle::resolve(ep).ok().map(|e| f(&e))
     }
 }

@@ -2,15 +2,22 @@
 //! (planners, tree search, resets, an editor's rewind). Arguments are translated at the
 //! boundary; the work is the endpoint's ([`crate::endpoint::RestorePoint`]).
 
-use super::boundary::{
-    admission, call, mutation, on_endpoint, out_param, refuse_early, register_restore_point,
-    resolve_restore_point, unregister_restore_point, utf8,
-};
+use super::boundary::{call, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
+use super::handle::{self, resolve};
+use super::pointer::{admission, out_param, utf8};
 use super::string::{mjb_string, new_string};
 use super::types::{mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_restore_point};
-use crate::outcome::Outcome;
+use crate::endpoint::RestorePoint;
+use crate::outcome::{Outcome, Refusal};
 use std::os::raw::c_char;
+use std::sync::Arc;
+
+/// A handle for a new restore point, in its endpoint's shard: planners on different threads,
+/// each with its own endpoint, capture and free without contending.
+fn issue(rp: Arc<RestorePoint>) -> Result<*mut mjb_restore_point, Refusal> {
+    handle::issue(rp.endpoint(), rp)
+}
 
 /// Capture a restore point: under the native lock, the complete state the endpoint's profile
 /// restores (`mujoco_integration_v1`: the `mjSTATE_INTEGRATION` vector; `mujoco_basic_v1`:
@@ -30,7 +37,7 @@ pub unsafe extern "C" fn mjb_restore_point_capture(
     call(|| {
         let out = out_param(out, std::ptr::null_mut(), "out")?;
         let rp = on_endpoint(ep, |e| e.capture(timeout_ms))?;
-        *out = register_restore_point(rp);
+        *out = issue(rp)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -66,7 +73,7 @@ pub unsafe extern "C" fn mjb_restore_point_apply_if(
     timeout_ms: u32,
     report: *mut mjb_report,
 ) -> mjb_outcome {
-    match (resolve_restore_point(rp), admission(timeout_ms, expect)) {
+    match (resolve(rp), admission(timeout_ms, expect)) {
         (Ok(rp), Ok(c)) => mutation(ep, report, |e| e.apply(&rp, c)),
         (Err(r), _) | (_, Err(r)) => refuse_early(report, r),
     }
@@ -84,8 +91,8 @@ pub unsafe extern "C" fn mjb_restore_point_to_json(
 ) -> mjb_outcome {
     call(|| {
         let out = out_param(out_string, std::ptr::null_mut(), "out_string")?;
-        let text = resolve_restore_point(rp)?.to_json()?;
-        *out = new_string(text);
+        let text = resolve(rp)?.to_json()?;
+        *out = new_string(text)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -107,7 +114,7 @@ pub unsafe extern "C" fn mjb_restore_point_from_json(
         let out = out_param(out, std::ptr::null_mut(), "out")?;
         let doc = utf8(json, len, "json")?;
         let rp = on_endpoint(ep, |e| e.restore_point_from(doc))?;
-        *out = register_restore_point(rp);
+        *out = issue(rp)?;
         Ok(Outcome::MJB_OK)
     })
 }
@@ -122,7 +129,7 @@ pub unsafe extern "C" fn mjb_restore_point_info(
 ) -> mjb_outcome {
     call(|| {
         let info = out_param(info, Default::default(), "info")?;
-        let rp = resolve_restore_point(rp)?;
+        let rp = resolve(rp)?;
         *info = mjb_read_info {
             tick: rp.tick(),
             configuration: rp.configuration(),
@@ -138,8 +145,9 @@ pub unsafe extern "C" fn mjb_restore_point_info(
 #[no_mangle]
 pub unsafe extern "C" fn mjb_restore_point_free(rp: *mut mjb_restore_point) -> mjb_outcome {
     call(|| {
-        if !rp.is_null() {
-            unregister_restore_point(rp)?;
+        if let Some(removed) = handle::free(rp)? {
+            // Outside the table's lock: back to its endpoint for the next capture, or dropped.
+            crate::endpoint::recycle_restore_point(removed);
         }
         Ok(Outcome::MJB_OK)
     })

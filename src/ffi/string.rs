@@ -1,45 +1,30 @@
-//! Library-owned result strings: NUL-terminated UTF-8, freed only by `mjb_string_free`.
-//! Live strings are tracked so that a double free is refused instead of corrupting memory.
+//! Library-owned result strings: NUL-terminated UTF-8, handed out as handles like every
+//! other object ([`super::handle`]) and freed only by `mjb_string_free`, so a double free or
+//! a foreign pointer is refused instead of corrupting memory.
 
-use parking_lot::Mutex;
-use std::collections::BTreeSet;
+use super::handle::{self, thread_key};
+use crate::outcome::Refusal;
+use std::sync::Arc;
 
 /// A library-owned, NUL-terminated UTF-8 string (opaque to C).
 #[allow(non_camel_case_types)]
 pub struct mjb_string {
     /// The text followed by one NUL byte. A `Vec` (not a boxed slice) so that handing a
-    /// document over never reallocates it to trim spare capacity.
+    /// document over never reallocates it to trim spare capacity. Its bytes do not move
+    /// while the string is live: `mjb_string_data` points into them.
     bytes: Vec<u8>,
 }
 
-static LIVE: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
-
-pub fn new_string(text: String) -> *mut mjb_string {
-    let mut v = text.into_bytes();
-    v.push(0);
-    let p = Box::into_raw(Box::new(mjb_string { bytes: v }));
-    LIVE.lock().insert(p as usize);
-    p
+/// A new string holding `text`, owned by the caller until `mjb_string_free`.
+pub fn new_string(text: String) -> Result<*mut mjb_string, Refusal> {
+    let mut bytes = text.into_bytes();
+    bytes.push(0);
+    handle::issue(thread_key(), Arc::new(mjb_string { bytes }))
 }
 
-/// The string behind a live pointer, or None (NULL, freed, foreign).
-pub fn with_live<R>(s: *const mjb_string, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-    let live = LIVE.lock();
-    if s.is_null() || !live.contains(&(s as usize)) {
-        return None;
-    }
-    // SAFETY: the pointer is live (in the set, so not yet freed) and we hold the set's lock,
-    // so no other thread can free it while we read.
-    let st = unsafe { &*s };
-    Some(f(&st.bytes))
-}
-
-/// Free a live string. Returns false when the pointer is not a live string.
-pub fn free(s: *mut mjb_string) -> bool {
-    if !LIVE.lock().remove(&(s as usize)) {
-        return false;
-    }
-    // SAFETY: it came from Box::into_raw in new_string and was live until just now.
-    drop(unsafe { Box::from_raw(s) });
-    true
+/// The bytes of a live string with their NUL, or None (NULL, freed, foreign). They stay
+/// valid until the string is freed: the table holds them.
+pub fn bytes(s: *const mjb_string) -> Option<(*const u8, usize)> {
+    let s = handle::resolve(s).ok()?;
+    Some((s.bytes.as_ptr(), s.bytes.len()))
 }
