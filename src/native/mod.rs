@@ -15,6 +15,7 @@ use shim::*;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::ptr::NonNull;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 #[cfg(feature = "fault-injection")]
@@ -49,6 +50,37 @@ impl NativeError {
 /// not allocate.
 fn msg_buf() -> [c_char; MSG_CAP] {
     [0; MSG_CAP]
+}
+
+/// The same buffer left uninitialized, for the calls a step or a restore makes: zeroing 1 KiB
+/// per guarded call is wasted when the call succeeds. The shim writes its NUL terminator
+/// first (`msg[0] = '\0'`), so the text is read only up to bytes the shim wrote.
+struct Msg(std::mem::MaybeUninit<[c_char; MSG_CAP]>);
+
+impl Msg {
+    fn new() -> Msg {
+        Msg(std::mem::MaybeUninit::uninit())
+    }
+
+    fn ptr(&mut self) -> *mut c_char {
+        self.0.as_mut_ptr().cast()
+    }
+
+    /// [`status`] for a call that wrote its message here.
+    fn status(&mut self, code: c_int) -> Result<(), NativeError> {
+        if code == SHIM_OK {
+            return Ok(());
+        }
+        // SAFETY: the shim NUL-terminated the buffer before anything else (every guarded
+        // call starts with `msg[0] = '\0'`); `CStr` reads only up to that NUL.
+        let text = unsafe { CStr::from_ptr(self.ptr()) };
+        let buf: Vec<c_char> = text
+            .to_bytes_with_nul()
+            .iter()
+            .map(|&b| b as c_char)
+            .collect();
+        status(code, &buf)
+    }
 }
 
 fn msg_text(buf: &[c_char]) -> String {
@@ -301,6 +333,101 @@ impl Public {
     }
 }
 
+/// One component of a state vector: `len` values read from `src` in the pair's data
+/// (doubles, or bytes the state holds as doubles).
+struct Piece {
+    src: *const u8,
+    len: usize,
+    byte: bool,
+}
+
+/// Where `mj_getState(m, d, _, sig)` reads each component of one pair's data from, so that
+/// the pre-step image (every step) and the readbacks are plain copies instead of a guarded
+/// engine call that walks every component bit. Made per model (open, replacement) and proven
+/// before use: on a scratch data of the same model, every value of every component is set to
+/// a value of its own, and the copy must equal `mj_getState` bit for bit and in size. A
+/// component the shim cannot place (a newer engine's) leaves the pair on `mj_getState`.
+/// mjData's arrays never move for the data's lifetime, so the pointers stay valid.
+struct StatePlan {
+    size: usize,
+    pieces: Vec<Piece>,
+    /// Where test builds put `mj_getState`'s vector to compare every copy with.
+    #[cfg(debug_assertions)]
+    check: std::cell::RefCell<Vec<f64>>,
+}
+
+impl StatePlan {
+    fn copy_into(&self, out: &mut [f64]) {
+        let mut at = 0;
+        for p in &self.pieces {
+            let dst = &mut out[at..at + p.len];
+            if p.byte {
+                // SAFETY: `src` holds `len` bytes of the live data (proven at `prove`).
+                let src = unsafe { std::slice::from_raw_parts(p.src, p.len) };
+                for (d, &b) in dst.iter_mut().zip(src) {
+                    *d = f64::from(b);
+                }
+            } else {
+                // SAFETY: `src` holds `len` doubles of the live data, which never overlaps
+                // the caller's buffer.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(p.src.cast::<f64>(), dst.as_mut_ptr(), p.len)
+                };
+            }
+            at += p.len;
+        }
+    }
+
+    /// The plan of `sig` for `mj`'s data, or None when it is not exactly `mj_getState`.
+    fn prove(mj: &Mujoco, sig: u32) -> Option<StatePlan> {
+        let size = mj.state_size(sig).ok()?;
+        let mut msg = msg_buf();
+        let mut t: *mut MjData = std::ptr::null_mut();
+        // SAFETY: valid model; out-pointer and message buffer.
+        let code = unsafe { mjb_shim_make_data(mj.m.as_ptr(), &mut t, msg.as_mut_ptr()) };
+        if status(code, &msg).is_err() || t.is_null() {
+            return None;
+        }
+        let proven = (|| {
+            let trial = mj.pieces(t, sig).ok()??;
+            if trial.pieces.iter().map(|p| p.len).sum::<usize>() != size || trial.size != size {
+                return None;
+            }
+            // A value of its own for every element of every component (bytes flipped from
+            // what make_data set), so a component read from the wrong array cannot match.
+            let mut k = 0u64;
+            for p in &trial.pieces {
+                for i in 0..p.len {
+                    k += 1;
+                    // SAFETY: `src` holds `len` elements of the scratch data `t`, which
+                    // nothing else uses.
+                    unsafe {
+                        if p.byte {
+                            let b = p.src.cast_mut().add(i);
+                            *b = u8::from(*b == 0);
+                        } else {
+                            *p.src.cast::<f64>().cast_mut().add(i) = k as f64 + 0.25;
+                        }
+                    }
+                }
+            }
+            let mut engine = vec![0.0; size];
+            mj.engine_get_state(t, sig, &mut engine).ok()?;
+            let mut copied = vec![0.0; size];
+            trial.copy_into(&mut copied);
+            let same = engine
+                .iter()
+                .zip(&copied)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            same.then_some(())
+        })();
+        // SAFETY: `t` was made above and is not used after this.
+        unsafe { mjb_shim_delete(std::ptr::null_mut(), t) };
+        proven?;
+        mj.pieces(mj.d.as_ptr(), sig).ok()?
+    }
+}
+
 /// One owned MuJoCo model/data pair. Freed on drop.
 pub struct Mujoco {
     m: NonNull<MjModel>,
@@ -309,6 +436,9 @@ pub struct Mujoco {
     /// `mj_stateSize` per signature: the model never changes for this pair, so each size is
     /// asked of the engine once (get/set check buffer lengths on every call, on the step path).
     state_sizes: std::cell::RefCell<Vec<(u32, usize)>>,
+    /// Per signature, where `mj_getState` reads each component of this pair's data from,
+    /// proven once against the engine ([`StatePlan::prove`]); `None` where it could not be.
+    plans: std::cell::RefCell<Vec<(u32, Option<Rc<StatePlan>>)>>,
     /// Armed one-shot faults (`fault-injection` builds only).
     #[cfg(feature = "fault-injection")]
     faults: fault::Faults,
@@ -390,6 +520,7 @@ impl Mujoco {
             d,
             dims,
             state_sizes: Default::default(),
+            plans: Default::default(),
             #[cfg(feature = "fault-injection")]
             faults: Default::default(),
             // SAFETY: a live pair.
@@ -462,6 +593,9 @@ impl Mujoco {
             offset += len;
         }
         let size = self.state_size(sig)?;
+        // The plan of the signature the endpoint images and restores with, made with the
+        // configuration rather than by its first step.
+        let _ = self.plan(sig);
         if size != offset {
             return Err(NativeError::Failed(format!(
                 "mj_stateSize({sig}) = {size} but its components add up to {offset}"
@@ -530,21 +664,96 @@ impl Mujoco {
         Ok(n)
     }
 
+    /// The state vector of `sig`, exactly as `mj_getState` writes it. Where the pair's plan
+    /// for `sig` was proven ([`StatePlan`]), the components are copied straight from the
+    /// data (no guarded call: plain copies cannot raise); else `mj_getState` runs, guarded.
     pub fn get_state(&self, sig: u32, out: &mut [f64]) -> Result<(), NativeError> {
+        if let Some(plan) = self.plan(sig) {
+            assert_eq!(out.len(), plan.size, "state buffer length");
+            plan.copy_into(out);
+            #[cfg(debug_assertions)]
+            {
+                // Test builds check every copy against the engine's own getter (into a
+                // buffer made with the plan: the step path allocates nothing).
+                let mut engine = plan.check.borrow_mut();
+                self.engine_get_state(self.d.as_ptr(), sig, &mut engine)?;
+                assert!(
+                    engine
+                        .iter()
+                        .zip(out.iter())
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "the state plan of signature {sig} disagrees with mj_getState"
+                );
+            }
+            return Ok(());
+        }
         let want = self.state_size(sig)?;
         assert_eq!(out.len(), want, "state buffer length");
-        let mut msg = msg_buf();
-        // SAFETY: out holds exactly mj_stateSize(m, sig) doubles.
-        let code = unsafe {
-            mjb_shim_get_state(
-                self.m.as_ptr(),
-                self.d.as_ptr(),
-                out.as_mut_ptr(),
-                sig,
-                msg.as_mut_ptr(),
-            )
-        };
-        status(code, &msg)
+        self.engine_get_state(self.d.as_ptr(), sig, out)
+    }
+
+    /// Guarded `mj_getState` of `d` (this pair's data or a data of its model).
+    fn engine_get_state(
+        &self,
+        d: *mut MjData,
+        sig: u32,
+        out: &mut [f64],
+    ) -> Result<(), NativeError> {
+        let mut msg = Msg::new();
+        // SAFETY: `d` is a live data of this model; out holds mj_stateSize(m, sig) doubles
+        // (checked by the callers).
+        let code =
+            unsafe { mjb_shim_get_state(self.m.as_ptr(), d, out.as_mut_ptr(), sig, msg.ptr()) };
+        msg.status(code)
+    }
+
+    /// The proven plan of `sig` (made and proven on first use).
+    fn plan(&self, sig: u32) -> Option<Rc<StatePlan>> {
+        if let Some((_, p)) = self.plans.borrow().iter().find(|(s, _)| *s == sig) {
+            return p.clone();
+        }
+        let plan = StatePlan::prove(self, sig).map(Rc::new);
+        self.plans.borrow_mut().push((sig, plan.clone()));
+        plan
+    }
+
+    /// Where each component of `sig` is in `d`; None when a component with values has no
+    /// known source.
+    fn pieces(&self, d: *mut MjData, sig: u32) -> Result<Option<StatePlan>, NativeError> {
+        let mut pieces = Vec::new();
+        for bit in 0..32 {
+            let mask = 1u32 << bit;
+            if sig & mask == 0 {
+                continue;
+            }
+            let len = self.state_size(mask)?;
+            if len == 0 {
+                continue;
+            }
+            let mut ptr = std::ptr::null_mut();
+            // SAFETY: a live data; the shim only reads its field pointers.
+            let kind = unsafe { mjb_shim_state_source(d, mask, &mut ptr) };
+            let byte = match kind {
+                1 => false,
+                2 => true,
+                _ => return Ok(None),
+            };
+            if ptr.is_null() {
+                return Ok(None);
+            }
+            pieces.push(Piece {
+                src: ptr.cast_const().cast(),
+                len,
+                byte,
+            });
+        }
+        let size = self.state_size(sig)?;
+        Ok(Some(StatePlan {
+            size,
+            pieces,
+            #[cfg(debug_assertions)]
+            check: std::cell::RefCell::new(vec![0.0; size]),
+        }))
     }
 
     pub fn set_state(&mut self, sig: u32, state: &[f64]) -> Result<(), NativeError> {
@@ -554,7 +763,7 @@ impl Mujoco {
         let corrupted = self.faults.corrupt_state(state);
         #[cfg(feature = "fault-injection")]
         let state = corrupted.as_deref().unwrap_or(state);
-        let mut msg = msg_buf();
+        let mut msg = Msg::new();
         // SAFETY: state holds exactly mj_stateSize(m, sig) doubles.
         let code = unsafe {
             mjb_shim_set_state(
@@ -562,10 +771,10 @@ impl Mujoco {
                 self.d.as_ptr(),
                 state.as_ptr(),
                 sig,
-                msg.as_mut_ptr(),
+                msg.ptr(),
             )
         };
-        status(code, &msg)?;
+        msg.status(code)?;
         self.after_write()
     }
 
@@ -576,17 +785,21 @@ impl Mujoco {
         Ok(())
     }
 
-    /// One `mj_step`.
-    pub fn step(&mut self) -> Result<(), NativeError> {
+    /// One `mj_step`; what it counted of MuJoCo's auto-resets (the reset-warning counters
+    /// are zeroed before the step, so they count this step alone).
+    pub fn step(&mut self) -> Result<Warnings, NativeError> {
         #[cfg(feature = "fault-injection")]
         self.faults.before_step();
-        let mut msg = msg_buf();
-        // SAFETY: valid pair owned by self.
-        let code = unsafe { mjb_shim_step(self.m.as_ptr(), self.d.as_ptr(), msg.as_mut_ptr()) };
-        status(code, &msg)?;
+        let mut msg = Msg::new();
+        let mut resets = Warnings::default();
+        // SAFETY: valid pair owned by self; `msg` holds MSG_CAP bytes.
+        let code = unsafe {
+            mjb_shim_step_counted(self.m.as_ptr(), self.d.as_ptr(), msg.ptr(), &mut resets)
+        };
+        msg.status(code)?;
         #[cfg(feature = "fault-injection")]
         self.faults.after_step()?;
-        Ok(())
+        Ok(resets)
     }
 
     /// `mj_resetData`: brings data back to a consistent state after an interrupted call.
