@@ -25,7 +25,7 @@
 //! `arc-swap` pointer, so a reader sees either the old model's frames or the new one's.
 
 use crate::native::fields::{Catalog, Class, Field, FIELD_COUNT};
-use crate::native::{Dims, Mujoco, NativeError};
+use crate::native::{copy_words, Dims, Mujoco, NativeError};
 use crate::outcome::{Reason, Refusal};
 use arc_swap::ArcSwap;
 use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering::*};
@@ -173,9 +173,30 @@ struct FrameBuf {
     layout: Vec<(Field, usize, usize)>,
     /// Where each field is in `layout`.
     at: [Option<usize>; FIELD_COUNT],
+    /// What a publication copies: the fields with values, each with where it comes from
+    /// (decided once per configuration, not per publication).
+    copies: Vec<Copy>,
     mask: u64,
     latest: AtomicUsize,
     slots: [Slot; SLOTS],
+}
+
+/// One field of a publication: `len` values at `offset` in the slot.
+struct Copy {
+    field: Field,
+    offset: usize,
+    len: usize,
+    kind: CopyKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CopyKind {
+    /// From the owned data.
+    Data,
+    /// A pose: from the owned data, or from the scratch data after a state was set directly.
+    Pose,
+    /// `eq_active`: bytes, published as 0.0 or 1.0.
+    EqActive,
 }
 
 impl FrameBuf {
@@ -190,9 +211,26 @@ impl FrameBuf {
             offset += len;
         }
         let slot = || Slot::new(offset);
+        let copies = layout
+            .iter()
+            .filter(|(_, _, len)| *len > 0)
+            .map(|&(field, offset, len)| Copy {
+                field,
+                offset,
+                len,
+                kind: if field == Field::MJB_FIELD_EQ_ACTIVE {
+                    CopyKind::EqActive
+                } else if field.class() == Class::Pose {
+                    CopyKind::Pose
+                } else {
+                    CopyKind::Data
+                },
+            })
+            .collect();
         FrameBuf {
             layout,
             at,
+            copies,
             mask: sel.mask(),
             latest: AtomicUsize::new(0),
             slots: [slot(), slot(), slot()],
@@ -354,91 +392,6 @@ impl View {
 // assembly copies at memcpy speed where the atomic loop cannot be vectorized (issue 23: the
 // humanoid's 174-value read was 2.8x the memcpy before this, the copy alone).
 
-/// Copy `n` 8-byte words from `src` to `dst` (non-overlapping, both 8-byte aligned), one side
-/// being a frame slot another thread may read or write meanwhile (see above).
-///
-/// # Safety
-/// `src` is valid for reading and `dst` for writing `n` words.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
-    std::arch::asm!(
-        "cmp {n}, 8",
-        "jb 3f",
-        "2:",
-        "movups xmm0, xmmword ptr [{s}]",
-        "movups xmm1, xmmword ptr [{s} + 16]",
-        "movups xmm2, xmmword ptr [{s} + 32]",
-        "movups xmm3, xmmword ptr [{s} + 48]",
-        "movups xmmword ptr [{d}], xmm0",
-        "movups xmmword ptr [{d} + 16], xmm1",
-        "movups xmmword ptr [{d} + 32], xmm2",
-        "movups xmmword ptr [{d} + 48], xmm3",
-        "add {s}, 64",
-        "add {d}, 64",
-        "sub {n}, 8",
-        "cmp {n}, 8",
-        "jae 2b",
-        "3:",
-        "cmp {n}, 2",
-        "jb 5f",
-        "4:",
-        "movups xmm0, xmmword ptr [{s}]",
-        "movups xmmword ptr [{d}], xmm0",
-        "add {s}, 16",
-        "add {d}, 16",
-        "sub {n}, 2",
-        "cmp {n}, 2",
-        "jae 4b",
-        "5:",
-        "test {n}, {n}",
-        "jz 6f",
-        "mov {t}, qword ptr [{s}]",
-        "mov qword ptr [{d}], {t}",
-        "6:",
-        s = inout(reg) src => _,
-        d = inout(reg) dst => _,
-        n = inout(reg) n => _,
-        t = out(reg) _,
-        out("xmm0") _,
-        out("xmm1") _,
-        out("xmm2") _,
-        out("xmm3") _,
-        options(nostack),
-    );
-}
-
-/// The portable copy: relaxed atomic accesses on the slot's side, four at a time.
-///
-/// # Safety
-/// As for the x86-64 version.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
-    // Which side is the slot does not matter to the result: both sides are accessed as
-    // atomics here (the other side is the owned data or the caller's buffer, which nobody
-    // else touches during the copy, so atomic access to it is merely unneeded).
-    let src = std::slice::from_raw_parts(src.cast::<AtomicU64>(), n);
-    let dst = std::slice::from_raw_parts(dst.cast_const().cast::<AtomicU64>(), n);
-    let mut s4 = src.chunks_exact(4);
-    let mut d4 = dst.chunks_exact(4);
-    for (s, d) in (&mut s4).zip(&mut d4) {
-        let v = [
-            s[0].load(Relaxed),
-            s[1].load(Relaxed),
-            s[2].load(Relaxed),
-            s[3].load(Relaxed),
-        ];
-        d[0].store(v[0], Relaxed);
-        d[1].store(v[1], Relaxed);
-        d[2].store(v[2], Relaxed);
-        d[3].store(v[3], Relaxed);
-    }
-    for (s, d) in s4.remainder().iter().zip(d4.remainder()) {
-        d.store(s.load(Relaxed), Relaxed);
-    }
-}
-
 /// Publish `src` into a slot's words (the writer, under the native lock).
 #[inline]
 fn store(dst: &[AtomicU64], src: &[f64]) {
@@ -598,16 +551,16 @@ impl Writer {
         w[H_FRAME].store(self.published, Relaxed);
         w[H_CAUSE].store(cause as u64, Relaxed);
         w[H_STALE].store(self.stale, Relaxed);
-        for &(f, offset, len) in &fb.layout {
-            let dst = &w[offset..offset + len];
-            match f.class() {
-                Class::Pose if self.poses_from_scratch => store(dst, mj.scratch_field(f)),
-                _ if f == Field::MJB_FIELD_EQ_ACTIVE => {
+        for c in &fb.copies {
+            let dst = &w[c.offset..c.offset + c.len];
+            match c.kind {
+                CopyKind::Pose if self.poses_from_scratch => store(dst, mj.scratch_field(c.field)),
+                CopyKind::Data | CopyKind::Pose => store(dst, mj.field(c.field)),
+                CopyKind::EqActive => {
                     for (d, &b) in dst.iter().zip(mj.eq_active().unwrap_or(&[])) {
                         d.store(f64::from(u8::from(b != 0)).to_bits(), Relaxed);
                     }
                 }
-                _ => store(dst, mj.field(f)),
             }
         }
         slot.seq.store(seq.wrapping_add(2), Release);

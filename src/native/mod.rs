@@ -15,7 +15,6 @@ use shim::*;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::ptr::NonNull;
-use std::rc::Rc;
 use std::sync::OnceLock;
 
 #[cfg(feature = "fault-injection")]
@@ -333,6 +332,96 @@ impl Public {
     }
 }
 
+// The word copies of frames and state plans. See `crate::frame` for why the x86-64 version
+// is an `asm!` block: it moves two aligned words per SSE2 instruction with the semantics of
+// a loop of relaxed 8-byte atomic accesses, the portable version.
+
+/// Copy `n` 8-byte words from `src` to `dst` (non-overlapping, both 8-byte aligned), one side
+/// being a frame slot another thread may read or write meanwhile (see above).
+///
+/// # Safety
+/// `src` is valid for reading and `dst` for writing `n` words.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
+    std::arch::asm!(
+        "cmp {n}, 8",
+        "jb 3f",
+        "2:",
+        "movups xmm0, xmmword ptr [{s}]",
+        "movups xmm1, xmmword ptr [{s} + 16]",
+        "movups xmm2, xmmword ptr [{s} + 32]",
+        "movups xmm3, xmmword ptr [{s} + 48]",
+        "movups xmmword ptr [{d}], xmm0",
+        "movups xmmword ptr [{d} + 16], xmm1",
+        "movups xmmword ptr [{d} + 32], xmm2",
+        "movups xmmword ptr [{d} + 48], xmm3",
+        "add {s}, 64",
+        "add {d}, 64",
+        "sub {n}, 8",
+        "cmp {n}, 8",
+        "jae 2b",
+        "3:",
+        "cmp {n}, 2",
+        "jb 5f",
+        "4:",
+        "movups xmm0, xmmword ptr [{s}]",
+        "movups xmmword ptr [{d}], xmm0",
+        "add {s}, 16",
+        "add {d}, 16",
+        "sub {n}, 2",
+        "cmp {n}, 2",
+        "jae 4b",
+        "5:",
+        "test {n}, {n}",
+        "jz 6f",
+        "mov {t}, qword ptr [{s}]",
+        "mov qword ptr [{d}], {t}",
+        "6:",
+        s = inout(reg) src => _,
+        d = inout(reg) dst => _,
+        n = inout(reg) n => _,
+        t = out(reg) _,
+        out("xmm0") _,
+        out("xmm1") _,
+        out("xmm2") _,
+        out("xmm3") _,
+        options(nostack),
+    );
+}
+
+/// The portable copy: relaxed atomic accesses on the slot's side, four at a time.
+///
+/// # Safety
+/// As for the x86-64 version.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
+    // Which side is the slot does not matter to the result: both sides are accessed as
+    // atomics here (the other side is the owned data or the caller's buffer, which nobody
+    // else touches during the copy, so atomic access to it is merely unneeded).
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let src = std::slice::from_raw_parts(src.cast::<AtomicU64>(), n);
+    let dst = std::slice::from_raw_parts(dst.cast_const().cast::<AtomicU64>(), n);
+    let mut s4 = src.chunks_exact(4);
+    let mut d4 = dst.chunks_exact(4);
+    for (s, d) in (&mut s4).zip(&mut d4) {
+        let v = [
+            s[0].load(Relaxed),
+            s[1].load(Relaxed),
+            s[2].load(Relaxed),
+            s[3].load(Relaxed),
+        ];
+        d[0].store(v[0], Relaxed);
+        d[1].store(v[1], Relaxed);
+        d[2].store(v[2], Relaxed);
+        d[3].store(v[3], Relaxed);
+    }
+    for (s, d) in s4.remainder().iter().zip(d4.remainder()) {
+        d.store(s.load(Relaxed), Relaxed);
+    }
+}
+
 /// One component of a state vector: `len` values read from `src` in the pair's data
 /// (doubles, or bytes the state holds as doubles).
 struct Piece {
@@ -369,10 +458,9 @@ impl StatePlan {
                 }
             } else {
                 // SAFETY: `src` holds `len` doubles of the live data, which never overlaps
-                // the caller's buffer.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(p.src.cast::<f64>(), dst.as_mut_ptr(), p.len)
-                };
+                // the caller's buffer. Inline moves: most components are a few values, where
+                // a call to memcpy costs more than the copy.
+                unsafe { copy_words(p.src.cast(), dst.as_mut_ptr().cast(), p.len) };
             }
             at += p.len;
         }
@@ -436,9 +524,9 @@ pub struct Mujoco {
     /// `mj_stateSize` per signature: the model never changes for this pair, so each size is
     /// asked of the engine once (get/set check buffer lengths on every call, on the step path).
     state_sizes: std::cell::RefCell<Vec<(u32, usize)>>,
-    /// Per signature, where `mj_getState` reads each component of this pair's data from,
+    /// Where `mj_getState` reads each component of this pair's data from, for one signature,
     /// proven once against the engine ([`StatePlan::prove`]); `None` where it could not be.
-    plans: std::cell::RefCell<Vec<(u32, Option<Rc<StatePlan>>)>>,
+    plan: std::cell::OnceCell<(u32, Option<StatePlan>)>,
     /// Armed one-shot faults (`fault-injection` builds only).
     #[cfg(feature = "fault-injection")]
     faults: fault::Faults,
@@ -520,7 +608,7 @@ impl Mujoco {
             d,
             dims,
             state_sizes: Default::default(),
-            plans: Default::default(),
+            plan: Default::default(),
             #[cfg(feature = "fault-injection")]
             faults: Default::default(),
             // SAFETY: a live pair.
@@ -707,14 +795,16 @@ impl Mujoco {
         msg.status(code)
     }
 
-    /// The proven plan of `sig` (made and proven on first use).
-    fn plan(&self, sig: u32) -> Option<Rc<StatePlan>> {
-        if let Some((_, p)) = self.plans.borrow().iter().find(|(s, _)| *s == sig) {
-            return p.clone();
+    /// The proven plan of `sig`: made and proven for the first signature asked (the one the
+    /// endpoint images and restores with, asked when its layout is made); any other
+    /// signature is served by `mj_getState`.
+    fn plan(&self, sig: u32) -> Option<&StatePlan> {
+        let (s, p) = self.plan.get_or_init(|| (sig, StatePlan::prove(self, sig)));
+        if *s == sig {
+            p.as_ref()
+        } else {
+            None
         }
-        let plan = StatePlan::prove(self, sig).map(Rc::new);
-        self.plans.borrow_mut().push((sig, plan.clone()));
-        plan
     }
 
     /// Where each component of `sig` is in `d`; None when a component with values has no
