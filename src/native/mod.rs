@@ -1073,9 +1073,12 @@ mod tests {
             let n = mj.state_size(sig).unwrap();
             let (mut copy, mut engine) = (vec![0.0; n], vec![0.0; n]);
             mj.get_state(sig, &mut copy).unwrap();
-            mj.engine_get_state(mj.d.as_ptr(), sig, &mut engine).unwrap();
+            mj.engine_get_state(mj.d.as_ptr(), sig, &mut engine)
+                .unwrap();
             assert!(
-                copy.iter().zip(&engine).all(|(a, b)| a.to_bits() == b.to_bits()),
+                copy.iter()
+                    .zip(&engine)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
                 "{name}: the copy differs from mj_getState"
             );
             proven.push(name);
