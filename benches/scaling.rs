@@ -10,7 +10,7 @@
 //! thread-locals (MuJoCo 4.0's per-thread log handler) — see docs/performance.md, "Scaling
 //! across threads".
 //!
-//! Two models by default: `host.xml`, small (a step of about 10 µs), where the bridge's fixed
+//! Two models by default: `host.xml`, small (a step of 4–5 µs), where the bridge's fixed
 //! cost per call shows most, and `many_bodies.xml` (a few hundred µs per step).
 //!
 //! `cargo bench --bench scaling [-- --secs S --rounds R --model NAME]` (`--model` measures
