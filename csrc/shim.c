@@ -454,6 +454,56 @@ int mjb_shim_raise(const char* text, char* msg) {
   return MJB_SHIM_OK;
 }
 
+/* ---- state sources ------------------------------------------------------------------------ */
+
+int mjb_shim_state_source(struct mjData_* d, uint32_t mask, void** ptr) {
+  *ptr = NULL;
+#if MJB_HAS_STATE_API
+  switch (mask) {
+    case mjSTATE_TIME: *ptr = &d->time; return 1;
+    case mjSTATE_QPOS: *ptr = d->qpos; return 1;
+    case mjSTATE_QVEL: *ptr = d->qvel; return 1;
+    case mjSTATE_ACT: *ptr = d->act; return 1;
+#if MJB_HAS_HISTORY_STATE
+    case mjSTATE_HISTORY: *ptr = d->history; return 1;
+#endif
+    case mjSTATE_WARMSTART: *ptr = d->qacc_warmstart; return 1;
+    case mjSTATE_CTRL: *ptr = d->ctrl; return 1;
+    case mjSTATE_QFRC_APPLIED: *ptr = d->qfrc_applied; return 1;
+    case mjSTATE_XFRC_APPLIED: *ptr = d->xfrc_applied; return 1;
+#if MJB_HAS_EQ_ACTIVE_STATE
+    case mjSTATE_EQ_ACTIVE:
+      *ptr = d->eq_active;
+      return sizeof(d->eq_active[0]) == 1 ? 2 : 0;
+#endif
+    case mjSTATE_MOCAP_POS: *ptr = d->mocap_pos; return 1;
+    case mjSTATE_MOCAP_QUAT: *ptr = d->mocap_quat; return 1;
+    case mjSTATE_USERDATA: *ptr = d->userdata; return 1;
+#if MJB_HAS_PLUGIN_STATE
+    case mjSTATE_PLUGIN: *ptr = d->plugin_state; return 1;
+#endif
+#if MJB_HAS_PLASTIC_STATE
+    case mjSTATE_PLASTIC: *ptr = d->plastic; return 1;
+#endif
+    default: return 0;
+  }
+#else
+  (void)d;
+  (void)mask;
+  return 0;
+#endif
+}
+
+int mjb_shim_step_counted(const struct mjModel_* m, struct mjData_* d, char* msg,
+                          mjb_shim_warnings* resets) {
+  /* MuJoCo's reset zeroes its warning counters and then counts itself again, so a counter
+   * left at 1 by an earlier reset would hide the next one: zero them first. */
+  mjb_shim_clear_reset_warnings(d);
+  int status = mjb_shim_step(m, d, msg);
+  mjb_shim_warnings_of(d, resets);
+  return status;
+}
+
 /* ---- plain accessors ---------------------------------------------------------------------- */
 
 int mjb_shim_history_buffers(const struct mjModel_* m, mjb_shim_history_buffer* out, int cap) {

@@ -91,6 +91,15 @@ int mjb_shim_get_state(const struct mjModel_* m, const struct mjData_* d, double
                        uint32_t sig, char* msg);
 int mjb_shim_set_state(const struct mjModel_* m, struct mjData_* d, const double* state,
                        uint32_t sig, char* msg);
+/* mjb_shim_step with the reset-warning counters zeroed before it and read after it (into
+ * `resets`, also after an engine error): a step of the bridge's step path in one call. */
+int mjb_shim_step_counted(const struct mjModel_* m, struct mjData_* d, char* msg,
+                          mjb_shim_warnings* resets);
+/* Where mj_getState reads the single-bit state component `mask` of `d` from: *ptr is the
+ * array in d, and the result its element type (1: mjtNum, 2: one byte per value, which the
+ * state holds as 0.0/1.0), or 0 for a component these headers do not name (then *ptr is NULL).
+ * The caller proves the mapping against mj_getState before it relies on it. */
+int mjb_shim_state_source(struct mjData_* d, uint32_t mask, void** ptr);
 /* Raise mju_error(text) inside a guard: proves the guard, drives fault injection. */
 int mjb_shim_raise(const char* text, char* msg);
 

@@ -33,6 +33,11 @@ const RETRY: UnparkToken = UnparkToken(0);
 /// Brief spins before parking (the holder may be about to unlock): 2^1 + ... + 2^6 hints.
 const SPINS: u32 = 6;
 
+/// Aligned to 128 bytes (two cache lines: the adjacent-line prefetcher pairs them), so the
+/// lock word and the pair's hot fields behind it, written by every call, never share a line
+/// with another endpoint's (each endpoint, and so its `Arc` allocation, starts on its own
+/// lines): endpoints stepped on different threads do not slow each other down.
+#[repr(align(128))]
 pub(super) struct NativeLock<T> {
     state: AtomicU8,
     data: UnsafeCell<T>,

@@ -168,21 +168,22 @@ impl Endpoint {
                         break;
                     }
                 };
-                // MuJoCo's reset zeroes its warning counters and then counts itself again,
-                // so a counter left at 1 by an earlier reset would hide the next one.
-                n.mj.clear_reset_warnings();
-                if let Err(e) = n.mj.step() {
-                    let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
-                    let mut a = self.roll_back(n, pre, true, Reason::MJB_REASON_ENGINE_ERROR, what, before);
-                    a.report.engine_resets = resets;
-                    return a;
-                }
+                // The step zeroes MuJoCo's reset-warning counters first (a reset zeroes them
+                // and then counts itself again, so a counter left at 1 would hide the next).
+                let now = match n.mj.step() {
+                    Ok(now) => now,
+                    Err(e) => {
+                        let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
+                        let mut a = self.roll_back(n, pre, true, Reason::MJB_REASON_ENGINE_ERROR, what, before);
+                        a.report.engine_resets = resets;
+                        return a;
+                    }
+                };
                 n.tick += 1;
                 self.safety.publish_tick(n.tick);
                 if n.writer.publishes_every_step() {
                     n.writer.publish(&mut n.mj, n.tick, Cause::Step);
                 }
-                let now = n.mj.warnings();
                 resets += now.badqpos.max(0) as u64 + now.badqvel.max(0) as u64 + now.badqacc.max(0) as u64;
             }
             if !n.writer.publishes_every_step() && n.tick != before {

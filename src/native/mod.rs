@@ -51,6 +51,37 @@ fn msg_buf() -> [c_char; MSG_CAP] {
     [0; MSG_CAP]
 }
 
+/// The same buffer left uninitialized, for the calls a step or a restore makes: zeroing 1 KiB
+/// per guarded call is wasted when the call succeeds. The shim writes its NUL terminator
+/// first (`msg[0] = '\0'`), so the text is read only up to bytes the shim wrote.
+struct Msg(std::mem::MaybeUninit<[c_char; MSG_CAP]>);
+
+impl Msg {
+    fn new() -> Msg {
+        Msg(std::mem::MaybeUninit::uninit())
+    }
+
+    fn ptr(&mut self) -> *mut c_char {
+        self.0.as_mut_ptr().cast()
+    }
+
+    /// [`status`] for a call that wrote its message here.
+    fn status(&mut self, code: c_int) -> Result<(), NativeError> {
+        if code == SHIM_OK {
+            return Ok(());
+        }
+        // SAFETY: the shim NUL-terminated the buffer before anything else (every guarded
+        // call starts with `msg[0] = '\0'`); `CStr` reads only up to that NUL.
+        let text = unsafe { CStr::from_ptr(self.ptr()) };
+        let buf: Vec<c_char> = text
+            .to_bytes_with_nul()
+            .iter()
+            .map(|&b| b as c_char)
+            .collect();
+        status(code, &buf)
+    }
+}
+
 fn msg_text(buf: &[c_char]) -> String {
     // SAFETY: the shim always leaves a NUL-terminated string in the buffer.
     unsafe { CStr::from_ptr(buf.as_ptr()) }
@@ -301,6 +332,190 @@ impl Public {
     }
 }
 
+// The word copies of frames and state plans. See `crate::frame` for why the x86-64 version
+// is an `asm!` block: it moves two aligned words per SSE2 instruction with the semantics of
+// a loop of relaxed 8-byte atomic accesses, the portable version.
+
+/// Copy `n` 8-byte words from `src` to `dst` (non-overlapping, both 8-byte aligned), one side
+/// being a frame slot another thread may read or write meanwhile (see above).
+///
+/// # Safety
+/// `src` is valid for reading and `dst` for writing `n` words.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
+    std::arch::asm!(
+        "cmp {n}, 8",
+        "jb 3f",
+        "2:",
+        "movups xmm0, xmmword ptr [{s}]",
+        "movups xmm1, xmmword ptr [{s} + 16]",
+        "movups xmm2, xmmword ptr [{s} + 32]",
+        "movups xmm3, xmmword ptr [{s} + 48]",
+        "movups xmmword ptr [{d}], xmm0",
+        "movups xmmword ptr [{d} + 16], xmm1",
+        "movups xmmword ptr [{d} + 32], xmm2",
+        "movups xmmword ptr [{d} + 48], xmm3",
+        "add {s}, 64",
+        "add {d}, 64",
+        "sub {n}, 8",
+        "cmp {n}, 8",
+        "jae 2b",
+        "3:",
+        "cmp {n}, 2",
+        "jb 5f",
+        "4:",
+        "movups xmm0, xmmword ptr [{s}]",
+        "movups xmmword ptr [{d}], xmm0",
+        "add {s}, 16",
+        "add {d}, 16",
+        "sub {n}, 2",
+        "cmp {n}, 2",
+        "jae 4b",
+        "5:",
+        "test {n}, {n}",
+        "jz 6f",
+        "mov {t}, qword ptr [{s}]",
+        "mov qword ptr [{d}], {t}",
+        "6:",
+        s = inout(reg) src => _,
+        d = inout(reg) dst => _,
+        n = inout(reg) n => _,
+        t = out(reg) _,
+        out("xmm0") _,
+        out("xmm1") _,
+        out("xmm2") _,
+        out("xmm3") _,
+        options(nostack),
+    );
+}
+
+/// The portable copy: relaxed atomic accesses on the slot's side, four at a time.
+///
+/// # Safety
+/// As for the x86-64 version.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
+    // Which side is the slot does not matter to the result: both sides are accessed as
+    // atomics here (the other side is the owned data or the caller's buffer, which nobody
+    // else touches during the copy, so atomic access to it is merely unneeded).
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let src = std::slice::from_raw_parts(src.cast::<AtomicU64>(), n);
+    let dst = std::slice::from_raw_parts(dst.cast_const().cast::<AtomicU64>(), n);
+    let mut s4 = src.chunks_exact(4);
+    let mut d4 = dst.chunks_exact(4);
+    for (s, d) in (&mut s4).zip(&mut d4) {
+        let v = [
+            s[0].load(Relaxed),
+            s[1].load(Relaxed),
+            s[2].load(Relaxed),
+            s[3].load(Relaxed),
+        ];
+        d[0].store(v[0], Relaxed);
+        d[1].store(v[1], Relaxed);
+        d[2].store(v[2], Relaxed);
+        d[3].store(v[3], Relaxed);
+    }
+    for (s, d) in s4.remainder().iter().zip(d4.remainder()) {
+        d.store(s.load(Relaxed), Relaxed);
+    }
+}
+
+/// One component of a state vector: `len` values read from `src` in the pair's data
+/// (doubles, or bytes the state holds as doubles).
+struct Piece {
+    src: *const u8,
+    len: usize,
+    byte: bool,
+}
+
+/// Where `mj_getState(m, d, _, sig)` reads each component of one pair's data from, so that
+/// the pre-step image (every step) and the readbacks are plain copies instead of a guarded
+/// engine call that walks every component bit. Made per model (open, replacement) and proven
+/// before use: on a scratch data of the same model, every value of every component is set to
+/// a value of its own, and the copy must equal `mj_getState` bit for bit and in size. A
+/// component the shim cannot place (a newer engine's) leaves the pair on `mj_getState`.
+/// mjData's arrays never move for the data's lifetime, so the pointers stay valid.
+struct StatePlan {
+    size: usize,
+    pieces: Vec<Piece>,
+    /// Where test builds put `mj_getState`'s vector to compare every copy with.
+    #[cfg(debug_assertions)]
+    check: std::cell::RefCell<Vec<f64>>,
+}
+
+impl StatePlan {
+    fn copy_into(&self, out: &mut [f64]) {
+        let mut at = 0;
+        for p in &self.pieces {
+            let dst = &mut out[at..at + p.len];
+            if p.byte {
+                // SAFETY: `src` holds `len` bytes of the live data (proven at `prove`).
+                let src = unsafe { std::slice::from_raw_parts(p.src, p.len) };
+                for (d, &b) in dst.iter_mut().zip(src) {
+                    *d = f64::from(b);
+                }
+            } else {
+                // SAFETY: `src` holds `len` doubles of the live data, which never overlaps
+                // the caller's buffer. Inline moves: most components are a few values, where
+                // a call to memcpy costs more than the copy.
+                unsafe { copy_words(p.src.cast(), dst.as_mut_ptr().cast(), p.len) };
+            }
+            at += p.len;
+        }
+    }
+
+    /// The plan of `sig` for `mj`'s data, or None when it is not exactly `mj_getState`.
+    fn prove(mj: &Mujoco, sig: u32) -> Option<StatePlan> {
+        let size = mj.state_size(sig).ok()?;
+        let mut msg = msg_buf();
+        let mut t: *mut MjData = std::ptr::null_mut();
+        // SAFETY: valid model; out-pointer and message buffer.
+        let code = unsafe { mjb_shim_make_data(mj.m.as_ptr(), &mut t, msg.as_mut_ptr()) };
+        if status(code, &msg).is_err() || t.is_null() {
+            return None;
+        }
+        let proven = (|| {
+            let trial = mj.pieces(t, sig).ok()??;
+            if trial.pieces.iter().map(|p| p.len).sum::<usize>() != size || trial.size != size {
+                return None;
+            }
+            // A value of its own for every element of every component (bytes flipped from
+            // what make_data set), so a component read from the wrong array cannot match.
+            let mut k = 0u64;
+            for p in &trial.pieces {
+                for i in 0..p.len {
+                    k += 1;
+                    // SAFETY: `src` holds `len` elements of the scratch data `t`, which
+                    // nothing else uses.
+                    unsafe {
+                        if p.byte {
+                            let b = p.src.cast_mut().add(i);
+                            *b = u8::from(*b == 0);
+                        } else {
+                            *p.src.cast::<f64>().cast_mut().add(i) = k as f64 + 0.25;
+                        }
+                    }
+                }
+            }
+            let mut engine = vec![0.0; size];
+            mj.engine_get_state(t, sig, &mut engine).ok()?;
+            let mut copied = vec![0.0; size];
+            trial.copy_into(&mut copied);
+            let same = engine
+                .iter()
+                .zip(&copied)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            same.then_some(())
+        })();
+        // SAFETY: `t` was made above and is not used after this.
+        unsafe { mjb_shim_delete(std::ptr::null_mut(), t) };
+        proven?;
+        mj.pieces(mj.d.as_ptr(), sig).ok()?
+    }
+}
+
 /// One owned MuJoCo model/data pair. Freed on drop.
 pub struct Mujoco {
     m: NonNull<MjModel>,
@@ -309,6 +524,9 @@ pub struct Mujoco {
     /// `mj_stateSize` per signature: the model never changes for this pair, so each size is
     /// asked of the engine once (get/set check buffer lengths on every call, on the step path).
     state_sizes: std::cell::RefCell<Vec<(u32, usize)>>,
+    /// Where `mj_getState` reads each component of this pair's data from, for one signature,
+    /// proven once against the engine ([`StatePlan::prove`]); `None` where it could not be.
+    plan: std::cell::OnceCell<(u32, Option<StatePlan>)>,
     /// Armed one-shot faults (`fault-injection` builds only).
     #[cfg(feature = "fault-injection")]
     faults: fault::Faults,
@@ -390,6 +608,7 @@ impl Mujoco {
             d,
             dims,
             state_sizes: Default::default(),
+            plan: Default::default(),
             #[cfg(feature = "fault-injection")]
             faults: Default::default(),
             // SAFETY: a live pair.
@@ -462,6 +681,9 @@ impl Mujoco {
             offset += len;
         }
         let size = self.state_size(sig)?;
+        // The plan of the signature the endpoint images and restores with, made with the
+        // configuration rather than by its first step.
+        let _ = self.plan(sig);
         if size != offset {
             return Err(NativeError::Failed(format!(
                 "mj_stateSize({sig}) = {size} but its components add up to {offset}"
@@ -530,21 +752,98 @@ impl Mujoco {
         Ok(n)
     }
 
+    /// The state vector of `sig`, exactly as `mj_getState` writes it. Where the pair's plan
+    /// for `sig` was proven ([`StatePlan`]), the components are copied straight from the
+    /// data (no guarded call: plain copies cannot raise); else `mj_getState` runs, guarded.
     pub fn get_state(&self, sig: u32, out: &mut [f64]) -> Result<(), NativeError> {
+        if let Some(plan) = self.plan(sig) {
+            assert_eq!(out.len(), plan.size, "state buffer length");
+            plan.copy_into(out);
+            #[cfg(debug_assertions)]
+            {
+                // Test builds check every copy against the engine's own getter (into a
+                // buffer made with the plan: the step path allocates nothing).
+                let mut engine = plan.check.borrow_mut();
+                self.engine_get_state(self.d.as_ptr(), sig, &mut engine)?;
+                assert!(
+                    engine
+                        .iter()
+                        .zip(out.iter())
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "the state plan of signature {sig} disagrees with mj_getState"
+                );
+            }
+            return Ok(());
+        }
         let want = self.state_size(sig)?;
         assert_eq!(out.len(), want, "state buffer length");
-        let mut msg = msg_buf();
-        // SAFETY: out holds exactly mj_stateSize(m, sig) doubles.
-        let code = unsafe {
-            mjb_shim_get_state(
-                self.m.as_ptr(),
-                self.d.as_ptr(),
-                out.as_mut_ptr(),
-                sig,
-                msg.as_mut_ptr(),
-            )
-        };
-        status(code, &msg)
+        self.engine_get_state(self.d.as_ptr(), sig, out)
+    }
+
+    /// Guarded `mj_getState` of `d` (this pair's data or a data of its model).
+    fn engine_get_state(
+        &self,
+        d: *mut MjData,
+        sig: u32,
+        out: &mut [f64],
+    ) -> Result<(), NativeError> {
+        let mut msg = Msg::new();
+        // SAFETY: `d` is a live data of this model; out holds mj_stateSize(m, sig) doubles
+        // (checked by the callers).
+        let code =
+            unsafe { mjb_shim_get_state(self.m.as_ptr(), d, out.as_mut_ptr(), sig, msg.ptr()) };
+        msg.status(code)
+    }
+
+    /// The proven plan of `sig`: made and proven for the first signature asked (the one the
+    /// endpoint images and restores with, asked when its layout is made); any other
+    /// signature is served by `mj_getState`.
+    fn plan(&self, sig: u32) -> Option<&StatePlan> {
+        let (s, p) = self.plan.get_or_init(|| (sig, StatePlan::prove(self, sig)));
+        if *s == sig {
+            p.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// Where each component of `sig` is in `d`; None when a component with values has no
+    /// known source.
+    fn pieces(&self, d: *mut MjData, sig: u32) -> Result<Option<StatePlan>, NativeError> {
+        let mut pieces = Vec::new();
+        for bit in 0..32 {
+            let mask = 1u32 << bit;
+            if sig & mask == 0 {
+                continue;
+            }
+            let len = self.state_size(mask)?;
+            if len == 0 {
+                continue;
+            }
+            let mut ptr = std::ptr::null_mut();
+            // SAFETY: a live data; the shim only reads its field pointers.
+            let kind = unsafe { mjb_shim_state_source(d, mask, &mut ptr) };
+            let byte = match kind {
+                1 => false,
+                2 => true,
+                _ => return Ok(None),
+            };
+            if ptr.is_null() {
+                return Ok(None);
+            }
+            pieces.push(Piece {
+                src: ptr.cast_const().cast(),
+                len,
+                byte,
+            });
+        }
+        let size = self.state_size(sig)?;
+        Ok(Some(StatePlan {
+            size,
+            pieces,
+            #[cfg(debug_assertions)]
+            check: std::cell::RefCell::new(vec![0.0; size]),
+        }))
     }
 
     pub fn set_state(&mut self, sig: u32, state: &[f64]) -> Result<(), NativeError> {
@@ -554,7 +853,7 @@ impl Mujoco {
         let corrupted = self.faults.corrupt_state(state);
         #[cfg(feature = "fault-injection")]
         let state = corrupted.as_deref().unwrap_or(state);
-        let mut msg = msg_buf();
+        let mut msg = Msg::new();
         // SAFETY: state holds exactly mj_stateSize(m, sig) doubles.
         let code = unsafe {
             mjb_shim_set_state(
@@ -562,10 +861,10 @@ impl Mujoco {
                 self.d.as_ptr(),
                 state.as_ptr(),
                 sig,
-                msg.as_mut_ptr(),
+                msg.ptr(),
             )
         };
-        status(code, &msg)?;
+        msg.status(code)?;
         self.after_write()
     }
 
@@ -576,17 +875,21 @@ impl Mujoco {
         Ok(())
     }
 
-    /// One `mj_step`.
-    pub fn step(&mut self) -> Result<(), NativeError> {
+    /// One `mj_step`; what it counted of MuJoCo's auto-resets (the reset-warning counters
+    /// are zeroed before the step, so they count this step alone).
+    pub fn step(&mut self) -> Result<Warnings, NativeError> {
         #[cfg(feature = "fault-injection")]
         self.faults.before_step();
-        let mut msg = msg_buf();
-        // SAFETY: valid pair owned by self.
-        let code = unsafe { mjb_shim_step(self.m.as_ptr(), self.d.as_ptr(), msg.as_mut_ptr()) };
-        status(code, &msg)?;
+        let mut msg = Msg::new();
+        let mut resets = Warnings::default();
+        // SAFETY: valid pair owned by self; `msg` holds MSG_CAP bytes.
+        let code = unsafe {
+            mjb_shim_step_counted(self.m.as_ptr(), self.d.as_ptr(), msg.ptr(), &mut resets)
+        };
+        msg.status(code)?;
         #[cfg(feature = "fault-injection")]
         self.faults.after_step()?;
-        Ok(())
+        Ok(resets)
     }
 
     /// `mj_resetData`: brings data back to a consistent state after an interrupted call.
@@ -728,5 +1031,58 @@ pub fn set_log_sink(sink: unsafe extern "C" fn(c_int, *const c_char)) {
     unsafe {
         mjb_shim_set_log_sink(Some(sink));
         mjb_shim_install_error_handler();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every component of the suite's models is placed by the shim and proven: the pre-step
+    /// image and the readbacks are plain copies on every engine the suite builds against
+    /// (a model the engine cannot load, such as `history_plastic.xml` before 4.0, is skipped
+    /// by name, not by failure to prove).
+    #[test]
+    fn the_state_plan_is_proven_for_every_component_of_the_suite_models() {
+        let e = engine();
+        if !e.supports_integration() {
+            return;
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models");
+        let mut proven = Vec::new();
+        for name in [
+            "contact_act.xml",
+            "host.xml",
+            "many_bodies.xml",
+            "pendulum.xml",
+            "history.xml",
+            "history_plastic.xml",
+        ] {
+            let Ok(mut mj) = Mujoco::load(&ModelSource::XmlPath(
+                dir.join(name).to_string_lossy().into_owned(),
+            )) else {
+                assert!(name.starts_with("history"), "{name} does not load");
+                continue;
+            };
+            let sig = e.sig_integration;
+            assert!(mj.plan(sig).is_some(), "{name}: no proven state plan");
+            // The copy is the engine's vector after steps with inputs set.
+            for _ in 0..20 {
+                mj.step().unwrap();
+            }
+            let n = mj.state_size(sig).unwrap();
+            let (mut copy, mut engine) = (vec![0.0; n], vec![0.0; n]);
+            mj.get_state(sig, &mut copy).unwrap();
+            mj.engine_get_state(mj.d.as_ptr(), sig, &mut engine)
+                .unwrap();
+            assert!(
+                copy.iter()
+                    .zip(&engine)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{name}: the copy differs from mj_getState"
+            );
+            proven.push(name);
+        }
+        assert!(proven.len() >= 4, "proven: {proven:?}");
     }
 }

@@ -77,8 +77,18 @@ extern "C" {
         msg: *mut c_char,
     ) -> c_int;
     pub fn mjb_shim_make_data(m: *const MjModel, out: *mut *mut MjData, msg: *mut c_char) -> c_int;
-    pub fn mjb_shim_step(m: *const MjModel, d: *mut MjData, msg: *mut c_char) -> c_int;
     pub fn mjb_shim_reset(m: *const MjModel, d: *mut MjData, msg: *mut c_char) -> c_int;
+    pub fn mjb_shim_step_counted(
+        m: *const MjModel,
+        d: *mut MjData,
+        msg: *mut c_char,
+        resets: *mut ShimWarnings,
+    ) -> c_int;
+    pub fn mjb_shim_state_source(
+        d: *mut MjData,
+        mask: u32,
+        ptr: *mut *mut std::ffi::c_void,
+    ) -> c_int;
     pub fn mjb_shim_state_size(
         m: *const MjModel,
         sig: u32,
