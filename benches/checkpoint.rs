@@ -100,7 +100,7 @@ fn main() {
         };
         ep.step_ok(100);
         let mut s = std::ptr::null_mut();
-        if unsafe { mjb_checkpoint_read(ep.0, WAIT_FOREVER, &mut s) } != Outcome::MJB_OK {
+        if unsafe { mjb_checkpoint_read(ep.0, WAIT_FOREVER, &mut s) } != Outcome::Ok {
             println!("{name:<18} checkpoint refused: {}", last_error()["message"]);
             continue;
         }
@@ -111,23 +111,20 @@ fn main() {
         let nq = ep.public().qpos.len();
         let step = median(|| timed(|| ep.step_ok(1)), n);
         let read = median(|| timed(|| drop(ep.checkpoint())), n);
-        let restore = median(
-            || timed(|| assert_eq!(ep.restore(&doc).0, Outcome::MJB_OK)),
-            n,
-        );
+        let restore = median(|| timed(|| assert_eq!(ep.restore(&doc).0, Outcome::Ok)), n);
         // A wrong seed is found at the last validation step: the full cost of validating.
         let bad = doc.replacen("\"seed\":1", "\"seed\":2", 1);
         let refuse = median(
-            || timed(|| assert_eq!(ep.restore(&bad).0, Outcome::MJB_REJECTED)),
+            || timed(|| assert_eq!(ep.restore(&bad).0, Outcome::Rejected)),
             n,
         );
         let world = median(|| timed(|| drop(ep.world())), n);
 
         // Conformance: checkpoint, 300 steps, restore, 300 steps: identical world documents.
-        assert_eq!(ep.restore(&doc).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&doc).0, Outcome::Ok);
         ep.step_ok(300);
         let first = ep.world();
-        assert_eq!(ep.restore(&doc).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&doc).0, Outcome::Ok);
         ep.step_ok(300);
         let exact = ep.world() == first;
 

@@ -121,7 +121,7 @@ impl Reader {
         let mut info = mjb_frame_info::default();
         let o =
             unsafe { mjb_frame_read_many(ep, self.reqs.as_mut_ptr(), self.reqs.len(), &mut info) };
-        debug_assert_eq!(o, Outcome::MJB_OK);
+        debug_assert_eq!(o, Outcome::Ok);
         black_box(&self.bufs);
         info
     }

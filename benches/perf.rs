@@ -179,7 +179,7 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         );
         let mut ep = std::ptr::null_mut();
         let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
-        assert_eq!(o, Outcome::MJB_OK, "open {name}");
+        assert_eq!(o, Outcome::Ok, "open {name}");
         ep
     };
     let framed = open("");
@@ -189,13 +189,13 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
     );
     let mut ep = std::ptr::null_mut();
     let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
-    assert_eq!(o, Outcome::MJB_OK, "open {name}");
+    assert_eq!(o, Outcome::Ok, "open {name}");
     let mut r = mjb_report::default();
     unsafe { mjb_endpoint_step(ep, 30, WAIT_FOREVER, &mut r) };
     let read = || {
         let mut s = std::ptr::null_mut();
         let o = unsafe { mjb_checkpoint_read(ep, WAIT_FOREVER, &mut s) };
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
         s
     };
     let doc = take_string(read());
@@ -203,7 +203,7 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         let mut s = std::ptr::null_mut();
         assert_eq!(
             unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) },
-            Outcome::MJB_OK
+            Outcome::Ok
         );
         take_string(s)
     };
@@ -213,13 +213,13 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
     let restore = |d: &str| {
         let mut r = mjb_report::default();
         let o = unsafe { mjb_restore(ep, d.as_ptr().cast(), d.len(), WAIT_FOREVER, &mut r) };
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
     };
     restore(&doc);
     let restore_framed = |d: &str| {
         let mut r = mjb_report::default();
         let o = unsafe { mjb_restore(framed, d.as_ptr().cast(), d.len(), WAIT_FOREVER, &mut r) };
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
     };
     restore_framed(&doc);
     // serde's side reads the state of a raw pair of the same model.

@@ -95,7 +95,7 @@ fn bench_model(label: &str, xml_path: &str, rounds: usize, planner: bool) {
     let mut rp = std::ptr::null_mut();
     assert_eq!(
         unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     let target = state.clone();
     let batch = if size > 10_000 { 200 } else { 5_000 };
@@ -253,14 +253,14 @@ fn apply_on_threads(xml_path: &str, threads: usize, n: usize) -> Vec<f64> {
                 let mut rp = std::ptr::null_mut();
                 assert_eq!(
                     unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) },
-                    Outcome::MJB_OK
+                    Outcome::Ok
                 );
                 let mut r = mjb_report::default();
                 start.wait();
                 let ns = per_call(n, || unsafe {
                     mjb_restore_point_apply(ep.0, rp, WAIT_FOREVER, &mut r);
                 });
-                assert_eq!(r.outcome, Outcome::MJB_OK as i32);
+                assert_eq!(r.outcome, Outcome::Ok as i32);
                 unsafe { mjb_restore_point_free(rp) };
                 ns
             })

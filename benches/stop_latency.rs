@@ -56,7 +56,7 @@ fn main() {
             let t = Instant::now();
             let o = unsafe { mjb_stop(ep.0, &mut st) };
             let dt = t.elapsed().as_nanos() as u64;
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
             dt
         })
         .collect();
@@ -79,7 +79,7 @@ fn main() {
             let t = Instant::now();
             let o = unsafe { mjb_world_read(ep.0, 0, &mut s) };
             let dt = t.elapsed().as_nanos() as u64;
-            assert_eq!(o, Outcome::MJB_REJECTED);
+            assert_eq!(o, Outcome::Rejected);
             dt
         })
         .collect();
@@ -87,7 +87,7 @@ fn main() {
 
     g.open();
     let (o, r) = stepper.join().unwrap();
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!(
         r.tick_after - r.tick_before,
         1,

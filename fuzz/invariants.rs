@@ -21,7 +21,7 @@ fn take(s: *mut mjb_string) -> String {
     let len = mjb_string_len(s);
     let p = mjb_string_data(s);
     let t = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }.to_vec();
-    assert_eq!(mjb_string_free(s), Outcome::MJB_OK);
+    assert_eq!(mjb_string_free(s), Outcome::Ok);
     String::from_utf8(t).expect("served documents are UTF-8")
 }
 
@@ -30,7 +30,7 @@ fn last_error() -> serde_json::Value {
     unsafe { mjb_last_error(std::ptr::null_mut(), 0, &mut needed) };
     let mut buf = vec![0u8; needed];
     let o = unsafe { mjb_last_error(buf.as_mut_ptr().cast(), buf.len(), &mut needed) };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     buf.pop();
     serde_json::from_slice(&buf).expect("mjb_last_error is JSON")
 }
@@ -92,8 +92,7 @@ impl Harness {
             serde_json::to_string(model_path).unwrap()
         );
         let mut ep = std::ptr::null_mut();
-        if unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) } != Outcome::MJB_OK
-        {
+        if unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) } != Outcome::Ok {
             return None; // a profile this engine cannot serve
         }
         let mut r = mjb_report::default();
@@ -116,7 +115,7 @@ impl Harness {
         f: unsafe extern "C" fn(*mut mjb_endpoint, u32, *mut *mut mjb_string) -> mjb_outcome,
     ) -> String {
         let mut s = std::ptr::null_mut();
-        assert_eq!(unsafe { f(self.ep, WAIT_FOREVER, &mut s) }, Outcome::MJB_OK);
+        assert_eq!(unsafe { f(self.ep, WAIT_FOREVER, &mut s) }, Outcome::Ok);
         take(s)
     }
 
@@ -130,7 +129,7 @@ impl Harness {
 
     fn safety(&self) -> mjb_safety_state {
         let mut s = mjb_safety_state::default();
-        assert_eq!(unsafe { mjb_safety_read(self.ep, &mut s) }, Outcome::MJB_OK);
+        assert_eq!(unsafe { mjb_safety_read(self.ep, &mut s) }, Outcome::Ok);
         s
     }
 
@@ -152,7 +151,7 @@ impl Harness {
     /// Put the endpoint back where it started, so inputs do not depend on each other.
     fn reset(&self) {
         let (o, _) = self.restore_raw(self.baseline.as_bytes());
-        assert_eq!(o, Outcome::MJB_OK, "baseline restores: {}", last_error());
+        assert_eq!(o, Outcome::Ok, "baseline restores: {}", last_error());
     }
 
     /// Restore `input` and check every invariant.
@@ -160,10 +159,10 @@ impl Harness {
         let (world, safety) = (self.world(), self.safety());
         let (o, r) = self.restore_raw(input);
         match o {
-            Outcome::MJB_OK => {
+            Outcome::Ok => {
                 let first = self.checkpoint();
                 let (o2, _) = self.restore_raw(first.as_bytes());
-                assert_eq!(o2, Outcome::MJB_OK, "a served checkpoint restores");
+                assert_eq!(o2, Outcome::Ok, "a served checkpoint restores");
                 assert_eq!(
                     self.checkpoint(),
                     first,
@@ -193,7 +192,7 @@ impl Harness {
                 assert_eq!(self.safety(), safety, "restore keeps the safety state");
                 self.reset();
             }
-            Outcome::MJB_REJECTED | Outcome::MJB_INVALID_ARGUMENT => {
+            Outcome::Rejected | Outcome::InvalidArgument => {
                 assert_eq!(r.sequence, 0, "refused before admission");
                 pointer_resolves(input);
                 assert_eq!(
@@ -269,7 +268,7 @@ pub fn endpoint_config(input: &[u8]) {
     match o {
         mjb_outcome::MJB_OK => {
             assert!(!ep.is_null());
-            assert_eq!(mjb_endpoint_free(ep), Outcome::MJB_OK);
+            assert_eq!(mjb_endpoint_free(ep), Outcome::Ok);
         }
         mjb_outcome::MJB_REJECTED | mjb_outcome::MJB_INVALID_ARGUMENT => {
             assert!(ep.is_null(), "no handle on refusal");

@@ -48,14 +48,14 @@ fn read_model(r: &mut Reader) -> Member<ModelSource> {
     // missing-field refusal does); with both, the second is the one not allowed.
     Ok(match (path, xml) {
         (Slot::Absent, Slot::Absent) => Err(Refusal::rejected(
-            Reason::MJB_REASON_MISSING_FIELD,
+            Reason::MissingField,
             "model needs exactly one of \"xml_path\" or \"xml\"",
         )
         .at(pointer_push(&ptr, "xml_path"))),
         (p, Slot::Absent) => p.get().map(ModelSource::XmlPath),
         (Slot::Absent, x) => x.get().map(ModelSource::Xml),
         _ => Err(Refusal::rejected(
-            Reason::MJB_REASON_UNKNOWN_FIELD,
+            Reason::UnknownField,
             "model takes exactly one of \"xml_path\" or \"xml\", not both",
         )
         .at(pointer_push(&ptr, "xml"))),
@@ -160,7 +160,7 @@ fn read_selection(r: &mut Reader) -> Member<Selection> {
                             Slot::Got(s) if s == "every_step" => Ok(Publish::EveryStep),
                             Slot::Got(s) if s == "end_of_call" => Ok(Publish::EndOfCall),
                             Slot::Got(s) => Err(Refusal::rejected(
-                                Reason::MJB_REASON_OUT_OF_RANGE,
+                                Reason::OutOfRange,
                                 format!("publish {s:?} is not \"every_step\" or \"end_of_call\""),
                             )
                             .at(r.pointer())),
@@ -214,19 +214,19 @@ fn read_fields(r: &mut Reader) -> Member<Vec<Field>> {
             None => {
                 let known: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
                 Some(Refusal::rejected(
-                    Reason::MJB_REASON_UNKNOWN_FIELD,
+                    Reason::UnknownField,
                     format!("no frame field {name:?} (known: {})", known.join(", ")),
                 ))
             }
             Some(f) if !f.available() => Some(Refusal::rejected(
-                Reason::MJB_REASON_UNSUPPORTED,
+                Reason::Unsupported,
                 format!(
                     "{name} is not in mjData on this engine ({})",
                     crate::native::engine().version_string
                 ),
             )),
             Some(f) if fields.contains(&f) => Some(Refusal::rejected(
-                Reason::MJB_REASON_DUPLICATE_FIELD,
+                Reason::DuplicateField,
                 format!("frame field {name:?} is listed twice"),
             )),
             Some(f) => {
@@ -287,7 +287,7 @@ pub fn parse_config(text: Text, with_model: bool) -> Result<Config, Refusal> {
         Some(s) if s == "auto" => None,
         Some(s) => Some(Profile::from_name(&s).ok_or_else(|| {
             Refusal::rejected(
-                Reason::MJB_REASON_PROFILE,
+                Reason::Profile,
                 format!("unknown profile {s:?} (auto, mujoco_integration_v1, mujoco_basic_v1)"),
             )
             .at("/profile")

@@ -275,7 +275,7 @@ impl View {
             let f = requests.field(k);
             let Some(i) = fb.at[f.index()] else {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_NOT_IN_FRAME,
+                    Reason::NotInFrame,
                     format!(
                         "{} is not published: the endpoint's \"frame\" selection does not list it",
                         f.name()
@@ -287,7 +287,7 @@ impl View {
             let cap = requests.out(k).len();
             if cap < len {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_DIMENSION,
+                    Reason::Dimension,
                     format!("{} has {len} values; the buffer holds {cap}", f.name()),
                 )
                 .at(format!("/requests/{k}/cap")));
@@ -347,7 +347,7 @@ impl View {
     pub fn frame_len(&self, f: Field) -> Result<usize, Refusal> {
         self.field_len(f).ok_or_else(|| {
             Refusal::rejected(
-                Reason::MJB_REASON_NOT_IN_FRAME,
+                Reason::NotInFrame,
                 format!("{} is not in the endpoint's frame selection", f.name()),
             )
         })

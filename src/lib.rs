@@ -24,8 +24,7 @@
 /// - `abi_enum! { pub enum Field { Qpos = "qpos", ... } }` defines a domain enum: the crate's
 ///   own type, with idiomatic variant names, its values in declaration order from 0 (the ABI's
 ///   values), `ALL`, the checked conversion from a C integer (`from_i32`, `TryFrom<i32>`) and
-///   each value's `name`. A variant may carry `| OLD_NAME`: a transitional alias with the C
-///   spelling (see `Outcome`).
+///   each value's `name`.
 /// - `abi_enum!(mjb_field <=> Field { MJB_FIELD_QPOS <=> Qpos, ... })`, in `src/ffi/enums.rs`
 ///   after the C enum, pairs the two: `ALL`, `from_i32` and `name` (the C spelling) of the C
 ///   enum, `From` both ways, and compile-time proof that every pair has one value (so a
@@ -44,7 +43,7 @@ macro_rules! abi_enum {
     (
         $(#[$meta:meta])*
         $vis:vis enum $ty:ident {
-            $($(#[$vmeta:meta])* $v:ident = $name:literal $(| $old:ident)?),* $(,)?
+            $($(#[$vmeta:meta])* $v:ident = $name:literal),* $(,)?
         }
     ) => {
         $(#[$meta])*
@@ -71,12 +70,6 @@ macro_rules! abi_enum {
                     $($ty::$v => $name),*
                 }
             }
-
-            $($(
-                #[doc(hidden)]
-                #[allow(non_upper_case_globals)]
-                pub const $old: $ty = $ty::$v;
-            )?)*
         }
 
         impl TryFrom<i32> for $ty {

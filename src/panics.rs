@@ -81,8 +81,8 @@ pub fn refusal(payload: Box<dyn std::any::Any + Send>) -> Refusal {
         .with(|l| l.borrow_mut().take())
         .unwrap_or_else(|| payload_text(&*payload));
     Refusal::new(
-        Outcome::MJB_PANIC,
-        Reason::MJB_REASON_PANIC,
+        Outcome::Panic,
+        Reason::Panic,
         format!("a panic was caught inside the bridge: {text}"),
     )
 }
@@ -128,7 +128,7 @@ impl Drop for Fence<'_> {
             return;
         }
         // The first fence wins: a later guard of the same unwinding changes nothing.
-        self.safety.fence(Reason::MJB_REASON_PANIC);
+        self.safety.fence(Reason::Panic);
         if let Some(mut site) = self.site {
             site.tick_after = self.safety.view_tick();
             CALLS.with(|c| c.site.set(Some(site)));

@@ -120,7 +120,7 @@ impl Safety {
     pub fn fenced(&self) -> Option<Reason> {
         match self.fence.load(SeqCst) {
             0 => None,
-            r => Some(Reason::from_i32(r).unwrap_or(Reason::MJB_REASON_PANIC)),
+            r => Some(Reason::from_i32(r).unwrap_or(Reason::Panic)),
         }
     }
 
@@ -133,10 +133,10 @@ impl Safety {
     /// the fence first).
     pub fn check_acknowledgeable(&self) -> Result<(), Reason> {
         if !self.stopped.load(SeqCst) {
-            return Err(Reason::MJB_REASON_NOT_STOPPED);
+            return Err(Reason::NotStopped);
         }
         if self.in_flight.load(SeqCst) != 0 {
-            return Err(Reason::MJB_REASON_UNRESOLVED_NATIVE_WORK);
+            return Err(Reason::UnresolvedNativeWork);
         }
         Ok(())
     }

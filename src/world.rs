@@ -433,7 +433,7 @@ fn validate_world(mut r: Reader, f: &Facts, bufs: &mut Buffers) -> Result<Checkp
     let recomputed = jcs::digest_text(&h.finalize());
     if stored != recomputed {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_STATE_HASH,
+            Reason::StateHash,
             format!(
                 "state_hash {stored:?} is not the hash of this world ({recomputed}): the document was edited or corrupted"
             ),
@@ -447,7 +447,7 @@ fn validate_world(mut r: Reader, f: &Facts, bufs: &mut Buffers) -> Result<Checkp
     };
     if fingerprint != f.fingerprint {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_MODEL_FINGERPRINT,
+            Reason::ModelFingerprint,
             format!(
                 "taken on the model {fingerprint}; this endpoint's model is {} (another model, even if its dimensions are the same)",
                 f.fingerprint
@@ -606,7 +606,7 @@ pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
                 if read_only.is_none() {
                     read_only = Some(
                         Refusal::rejected(
-                            Reason::MJB_REASON_READ_ONLY_FIELD,
+                            Reason::ReadOnlyField,
                             format!("world.{key} is read-only"),
                         )
                         .at(r.pointer()),
@@ -631,7 +631,7 @@ pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
     r.finish()?;
     if state_hash {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_READ_ONLY_FIELD,
+            Reason::ReadOnlyField,
             "state_hash is computed by the bridge",
         )
         .at("/state_hash"));
@@ -653,7 +653,7 @@ pub(crate) fn parse_write(text: Text, dims: &Dims) -> Result<Write, Refusal> {
         let count = n.get()?.strict()?;
         if count != values.len() {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_DIMENSION,
+                Reason::Dimension,
                 format!(
                     "{} has {count} values; the model has {}",
                     f.name(),
@@ -703,12 +703,12 @@ mod tests {
             // A checkpoint refused at its last step (the seed).
             (
                 cp.replacen("\"seed\":3", "\"seed\":4", 1),
-                Some(Reason::MJB_REASON_SEED),
+                Some(Reason::Seed),
             ),
             // A world document whose hash no longer matches.
             (
                 world.replacen("\"tick\":7", "\"tick\":8", 1),
-                Some(Reason::MJB_REASON_STATE_HASH),
+                Some(Reason::StateHash),
             ),
             // A world document whose members come in another order (first key not `world`).
             (
@@ -721,12 +721,9 @@ mod tests {
             // A checkpoint with a world member further on: refused as a world document.
             (
                 cp.replacen('{', "{\"x\":1,\"world\":{},", 1),
-                Some(Reason::MJB_REASON_UNKNOWN_FIELD),
+                Some(Reason::UnknownField),
             ),
-            (
-                cp[..cp.len() / 2].to_owned(),
-                Some(Reason::MJB_REASON_MALFORMED_JSON),
-            ),
+            (cp[..cp.len() / 2].to_owned(), Some(Reason::MalformedJson)),
         ];
         for (doc, want) in cases {
             assert_eq!(parsed(&ep, &doc), (want, 1), "{}", &doc[..60]);

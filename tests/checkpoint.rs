@@ -142,7 +142,7 @@ fn checkpoint_has_exactly_the_contract_fields_and_public_fields_are_segments_of_
 fn numbers_round_trip_bit_for_bit_including_negative_zero_and_subnormals() {
     let ep = contact_ep("");
     let odd = [-0.0, 5e-324];
-    assert_eq!(ep.set_ctrl(&odd), Outcome::MJB_OK);
+    assert_eq!(ep.set_ctrl(&odd), Outcome::Ok);
     let doc = ep.checkpoint();
     assert!(
         doc.contains("\"ctrl\":[-0,5e-324]"),
@@ -162,7 +162,7 @@ fn numbers_round_trip_bit_for_bit_including_negative_zero_and_subnormals() {
     );
     ep.step_ok(3);
     let (o, _) = ep.restore(&doc);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert!(same_bits(&ep.public().ctrl, &odd));
     assert_eq!(
         ep.checkpoint(),
@@ -219,7 +219,7 @@ fn world_read_and_snapshot_are_the_same_bytes_and_the_hash_is_jcs_sha256() {
     let mut c = parse(&ep.checkpoint());
     let (ws, _) = segment(&ep, "warmstart");
     c["values"][ws] = json!(c["values"][ws].as_f64().unwrap() + 1.0);
-    assert_eq!(ep.restore(&c.to_string()).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&c.to_string()).0, Outcome::Ok);
     assert_eq!(
         ep.public().qpos,
         parse(&w)["world"]["qpos"]
@@ -244,7 +244,7 @@ fn continuation(xml: &str, k: u32, m: u32, prepare: impl Fn(&Ep)) {
     let first = ep.world();
     let first_pub = ep.public();
     let (o, r) = ep.restore(&cp);
-    assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
     assert_eq!(
         (r.tick_before, r.tick_after),
         (u64::from(k + m), u64::from(k))
@@ -292,7 +292,7 @@ fn busy_user_state(ep: &Ep) {
     let (xfrc, _) = segment(ep, "xfrc_applied");
     c["values"][xfrc + 6 * 2 + 2] = json!(0.4); // upward force on body 2 (ball)
     let (o, _) = ep.restore(&c.to_string());
-    assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
 }
 
 #[test]
@@ -335,7 +335,7 @@ fn dropping_the_warm_start_segment_diverges() {
         for i in ws..ws + n {
             c["values"][i] = json!(0.0);
         }
-        assert_eq!(ep.restore(&c.to_string()).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&c.to_string()).0, Outcome::Ok);
         ep.step_ok(400);
         let replay = ep.public();
         assert!(
@@ -360,9 +360,9 @@ fn assert_refused(ep: &Ep, doc: &[u8], reason: &str, pointer: Option<&str>) {
     let e = last_error();
     let shown = String::from_utf8_lossy(&doc[..doc.len().min(200)]).into_owned();
     if reason == "MJB_REASON_INVALID_UTF8" {
-        assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(o, Outcome::InvalidArgument);
     } else {
-        assert_eq!(o, Outcome::MJB_REJECTED, "{shown}: {e}");
+        assert_eq!(o, Outcome::Rejected, "{shown}: {e}");
     }
     assert_eq!(e["reason"], reason, "{shown}: {e}");
     assert_eq!(
@@ -684,12 +684,12 @@ fn refused_documents_leave_state_tick_stop_history_and_fence_untouched() {
     // None of that touched the stop history; the good document still restores.
     assert_eq!(ep.safety(), history);
     let (o, r) = ep.restore(&good);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!((r.tick_before, r.tick_after), (30, 20));
     if cfg!(mjb_eq_active) {
         let (eq, _) = segment(&ep, "eq_active");
         let eq_ok = with_value_token(&c, eq + 1, "1e0");
-        assert_eq!(ep.restore(&eq_ok).0, Outcome::MJB_OK, "1e0 is exactly 1");
+        assert_eq!(ep.restore(&eq_ok).0, Outcome::Ok, "1e0 is exactly 1");
     }
     assert_eq!(
         ep.safety(),
@@ -732,7 +732,7 @@ fn world_write_takes_ctrl_and_refuses_read_only_fields() {
     ep.step_ok(5);
     assert_eq!(
         ep.world_write("{\"world\":{\"ctrl\":[0.25,-0.5]}}"),
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     assert_eq!(ep.public().ctrl, vec![0.25, -0.5]);
     let before = observable(&ep);
@@ -749,7 +749,7 @@ fn world_write_takes_ctrl_and_refuses_read_only_fields() {
         "determinism",
     ] {
         let doc = format!("{{\"world\":{{\"ctrl\":[0,0],\"{field}\":0}}}}");
-        assert_eq!(ep.world_write(&doc), Outcome::MJB_REJECTED, "{field}");
+        assert_eq!(ep.world_write(&doc), Outcome::Rejected, "{field}");
         assert_eq!(last_reason(), "MJB_REASON_READ_ONLY_FIELD");
         assert_eq!(last_error()["pointer"], format!("/world/{field}"));
     }
@@ -781,7 +781,7 @@ fn world_write_takes_ctrl_and_refuses_read_only_fields() {
         ),
         ("{\"ctrl\":[0,0]}", "MJB_REASON_UNKNOWN_FIELD", "/ctrl"),
     ] {
-        assert_eq!(ep.world_write(doc), Outcome::MJB_REJECTED, "{doc}");
+        assert_eq!(ep.world_write(doc), Outcome::Rejected, "{doc}");
         assert_eq!(last_reason(), reason, "{doc}");
         assert_eq!(last_error()["pointer"], ptr, "{doc}");
     }
@@ -811,7 +811,7 @@ fn replacing_the_model_bumps_configuration_and_refuses_older_checkpoints() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!((r.tick_before, r.tick_after), (10, 10), "tick is kept");
     let now = parse(&ep.checkpoint());
     assert_eq!(now["descriptor"]["configuration"], 1);
@@ -822,7 +822,7 @@ fn replacing_the_model_bumps_configuration_and_refuses_older_checkpoints() {
         "MJB_REASON_CONFIGURATION",
         Some("/descriptor/configuration"),
     );
-    assert_eq!(ep.restore(&now.to_string()).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&now.to_string()).0, Outcome::Ok);
     // A model that does not compile leaves the endpoint as it was.
     let before = observable(&ep);
     let bad = format!(
@@ -838,7 +838,7 @@ fn replacing_the_model_bumps_configuration_and_refuses_older_checkpoints() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_MODEL_LOAD");
     assert_eq!(observable(&ep), before);
 }
@@ -862,7 +862,7 @@ fn a_model_with_more_than_32768_state_values_is_refused_not_truncated() {
     ] {
         let mut s = std::ptr::null_mut();
         let o = unsafe { f(ep.0, 1000, &mut s) };
-        assert_eq!(o, Outcome::MJB_REJECTED);
+        assert_eq!(o, Outcome::Rejected);
         assert!(s.is_null());
         assert_eq!(last_reason(), "MJB_REASON_TOO_MANY_VALUES");
         assert!(last_error()["message"].as_str().unwrap().contains("32768"));
@@ -901,7 +901,7 @@ fn basic_profile_on_an_engine_with_the_state_api_is_explicit_and_weaker() {
     );
     let at = ep.public();
     ep.step_ok(20);
-    assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&cp).0, Outcome::Ok);
     assert!(
         ep.public().same_bits(&at),
         "basic restore writes time/qpos/qvel/ctrl/act exactly"
@@ -928,7 +928,7 @@ fn basic_profile_on_an_engine_with_the_state_api_is_explicit_and_weaker() {
     let doc = edited(&c, |c| c["time"] = json!(t + 1e-12));
     assert_eq!(
         ep.restore(std::str::from_utf8(&doc).unwrap()).0,
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     assert_eq!(
         ep.public().time.to_bits(),
@@ -951,7 +951,7 @@ fn restore_never_runs_the_control_callback_so_never_mj_forward() {
     let cp = ep.checkpoint();
     ep.step_ok(4);
     let before = g.entered();
-    assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&cp).0, Outcome::Ok);
     let _ = ep.world();
     assert_eq!(g.entered(), before, "restore and reads ran no forward pass");
 }

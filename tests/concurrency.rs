@@ -25,22 +25,22 @@ fn stop_latches_at_once_while_a_step_is_blocked_in_a_control_callback() {
     );
     assert_eq!(st.in_flight, 1);
     assert_eq!(ep.safety(), st);
-    assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_REJECTED);
+    assert_eq!(mjb_confirm_paused(ep.0), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_UNRESOLVED_NATIVE_WORK");
-    assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_REJECTED);
+    assert_eq!(mjb_safety_reset(ep.0), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_UNRESOLVED_NATIVE_WORK");
     // The lock is held: a read with a deadline is refused as busy.
     let mut s = std::ptr::null_mut();
     assert_eq!(
         unsafe { mjb_world_read(ep.0, 5, &mut s) },
-        Outcome::MJB_REJECTED
+        Outcome::Rejected
     );
     assert_eq!(last_reason(), "MJB_REASON_BUSY");
 
     g.open();
     let (o, r) = stepper.join().unwrap();
-    assert_eq!(o, Outcome::MJB_OK, "halting at a stop is not a failure");
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_STOP_LATCHED);
+    assert_eq!(o, Outcome::Ok, "halting at a stop is not a failure");
+    assert_eq!(reason_of(&r), Reason::StopLatched);
     assert_eq!(
         (r.tick_before, r.tick_after),
         (0, 1),
@@ -49,16 +49,16 @@ fn stop_latches_at_once_while_a_step_is_blocked_in_a_control_callback() {
 
     let st = ep.safety();
     assert!(st.stopped && st.confirmed && st.in_flight == 0);
-    assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_OK);
+    assert_eq!(mjb_confirm_paused(ep.0), Outcome::Ok);
     let (o, r) = ep.step(3);
     assert_eq!(
         o,
-        Outcome::MJB_REJECTED,
+        Outcome::Rejected,
         "a step admitted after the latch is refused"
     );
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_STOP_LATCHED);
+    assert_eq!(reason_of(&r), Reason::StopLatched);
     assert_eq!(r.tick_after, 1, "no step taken");
-    assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_OK);
+    assert_eq!(mjb_safety_reset(ep.0), Outcome::Ok);
     ep.step_ok(3);
     assert_eq!(ep.safety().stop_count, 1);
 }
@@ -66,17 +66,17 @@ fn stop_latches_at_once_while_a_step_is_blocked_in_a_control_callback() {
 #[test]
 fn acknowledgements_need_a_latched_stop() {
     let ep = open_model("pendulum.xml", "");
-    assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_REJECTED);
+    assert_eq!(mjb_confirm_paused(ep.0), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_NOT_STOPPED");
-    assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_REJECTED);
+    assert_eq!(mjb_safety_reset(ep.0), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_NOT_STOPPED");
     let st = ep.stop();
     assert!(st.confirmed, "nothing in flight: confirmed at once");
-    assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_OK);
-    assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_OK);
+    assert_eq!(mjb_confirm_paused(ep.0), Outcome::Ok);
+    assert_eq!(mjb_safety_reset(ep.0), Outcome::Ok);
     assert!(!ep.safety().stopped);
     let o = unsafe { mjb_stop(ep.0, std::ptr::null_mut()) };
-    assert_eq!(o, Outcome::MJB_OK, "state is nullable");
+    assert_eq!(o, Outcome::Ok, "state is nullable");
 }
 
 #[test]
@@ -89,12 +89,12 @@ fn restore_past_its_deadline_is_busy_and_never_takes_effect_later() {
     g.wait_entered(1);
     let mut r = mjb_report::default();
     let o = unsafe { mjb_restore(ep.0, cp.as_ptr().cast(), cp.len(), 20, &mut r) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_BUSY);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&r), Reason::Busy);
     assert_eq!(r.sequence, 0, "never admitted");
     g.open();
     let (o, r) = stepper.join().unwrap();
-    assert_eq!((o, r.tick_after, r.sequence), (Outcome::MJB_OK, 14, 2));
+    assert_eq!((o, r.tick_after, r.sequence), (Outcome::Ok, 14, 2));
     // Nothing is queued: later calls see the stepped state, never the checkpoint's.
     ep.step_ok(2);
     let w = ep.world_json();
@@ -102,7 +102,7 @@ fn restore_past_its_deadline_is_busy_and_never_takes_effect_later() {
     let (o, r) = ep.restore(&cp);
     assert_eq!(
         (o, r.sequence),
-        (Outcome::MJB_OK, 4),
+        (Outcome::Ok, 4),
         "sequence counts admitted mutations only"
     );
 }
@@ -119,7 +119,7 @@ fn stop_history_survives_restore_and_refusals_and_restore_keeps_the_latch() {
         (1, 30, 30)
     );
     let (o, r) = ep.restore(&cp);
-    assert_eq!(o, Outcome::MJB_OK, "restore is admitted while stopped");
+    assert_eq!(o, Outcome::Ok, "restore is admitted while stopped");
     assert_eq!(r.tick_after, 20, "the tick is rewound");
     let after = ep.safety();
     assert!(after.stopped, "the endpoint stays stopped");
@@ -132,9 +132,9 @@ fn stop_history_survives_restore_and_refusals_and_restore_keeps_the_latch() {
         (1, 30, 30)
     );
     let bad = cp.replace("\"seed\":0", "\"seed\":1");
-    assert_eq!(ep.restore(&bad).0, Outcome::MJB_REJECTED);
+    assert_eq!(ep.restore(&bad).0, Outcome::Rejected);
     assert_eq!(ep.safety(), after);
-    assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_OK);
+    assert_eq!(mjb_safety_reset(ep.0), Outcome::Ok);
     ep.step_ok(5);
     let st = ep.stop();
     assert_eq!(
@@ -169,9 +169,9 @@ fn an_arena_overflow_inside_mj_step_is_caught_and_rolled_back() {
     let mut last_good = (ep.hash(), 0u64);
     loop {
         let (o, r) = ep.step(1);
-        if o != Outcome::MJB_OK {
-            assert_eq!(o, Outcome::MJB_ROLLED_BACK);
-            assert_eq!(reason_of(&r), Reason::MJB_REASON_ENGINE_ERROR);
+        if o != Outcome::Ok {
+            assert_eq!(o, Outcome::RolledBack);
+            assert_eq!(reason_of(&r), Reason::EngineError);
             let e = last_error();
             let msg = e["message"].as_str().unwrap().to_lowercase();
             assert!(msg.contains("stack overflow"), "{e}");
@@ -205,16 +205,16 @@ fn an_engine_auto_reset_after_a_nan_is_reported_never_silent() {
     // Every reset is reported, not only the first: MuJoCo leaves its counter at 1 after a
     // reset, so a second one used to go unseen.
     for round in 0..3 {
-        assert_eq!(ep.restore(&c.to_string()).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&c.to_string()).0, Outcome::Ok);
         let (o, r) = ep.step(3);
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
         assert_eq!(r.engine_resets, 1, "round {round}: {r:?}");
-        assert_eq!(reason_of(&r), Reason::MJB_REASON_ENGINE_RESET);
+        assert_eq!(reason_of(&r), Reason::EngineReset);
         assert!(last_error()["message"].as_str().unwrap().contains("reset"));
         // Steps after a reset, with nothing diverging, report none.
         let (o, r) = ep.step(2);
-        assert_eq!((o, r.engine_resets), (Outcome::MJB_OK, 0), "round {round}");
-        assert_eq!(reason_of(&r), Reason::MJB_REASON_NONE);
+        assert_eq!((o, r.engine_resets), (Outcome::Ok, 0), "round {round}");
+        assert_eq!(reason_of(&r), Reason::None);
     }
 }
 
@@ -230,7 +230,7 @@ fn a_confirmed_stop_is_never_followed_by_a_step() {
         let stepper = thread::spawn(move || loop {
             let mut r = mjb_report::default();
             let o = unsafe { mjb_endpoint_step(raw as *mut mjb_endpoint, 1, WAIT_FOREVER, &mut r) };
-            if o == Outcome::MJB_REJECTED || r.reason == Reason::MJB_REASON_STOP_LATCHED as i32 {
+            if o == Outcome::Rejected || r.reason == Reason::StopLatched as i32 {
                 return;
             }
         });
@@ -249,7 +249,7 @@ fn a_confirmed_stop_is_never_followed_by_a_step() {
         } else {
             assert!(tick >= st.last_stop_tick);
         }
-        assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_OK);
+        assert_eq!(mjb_safety_reset(ep.0), Outcome::Ok);
     }
     assert!(confirmed_rounds > 0);
 }
@@ -318,14 +318,9 @@ fn stress_endpoint(
                             let n = 1 + rng.below(5) as u32;
                             let o = unsafe { mjb_endpoint_step(ep, n, timeout, &mut r) };
                             match (o, Reason::from_i32(r.reason).unwrap()) {
-                                (
-                                    mjb_outcome::MJB_OK,
-                                    Reason::MJB_REASON_NONE | Reason::MJB_REASON_STOP_LATCHED,
-                                ) => {}
-                                (
-                                    mjb_outcome::MJB_REJECTED,
-                                    Reason::MJB_REASON_BUSY | Reason::MJB_REASON_STOP_LATCHED,
-                                ) => {}
+                                (mjb_outcome::MJB_OK, Reason::None | Reason::StopLatched) => {}
+                                (mjb_outcome::MJB_REJECTED, Reason::Busy | Reason::StopLatched) => {
+                                }
                                 other => panic!("step: {other:?}"),
                             }
                             if r.sequence > 0 && r.tick_after > r.tick_before {
@@ -344,7 +339,7 @@ fn stress_endpoint(
                                 (mjb_outcome::MJB_OK, _) => {
                                     log.lock().unwrap().push((r.sequence, Effect::Restore(i)))
                                 }
-                                (mjb_outcome::MJB_REJECTED, Reason::MJB_REASON_BUSY) => {
+                                (mjb_outcome::MJB_REJECTED, Reason::Busy) => {
                                     assert_eq!(r.sequence, 0)
                                 }
                                 other => panic!("restore: {other:?}"),
@@ -355,7 +350,7 @@ fn stress_endpoint(
                             let o = unsafe {
                                 mjb_restore(ep, d.as_ptr().cast(), d.len(), timeout, &mut r)
                             };
-                            assert_eq!(o, Outcome::MJB_REJECTED);
+                            assert_eq!(o, Outcome::Rejected);
                             assert_eq!(r.sequence, 0, "a bad document is refused before admission");
                         }
                         5 => {
@@ -366,7 +361,7 @@ fn stress_endpoint(
                                     log.lock().unwrap().push((r.sequence, Effect::Ctrl(c)))
                                 }
                                 mjb_outcome::MJB_REJECTED => {
-                                    assert_eq!(r.reason, Reason::MJB_REASON_BUSY as i32)
+                                    assert_eq!(r.reason, Reason::Busy as i32)
                                 }
                                 other => panic!("set_ctrl: {other:?}"),
                             }
@@ -388,7 +383,7 @@ fn stress_endpoint(
                         }
                         7 => {
                             let mut st = mjb_safety_state::default();
-                            assert_eq!(unsafe { mjb_stop(ep, &mut st) }, Outcome::MJB_OK);
+                            assert_eq!(unsafe { mjb_stop(ep, &mut st) }, Outcome::Ok);
                             assert!(st.stopped && !st.fenced);
                         }
                         8 => {
@@ -404,7 +399,7 @@ fn stress_endpoint(
                         }
                         _ => {
                             let mut st = mjb_safety_state::default();
-                            assert_eq!(unsafe { mjb_safety_read(ep, &mut st) }, Outcome::MJB_OK);
+                            assert_eq!(unsafe { mjb_safety_read(ep, &mut st) }, Outcome::Ok);
                             assert!(!st.fenced);
                             if st.confirmed {
                                 assert!(st.stopped);
@@ -426,8 +421,8 @@ fn replay(xml_path: &str, docs: &[String], log: &[(u64, Effect)]) -> String {
     for (_, e) in log {
         match e {
             Effect::Step(n) => r.step_ok(*n as u32),
-            Effect::Restore(i) => assert_eq!(r.restore(&docs[*i]).0, Outcome::MJB_OK),
-            Effect::Ctrl(c) => assert_eq!(r.set_ctrl(c), Outcome::MJB_OK),
+            Effect::Restore(i) => assert_eq!(r.restore(&docs[*i]).0, Outcome::Ok),
+            Effect::Ctrl(c) => assert_eq!(r.set_ctrl(c), Outcome::Ok),
         }
     }
     r.world()

@@ -37,7 +37,7 @@ fn auto_profile_follows_the_engines_api_and_integration_is_refused_where_incompl
         Ok(_) => assert!(e.supports_integration()),
         Err((o, err)) => {
             assert!(!e.supports_integration());
-            assert_eq!(o, Outcome::MJB_REJECTED);
+            assert_eq!(o, Outcome::Rejected);
             assert_eq!(err["reason"], "MJB_REASON_PROFILE");
             assert_eq!(err["pointer"], "/profile");
             assert!(err["message"].as_str().unwrap().contains(&e.version_string));
@@ -54,7 +54,7 @@ fn a_step_that_would_pass_the_maximum_tick_is_refused_before_any_engine_step() {
         c["tick"] = json!(u64::MAX - 1);
         assert_eq!(
             ep.restore(&c.to_string()).0,
-            Outcome::MJB_OK,
+            Outcome::Ok,
             "{:?}",
             last_error()
         );
@@ -62,11 +62,8 @@ fn a_step_that_would_pass_the_maximum_tick_is_refused_before_any_engine_step() {
         let hash = ep.hash();
         let public = ep.public();
         let (o, r) = ep.step(2);
-        assert_eq!(o, Outcome::MJB_REJECTED);
-        assert_eq!(
-            reason_of(&r),
-            mjbridge::outcome::Reason::MJB_REASON_TICK_OVERFLOW
-        );
+        assert_eq!(o, Outcome::Rejected);
+        assert_eq!(reason_of(&r), mjbridge::outcome::Reason::TickOverflow);
         assert_eq!((r.tick_before, r.tick_after), (u64::MAX - 1, u64::MAX - 1));
         assert_eq!(last_reason(), "MJB_REASON_TICK_OVERFLOW");
         assert_eq!(ep.hash(), hash, "{profile}: no engine step was taken");
@@ -76,17 +73,14 @@ fn a_step_that_would_pass_the_maximum_tick_is_refused_before_any_engine_step() {
         assert_eq!(ep.world_json()["world"]["tick"], json!(u64::MAX));
         let hash = ep.hash();
         let (o, r) = ep.step(1);
-        assert_eq!(o, Outcome::MJB_REJECTED);
-        assert_eq!(
-            reason_of(&r),
-            mjbridge::outcome::Reason::MJB_REASON_TICK_OVERFLOW
-        );
+        assert_eq!(o, Outcome::Rejected);
+        assert_eq!(reason_of(&r), mjbridge::outcome::Reason::TickOverflow);
         assert_eq!(ep.hash(), hash);
         assert!(!ep.safety().fenced);
-        assert_eq!(ep.step(0).0, Outcome::MJB_OK);
+        assert_eq!(ep.step(0).0, Outcome::Ok);
         // Restoring a smaller tick makes stepping possible again.
         c["tick"] = json!(5);
-        assert_eq!(ep.restore(&c.to_string()).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&c.to_string()).0, Outcome::Ok);
         ep.step_ok(1);
     }
 }
@@ -115,7 +109,7 @@ fn basic_profile_restores_and_verifies_time_qpos_qvel_ctrl_act() {
     ep.set_ctrl(&[0.0, 0.0]);
     ep.step_ok(30);
     let (o, r) = ep.restore(&cp);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!((r.tick_before, r.tick_after), (90, 60));
     assert!(
         ep.public().same_bits(&at),
@@ -137,7 +131,7 @@ fn basic_profile_restores_and_verifies_time_qpos_qvel_ctrl_act() {
             "MJB_REASON_NOT_AN_INTEGER",
         ),
     ] {
-        assert_eq!(ep.restore(&doc).0, Outcome::MJB_REJECTED);
+        assert_eq!(ep.restore(&doc).0, Outcome::Rejected);
         assert_eq!(last_reason(), reason);
         assert_eq!(ep.hash(), hash);
     }
@@ -184,7 +178,7 @@ fn checkpoints_from_another_engine_are_refused_even_when_sizes_match() {
         if doc["engine"] == me.as_str() {
             assert_eq!(
                 o,
-                Outcome::MJB_OK,
+                Outcome::Ok,
                 "{}: own fixture: {}",
                 path.display(),
                 last_error()
@@ -192,7 +186,7 @@ fn checkpoints_from_another_engine_are_refused_even_when_sizes_match() {
             assert_eq!(parse(&own)["descriptor"], doc["descriptor"]);
         } else {
             foreign += 1;
-            assert_eq!(o, Outcome::MJB_REJECTED, "{}", path.display());
+            assert_eq!(o, Outcome::Rejected, "{}", path.display());
             assert_eq!(last_reason(), "MJB_REASON_ENGINE", "{}", path.display());
             assert_eq!(last_error()["pointer"], "/engine");
             assert_eq!(ep.hash(), hash, "refused, nothing changed");
@@ -209,9 +203,9 @@ fn checkpoints_from_another_engine_are_refused_even_when_sizes_match() {
                 d["engine_version"] = json!(engine().runtime_version);
                 let o = ep.restore(&d.to_string()).0;
                 if parse(&own)["signature"] == doc["signature"] {
-                    assert_eq!(o, Outcome::MJB_OK, "{}: {}", path.display(), last_error());
+                    assert_eq!(o, Outcome::Ok, "{}: {}", path.display(), last_error());
                 } else {
-                    assert_eq!(o, Outcome::MJB_REJECTED, "{}", path.display());
+                    assert_eq!(o, Outcome::Rejected, "{}", path.display());
                     assert_ne!(last_reason(), "MJB_REASON_ENGINE");
                 }
             }
@@ -289,12 +283,12 @@ mod integration {
     /// k steps, checkpoint, m steps, restore, m steps: bit-identical, same world documents.
     fn exact(file: &str, ctrl: &[f64], k: u32, m: u32) -> Ep {
         let ep = open_model(file, "");
-        assert_eq!(ep.set_ctrl(ctrl), Outcome::MJB_OK);
+        assert_eq!(ep.set_ctrl(ctrl), Outcome::Ok);
         ep.step_ok(k);
         let cp = ep.checkpoint();
         ep.step_ok(m);
         let first = ep.world();
-        assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&cp).0, Outcome::Ok);
         ep.step_ok(m);
         assert_eq!(ep.world(), first, "{file}: continuation differs");
         ep
@@ -322,14 +316,14 @@ mod integration {
         for bad in [json!(0.5), json!(2), json!(-1), json!(true), json!(255)] {
             let mut d = c.clone();
             d["values"][eq.start + 1] = bad.clone();
-            assert_eq!(ep.restore(&d.to_string()).0, Outcome::MJB_REJECTED, "{bad}");
+            assert_eq!(ep.restore(&d.to_string()).0, Outcome::Rejected, "{bad}");
             assert_eq!(last_reason(), "MJB_REASON_EQ_ACTIVE_DOMAIN");
             assert_eq!(ep.hash(), hash);
         }
         // Exactly 0 and 1 are restored and read back exactly, both ways.
         c["values"][eq.start] = json!(0);
         c["values"][eq.start + 1] = json!(1);
-        assert_eq!(ep.restore(&c.to_string()).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&c.to_string()).0, Outcome::Ok);
         let now = parse(&ep.checkpoint());
         assert_eq!(now["values"][eq.start], 0);
         assert_eq!(now["values"][eq.start + 1], 1);
@@ -359,7 +353,7 @@ mod integration {
         assert_eq!(derived, CURSORS);
 
         for (index, nsample) in CURSORS {
-            assert_eq!(ep.restore(&good.to_string()).0, Outcome::MJB_OK);
+            assert_eq!(ep.restore(&good.to_string()).0, Outcome::Ok);
             let hash = ep.hash();
             let safety = ep.safety();
             let bad = [
@@ -378,7 +372,7 @@ mod integration {
                 let mut c = good.clone();
                 c["values"][index] = v.clone();
                 let (o, r) = ep.restore(&c.to_string());
-                assert_eq!(o, Outcome::MJB_REJECTED, "cursor {index} = {v}");
+                assert_eq!(o, Outcome::Rejected, "cursor {index} = {v}");
                 let err = last_error();
                 assert_eq!(
                     err["reason"], "MJB_REASON_STATE_DOMAIN",
@@ -399,7 +393,7 @@ mod integration {
                 c["values"][index] = json!(k);
                 assert_eq!(
                     ep.restore(&c.to_string()).0,
-                    Outcome::MJB_OK,
+                    Outcome::Ok,
                     "{:?}",
                     last_error()
                 );
@@ -408,10 +402,10 @@ mod integration {
         }
         // The repro of the defect: a far cursor made the next step write into the actuator's
         // buffer. Now it is refused, and stepping from the good checkpoint matches a reference.
-        assert_eq!(ep.restore(&good.to_string()).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&good.to_string()).0, Outcome::Ok);
         let mut far = good.clone();
         far["values"][CURSORS[1].0] = json!(1e12);
-        assert_eq!(ep.restore(&far.to_string()).0, Outcome::MJB_REJECTED);
+        assert_eq!(ep.restore(&far.to_string()).0, Outcome::Rejected);
         ep.step_ok(1);
         let after = parse(&ep.checkpoint());
         let reference = open_model("history.xml", "");
@@ -445,7 +439,7 @@ mod integration {
             for i in segment(&ep, name) {
                 cp["values"][i] = json!(0.0);
             }
-            assert_eq!(ep.restore(&cp.to_string()).0, Outcome::MJB_OK);
+            assert_eq!(ep.restore(&cp.to_string()).0, Outcome::Ok);
             ep.step_ok(300);
             let replay = ep.public();
             assert!(

@@ -89,10 +89,10 @@ fn write_step_read_steps_like_write_step_and_returns_the_frame_a_read_would() {
     let mut call = Call::new(&a, &READ, 3);
     for k in 0..5u64 {
         let o = call.run(&a, &[(Field::Ctrl, -1, &ctrl)], 4);
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         assert_eq!(last_error(), serde_json::json!({}));
         let (ob, rb) = b.write_step(&[(Field::Ctrl, -1, &ctrl)], 4);
-        assert_eq!(ob, Outcome::MJB_OK);
+        assert_eq!(ob, Outcome::Ok);
         assert_eq!(
             (call.report.tick_before, call.report.tick_after),
             (4 * k, 4 * k + 4)
@@ -129,15 +129,10 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
         (
             vec![Field::Qpos, Field::Xpos],
             0,
-            Reason::MJB_REASON_NOT_IN_FRAME,
+            Reason::NotInFrame,
             "/requests/1/field",
         ),
-        (
-            vec![Field::Qvel],
-            -1,
-            Reason::MJB_REASON_DIMENSION,
-            "/requests/0/cap",
-        ),
+        (vec![Field::Qvel], -1, Reason::Dimension, "/requests/0/cap"),
     ];
     for (fields, short, reason, pointer) in cases {
         let selected: Vec<Field> = fields
@@ -158,7 +153,7 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
             });
         }
         let o = call.run(&ep, &[(Field::Ctrl, -1, &ctrl)], 2);
-        assert_eq!(o, Outcome::MJB_REJECTED);
+        assert_eq!(o, Outcome::Rejected);
         assert_eq!(reason_of(&call.report), reason);
         assert_eq!(last_error()["pointer"], pointer);
         // Refused before admission, as a refused document is: at the endpoint's tick, with no
@@ -176,12 +171,12 @@ fn a_request_the_frame_cannot_serve_refuses_before_anything_is_written() {
     }
     let mut call = Call::new(&ep, &[Field::Qpos], 0);
     call.reqs[0].field = 99;
-    assert_eq!(call.run(&ep, &[], 1), Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(call.run(&ep, &[], 1), Outcome::InvalidArgument);
     assert_eq!(last_error()["pointer"], "/requests/0/field");
     call.reqs[0].field = Field::Qpos as i32;
     call.reqs[0].buf = std::ptr::null_mut();
-    assert_eq!(call.run(&ep, &[], 1), Outcome::MJB_INVALID_ARGUMENT);
-    assert_eq!(reason_of(&call.report), Reason::MJB_REASON_NULL_ARGUMENT);
+    assert_eq!(call.run(&ep, &[], 1), Outcome::InvalidArgument);
+    assert_eq!(reason_of(&call.report), Reason::NullArgument);
     assert_eq!(ep.world(), before);
 }
 
@@ -193,8 +188,8 @@ fn refused_inputs_and_a_latched_stop_leave_buffers_and_state_untouched() {
     let mut call = Call::new(&ep, &READ, 0);
     // A non-finite control: mjb_write_step's refusal, with its pointer.
     let o = call.run(&ep, &[(Field::Ctrl, -1, &[f64::NAN, 0.0])], 1);
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&call.report), Reason::MJB_REASON_NOT_FINITE);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&call.report), Reason::NotFinite);
     assert_eq!(last_error()["pointer"], "/inputs/0/values/0");
     assert!(call.untouched());
     assert_eq!(ep.world(), before);
@@ -202,8 +197,8 @@ fn refused_inputs_and_a_latched_stop_leave_buffers_and_state_untouched() {
     ep.stop();
     let safety = ep.safety();
     let o = call.run(&ep, &[(Field::Ctrl, -1, &[0.1, 0.2])], 1);
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&call.report), Reason::MJB_REASON_STOP_LATCHED);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&call.report), Reason::StopLatched);
     assert!(call.untouched());
     assert_eq!(ep.world(), before);
     assert_eq!(ep.safety(), safety);
@@ -220,8 +215,8 @@ fn closed_and_null_handles_are_refused_with_the_report_filled() {
         ..Default::default()
     };
     for (handle, reason) in [
-        (raw, Reason::MJB_REASON_CLOSED),
-        (std::ptr::null_mut(), Reason::MJB_REASON_NULL_ARGUMENT),
+        (raw, Reason::Closed),
+        (std::ptr::null_mut(), Reason::NullArgument),
     ] {
         let o = unsafe {
             mjb_write_step_read(
@@ -236,7 +231,7 @@ fn closed_and_null_handles_are_refused_with_the_report_filled() {
                 &mut report,
             )
         };
-        assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(o, Outcome::InvalidArgument);
         assert_eq!(report.outcome, o as i32);
         assert_eq!(report.reason, reason as i32);
         assert_eq!(report.tick_after, 0);
@@ -257,8 +252,8 @@ fn a_stop_latched_during_the_steps_still_returns_the_frame_of_the_steps_done() {
     });
     let o = call.run(&ep, &[], 1_000_000);
     stopper.join().unwrap();
-    assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
-    assert_eq!(reason_of(&call.report), Reason::MJB_REASON_STOP_LATCHED);
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(reason_of(&call.report), Reason::StopLatched);
     // As after mjb_write_step: the report carries the reason.
     assert_eq!(last_error(), serde_json::json!({}));
     let done = call.report.tick_after;

@@ -23,7 +23,7 @@ mod with_faults {
     use mjbridge::outcome::{Outcome, Reason};
 
     fn arm(ep: &Ep, f: Fault) {
-        assert_eq!(mjb_test_inject_fault(ep.0, f as i32), Outcome::MJB_OK);
+        assert_eq!(mjb_test_inject_fault(ep.0, f as i32), Outcome::Ok);
     }
 
     /// An endpoint at tick 30 with a checkpoint taken at tick 20.
@@ -42,14 +42,14 @@ mod with_faults {
         assert_eq!(s.fence_reason, reason as i32);
         // Mutations and positive acknowledgements are refused...
         let (o, _) = ep.step(1);
-        assert_eq!(o, Outcome::MJB_FENCED);
-        assert_eq!(ep.set_ctrl(&[0.0, 0.0]), Outcome::MJB_FENCED);
+        assert_eq!(o, Outcome::Fenced);
+        assert_eq!(ep.set_ctrl(&[0.0, 0.0]), Outcome::Fenced);
         let cp = ep.checkpoint(); // ...reads still work...
-        assert_eq!(ep.restore(&cp).0, Outcome::MJB_FENCED);
+        assert_eq!(ep.restore(&cp).0, Outcome::Fenced);
         let st = ep.stop(); // ...and so does stop.
         assert!(st.stopped && st.fenced);
-        assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_FENCED);
-        assert_eq!(mjb_safety_reset(ep.0), Outcome::MJB_FENCED);
+        assert_eq!(mjb_confirm_paused(ep.0), Outcome::Fenced);
+        assert_eq!(mjb_safety_reset(ep.0), Outcome::Fenced);
     }
 
     #[test]
@@ -59,8 +59,8 @@ mod with_faults {
             let (hash, world) = (ep.hash(), ep.world());
             arm(&ep, Fault::SetterError);
             let (o, r) = ep.restore(&cp);
-            assert_eq!(o, Outcome::MJB_ROLLED_BACK, "{profile}");
-            assert_eq!(reason_of(&r), Reason::MJB_REASON_SETTER_FAILED);
+            assert_eq!(o, Outcome::RolledBack, "{profile}");
+            assert_eq!(reason_of(&r), Reason::SetterFailed);
             assert!(last_error()["message"]
                 .as_str()
                 .unwrap()
@@ -69,11 +69,7 @@ mod with_faults {
             assert_eq!(ep.hash(), hash, "{profile}: prior state restored");
             assert_eq!(ep.world(), world);
             assert!(!ep.safety().fenced);
-            assert_eq!(
-                ep.restore(&cp).0,
-                Outcome::MJB_OK,
-                "the endpoint still works"
-            );
+            assert_eq!(ep.restore(&cp).0, Outcome::Ok, "the endpoint still works");
         }
     }
 
@@ -84,8 +80,8 @@ mod with_faults {
             let hash = ep.hash();
             arm(&ep, Fault::ReadbackMismatch);
             let (o, r) = ep.restore(&cp);
-            assert_eq!(o, Outcome::MJB_ROLLED_BACK, "{profile}");
-            assert_eq!(reason_of(&r), Reason::MJB_REASON_VERIFICATION_MISMATCH);
+            assert_eq!(o, Outcome::RolledBack, "{profile}");
+            assert_eq!(reason_of(&r), Reason::VerificationMismatch);
             assert_eq!(r.tick_after, 30);
             assert_eq!(ep.hash(), hash);
             assert!(!ep.safety().fenced);
@@ -98,9 +94,9 @@ mod with_faults {
             let (ep, cp) = setup(profile);
             arm(&ep, Fault::RollbackUnproven);
             let (o, r) = ep.restore(&cp);
-            assert_eq!(o, Outcome::MJB_UNKNOWN, "{profile}");
-            assert_eq!(reason_of(&r), Reason::MJB_REASON_ROLLBACK_UNPROVEN);
-            assert_fenced_as(&ep, Reason::MJB_REASON_ROLLBACK_UNPROVEN);
+            assert_eq!(o, Outcome::Unknown, "{profile}");
+            assert_eq!(reason_of(&r), Reason::RollbackUnproven);
+            assert_fenced_as(&ep, Reason::RollbackUnproven);
         }
     }
 
@@ -110,14 +106,11 @@ mod with_faults {
         let history = ep.safety();
         arm(&ep, Fault::SetterUnexpected);
         let (o, r) = ep.restore(&cp);
-        assert_eq!(o, Outcome::MJB_UNKNOWN);
-        assert_eq!(
-            reason_of(&r),
-            Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION
-        );
+        assert_eq!(o, Outcome::Unknown);
+        assert_eq!(reason_of(&r), Reason::SetterUnexpectedCompletion);
         assert_eq!(r.tick_after, 30, "tick not claimed");
         assert_eq!(ep.safety().stop_count, history.stop_count);
-        assert_fenced_as(&ep, Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION);
+        assert_fenced_as(&ep, Reason::SetterUnexpectedCompletion);
         assert_eq!(
             ep.safety().stop_count,
             1,
@@ -132,8 +125,8 @@ mod with_faults {
         let hash = ep.hash();
         arm(&ep, Fault::StepError);
         let (o, r) = ep.step(10);
-        assert_eq!(o, Outcome::MJB_ROLLED_BACK);
-        assert_eq!(reason_of(&r), Reason::MJB_REASON_ENGINE_ERROR);
+        assert_eq!(o, Outcome::RolledBack);
+        assert_eq!(reason_of(&r), Reason::EngineError);
         assert_eq!(
             (r.tick_before, r.tick_after),
             (35, 35),
@@ -167,7 +160,7 @@ mod with_faults {
         });
         assert!(before[ws].iter().any(|x| *x != 0.0), "warm-start is live");
         arm(&ep, Fault::StepError);
-        assert_eq!(ep.step(1).0, Outcome::MJB_ROLLED_BACK);
+        assert_eq!(ep.step(1).0, Outcome::RolledBack);
         assert!(
             same_bits(&full(), &before),
             "every integration component is back"
@@ -180,13 +173,13 @@ mod with_faults {
         let (_, before) = ep.step(0);
         arm(&ep, Fault::Panic);
         let (o, r) = ep.step(1);
-        assert_eq!(o, Outcome::MJB_PANIC);
-        assert_eq!(r.outcome, Outcome::MJB_PANIC as i32);
+        assert_eq!(o, Outcome::Panic);
+        assert_eq!(r.outcome, Outcome::Panic as i32);
         // The report says where: the admission tick (30, from setup) and its sequence.
         assert_eq!((r.tick_before, r.tick_after), (30, 30));
         assert_eq!(r.sequence, before.sequence + 1);
         assert_eq!(last_reason(), "MJB_REASON_PANIC");
-        assert_fenced_as(&ep, Reason::MJB_REASON_PANIC);
+        assert_fenced_as(&ep, Reason::Panic);
         // The process and other endpoints carry on.
         let other = open_model("pendulum.xml", "");
         other.step_ok(3);
@@ -195,13 +188,10 @@ mod with_faults {
     #[test]
     fn unknown_fault_values_are_refused() {
         let ep = open_model("pendulum.xml", "");
-        assert_eq!(
-            mjb_test_inject_fault(ep.0, 99),
-            Outcome::MJB_INVALID_ARGUMENT
-        );
+        assert_eq!(mjb_test_inject_fault(ep.0, 99), Outcome::InvalidArgument);
         assert_eq!(
             mjb_test_inject_fault(std::ptr::null_mut(), 1),
-            Outcome::MJB_INVALID_ARGUMENT
+            Outcome::InvalidArgument
         );
     }
 }

@@ -10,7 +10,7 @@ use mjbridge::outcome::{Outcome, Reason};
 #[test]
 fn build_reports_the_engine_it_was_built_against_and_loads_exactly_that_file() {
     let mut s = std::ptr::null_mut();
-    assert_eq!(unsafe { mjb_build_info(&mut s) }, Outcome::MJB_OK);
+    assert_eq!(unsafe { mjb_build_info(&mut s) }, Outcome::Ok);
     let info: serde_json::Value = serde_json::from_str(&take_string(s)).unwrap();
     println!("{info}");
     assert_eq!(
@@ -57,13 +57,13 @@ fn compile_error_is_rejected_with_mujocos_message_never_an_exit() {
     let bad = "<mujoco><worldbody><geom type=\"sphere\" size=\"0.1\"/></worldbody><actuator><motor joint=\"nope\"/></actuator></mujoco>";
     let cfg = format!("{{\"model\":{{\"xml\":{}}}}}", js(bad));
     let (o, e) = try_open(&cfg).err().expect("refused");
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
     assert_eq!(e["pointer"], "/model");
     assert!(e["message"].as_str().unwrap().contains("nope"), "{e}");
     let missing = format!("{{\"model\":{{\"xml_path\":{}}}}}", js("/no/such/file.xml"));
     let (o, e) = try_open(&missing).err().expect("refused");
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
 }
 
@@ -137,7 +137,7 @@ fn config_is_strict() {
         let (o, e) = try_open(&cfg)
             .err()
             .unwrap_or_else(|| panic!("accepted {cfg}"));
-        assert_eq!(o, Outcome::MJB_REJECTED, "{cfg}");
+        assert_eq!(o, Outcome::Rejected, "{cfg}");
         assert_eq!(e["reason"], reason, "{cfg}: {e}");
         assert_eq!(e["pointer"], ptr, "{cfg}: {e}");
     }
@@ -148,21 +148,21 @@ fn step_advances_tick_by_steps_done_and_set_ctrl_is_checked() {
     let ep = open_model("contact_act.xml", "");
     let before = ep.public();
     let (o, r) = ep.step(7);
-    assert_eq!((o, r.tick_before, r.tick_after), (Outcome::MJB_OK, 0, 7));
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_NONE);
+    assert_eq!((o, r.tick_before, r.tick_after), (Outcome::Ok, 0, 7));
+    assert_eq!(reason_of(&r), Reason::None);
     assert_ne!(ep.public().qpos, before.qpos);
     let (o, r) = ep.step(0);
-    assert_eq!((o, r.tick_before, r.tick_after), (Outcome::MJB_OK, 7, 7));
+    assert_eq!((o, r.tick_before, r.tick_after), (Outcome::Ok, 7, 7));
 
-    assert_eq!(ep.set_ctrl(&[0.5, -0.25]), Outcome::MJB_OK);
+    assert_eq!(ep.set_ctrl(&[0.5, -0.25]), Outcome::Ok);
     assert_eq!(ep.public().ctrl, vec![0.5, -0.25]);
     let hash = ep.hash();
-    assert_eq!(ep.set_ctrl(&[1.0]), Outcome::MJB_REJECTED);
+    assert_eq!(ep.set_ctrl(&[1.0]), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_DIMENSION");
-    assert_eq!(ep.set_ctrl(&[1.0, f64::NAN]), Outcome::MJB_REJECTED);
+    assert_eq!(ep.set_ctrl(&[1.0, f64::NAN]), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_NOT_FINITE");
     assert_eq!(last_error()["pointer"], "/ctrl/1");
-    assert_eq!(ep.set_ctrl(&[f64::INFINITY, 0.0]), Outcome::MJB_REJECTED);
+    assert_eq!(ep.set_ctrl(&[f64::INFINITY, 0.0]), Outcome::Rejected);
     assert_eq!(ep.hash(), hash, "refused controls changed nothing");
 }
 
@@ -171,24 +171,21 @@ fn handles_closed_twice_or_foreign_are_invalid_arguments_not_ub() {
     let ep = open_model("pendulum.xml", "");
     let raw = ep.0;
     std::mem::forget(ep);
-    assert_eq!(mjb_endpoint_free(raw), Outcome::MJB_OK);
-    assert_eq!(mjb_endpoint_free(raw), Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(mjb_endpoint_free(raw), Outcome::Ok);
+    assert_eq!(mjb_endpoint_free(raw), Outcome::InvalidArgument);
     assert_eq!(last_reason(), "MJB_REASON_CLOSED");
     let mut r = mjb_report::default();
     assert_eq!(
         unsafe { mjb_endpoint_step(raw, 1, 0, &mut r) },
-        Outcome::MJB_INVALID_ARGUMENT
+        Outcome::InvalidArgument
     );
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_CLOSED);
+    assert_eq!(reason_of(&r), Reason::Closed);
     let mut st = mjb_safety_state::default();
-    assert_eq!(
-        unsafe { mjb_stop(raw, &mut st) },
-        Outcome::MJB_INVALID_ARGUMENT
-    );
+    assert_eq!(unsafe { mjb_stop(raw, &mut st) }, Outcome::InvalidArgument);
     let foreign = 0x1234usize as *mut mjb_endpoint;
-    assert_eq!(mjb_endpoint_free(foreign), Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(mjb_endpoint_free(foreign), Outcome::InvalidArgument);
     assert_eq!(last_reason(), "MJB_REASON_FOREIGN_HANDLE");
-    assert_eq!(mjb_endpoint_free(std::ptr::null_mut()), Outcome::MJB_OK);
+    assert_eq!(mjb_endpoint_free(std::ptr::null_mut()), Outcome::Ok);
 }
 
 #[test]
@@ -199,17 +196,17 @@ fn closing_while_another_thread_steps_lets_that_call_finish() {
     g.wait_entered(1); // the stepper is inside mj_step, holding the native lock
     let raw_ep = ep.0;
     std::mem::forget(ep);
-    assert_eq!(mjb_endpoint_free(raw_ep), Outcome::MJB_OK);
+    assert_eq!(mjb_endpoint_free(raw_ep), Outcome::Ok);
     // The handle is closed for everyone else at once...
     let mut st = mjb_safety_state::default();
     assert_eq!(
         unsafe { mjb_safety_read(raw_ep, &mut st) },
-        Outcome::MJB_INVALID_ARGUMENT
+        Outcome::InvalidArgument
     );
     // ...while the call already inside finishes normally on the still-live pair.
     g.open();
     let (o, r) = stepper.join().unwrap();
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!(r.tick_after, 3);
 }
 
@@ -222,13 +219,13 @@ fn adopt_takes_a_host_pair_and_refusal_leaves_ownership_with_the_host() {
     let mut ep = std::ptr::null_mut();
     let bad = "{\"model\":{\"xml\":\"<mujoco/>\"}}"; // adopt takes no model field
     let o = unsafe { mjb_endpoint_adopt(m, d, bad.as_ptr().cast(), bad.len(), &mut ep) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_error()["pointer"], "/model");
     assert!(ep.is_null());
     // Still ours: mj frees it on drop below unless we hand it over now.
     let cfg = "{\"name\":\"adopted\",\"seed\":9}";
     let o = unsafe { mjb_endpoint_adopt(m, d, cfg.as_ptr().cast(), cfg.len(), &mut ep) };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     std::mem::forget(mj); // the endpoint owns the pair now
     let ep = Ep(ep);
     ep.step_ok(3);
@@ -242,7 +239,7 @@ fn adopt_takes_a_host_pair_and_refusal_leaves_ownership_with_the_host() {
             &mut std::ptr::null_mut(),
         )
     };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
 }
 
 #[test]
@@ -251,7 +248,7 @@ fn last_error_reports_size_needed_and_refuses_a_short_buffer() {
     let mut needed = 0usize;
     let mut small = [0 as std::os::raw::c_char; 4];
     let o = unsafe { mjb_last_error(small.as_mut_ptr(), small.len(), &mut needed) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert!(needed > 4);
     assert_eq!(small, [0; 4], "nothing copied into a short buffer");
     assert_eq!(last_error()["reason"], "MJB_REASON_MALFORMED_JSON");
@@ -273,7 +270,7 @@ fn names_cover_every_value_and_unknown_values() {
     }
     let n = unsafe { std::ffi::CStr::from_ptr(mjb_reason_name(-3)) };
     assert_eq!(n.to_str().unwrap(), "MJB_REASON_UNKNOWN_VALUE");
-    assert_eq!(Outcome::MJB_PANIC as i32, 6);
+    assert_eq!(Outcome::Panic as i32, 6);
 }
 
 /// `mjb_build_info` tells where MuJoCo came from as a kind (and the pinned wheel with its
@@ -281,7 +278,7 @@ fn names_cover_every_value_and_unknown_values() {
 #[test]
 fn build_info_names_the_engines_source_without_a_folder_of_the_build_machine() {
     let mut s = std::ptr::null_mut();
-    assert_eq!(unsafe { mjb_build_info(&mut s) }, Outcome::MJB_OK);
+    assert_eq!(unsafe { mjb_build_info(&mut s) }, Outcome::Ok);
     let text = take_string(s);
     let info: serde_json::Value = serde_json::from_str(&text).unwrap();
     let library = std::path::Path::new(env!("MJB_ENGINE_LIBRARY"));

@@ -102,14 +102,14 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
         "the frame is the owned data's state"
     );
 
-    assert_eq!(ep.set_ctrl(&[0.5, -0.25]), Outcome::MJB_OK);
+    assert_eq!(ep.set_ctrl(&[0.5, -0.25]), Outcome::Ok);
     let (f, i) = ep.frame(&[Ctrl]);
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_INPUT as i32);
     assert_eq!((i.tick, f[0].clone()), (5, vec![0.5, -0.25]));
 
     let cp = ep.checkpoint();
     ep.step_ok(3);
-    assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&cp).0, Outcome::Ok);
     let i = ep.frame_info();
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_RESTORE as i32);
     assert_eq!(i.tick, 5);
@@ -125,7 +125,7 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
     let o = unsafe {
         mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     let (f, i) = ep.frame(&[Qpos, Ctrl]);
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_REPLACE as i32);
     assert_eq!((i.configuration, i.tick, i.frame), (1, 5, before + 1));
@@ -174,7 +174,7 @@ fn frame_selection_is_strict() {
     ] {
         let cfg = format!("{{\"model\":{{\"xml_path\":{path}}},\"frame\":{frame}}}");
         let (o, e) = try_open(&cfg).err().expect("refused");
-        assert_eq!(o, Outcome::MJB_REJECTED, "{frame}");
+        assert_eq!(o, Outcome::Rejected, "{frame}");
         assert_eq!(e["reason"], reason, "{frame}");
         assert_eq!(e["pointer"], ptr, "{frame}");
     }
@@ -218,23 +218,23 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
         mjb_frame_read(ep.0, f, buf.as_mut_ptr(), cap, written, info)
     };
     let o = read(Qvel as i32, &mut buf, 64, &mut written, &mut info);
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_NOT_IN_FRAME");
     assert_eq!(last_error()["pointer"], "/requests/0/field");
     assert_eq!((written, info.tick), (0, 0), "out-params zeroed");
     let nq = ep.dims().nq as usize;
     let o = read(Qpos as i32, &mut buf, nq - 1, &mut written, &mut info);
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_DIMENSION");
     assert!(buf.iter().all(|x| *x == 7.0), "nothing copied");
     let o = read(77, &mut buf, 64, &mut written, &mut info);
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
     let o = unsafe { mjb_frame_read(ep.0, 0, std::ptr::null_mut(), 4, &mut written, &mut info) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
     assert_eq!(last_reason(), "MJB_REASON_NULL_ARGUMENT");
     // Success: exactly nq values, the rest of the buffer untouched.
     let o = read(Qpos as i32, &mut buf, 64, &mut written, &mut info);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!((written, info.tick), (nq, 3));
     assert!(same_bits(&buf[..nq], &ep.public().qpos));
     assert_eq!(buf[nq], 7.0);
@@ -260,7 +260,7 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
         },
     ];
     let o = unsafe { mjb_frame_read_many(ep.0, reqs.as_mut_ptr(), 2, &mut info) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_error()["pointer"], "/requests/1/field");
     assert!(a.iter().all(|x| *x == 5.0));
     assert_eq!((reqs[0].written, reqs[1].written), (0, 0));
@@ -277,7 +277,7 @@ fn frame_reads_do_not_wait_for_a_step_in_progress() {
     let mut s = std::ptr::null_mut();
     assert_eq!(
         unsafe { mjb_world_read(ep.0, 5, &mut s) },
-        Outcome::MJB_REJECTED
+        Outcome::Rejected
     );
     assert_eq!(last_reason(), "MJB_REASON_BUSY", "the lock is held");
     for _ in 0..1000 {
@@ -299,11 +299,11 @@ fn frame_reads_do_not_wait_for_a_step_in_progress() {
                 &mut id,
             )
         },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     g.open();
     let (o, r) = stepper.join().unwrap();
-    assert_eq!((o, r.tick_after), (Outcome::MJB_OK, 7));
+    assert_eq!((o, r.tick_after), (Outcome::Ok, 7));
     assert_eq!(ep.frame_info().tick, 7);
 }
 
@@ -340,7 +340,7 @@ fn a_restore_publishes_poses_from_kinematics_on_a_scratch_copy_and_marks_sensors
     let owned_before: Vec<Vec<f64>> = POSES.iter().map(|f| ep.owned_field(*f)).collect();
 
     let (o, r) = ep.restore(&cp);
-    assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
     assert_eq!(r.tick_after, 150);
     let (f, info) = ep.frame(&sel);
     let get = |field: Field| &f[sel.iter().position(|s| *s == field).unwrap()];
@@ -446,7 +446,7 @@ fn never_torn(model: &str, ticks: u64) {
     for t in 0..ticks {
         let c = ctrl_at(t, nu);
         let (o, _) = replay.write_step(&[(Ctrl, -1, &c)], 1);
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
         let (f, i) = replay.frame(&fields);
         assert_eq!(i.tick, t + 1);
         expected.insert(i.tick, frame_hash(&f, &i));
@@ -479,7 +479,7 @@ fn never_torn(model: &str, ticks: u64) {
                     let mut i = mjb_frame_info::default();
                     let o =
                         unsafe { mjb_frame_read_many(ep.0, reqs.as_mut_ptr(), reqs.len(), &mut i) };
-                    assert_eq!(o, Outcome::MJB_OK);
+                    assert_eq!(o, Outcome::Ok);
                     assert_eq!(
                         expected.get(&i.tick),
                         Some(&frame_hash(&bufs, &i)),
@@ -497,7 +497,7 @@ fn never_torn(model: &str, ticks: u64) {
     for t in 0..ticks {
         let c = ctrl_at(t, nu);
         let (o, _) = ep.write_step(&[(Ctrl, -1, &c)], 1);
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
     }
     done.store(true, Ordering::Release);
     let stats: Vec<_> = readers.into_iter().map(|r| r.join().unwrap()).collect();

@@ -29,7 +29,7 @@ fn name_to_id(ep: &Ep, kind: mjb_object_kind, name: &str) -> Result<i32, String>
 fn id_to_name(ep: &Ep, kind: mjb_object_kind, id: i32) -> Result<String, String> {
     let mut needed = 0usize;
     let o = unsafe { mjb_id_to_name(ep.0, kind as i32, id, std::ptr::null_mut(), 0, &mut needed) };
-    if o != Outcome::MJB_OK && last_reason() != "MJB_REASON_TOO_LARGE" {
+    if o != Outcome::Ok && last_reason() != "MJB_REASON_TOO_LARGE" {
         return Err(last_reason());
     }
     let mut buf = vec![1 as c_char; needed];
@@ -43,7 +43,7 @@ fn id_to_name(ep: &Ep, kind: mjb_object_kind, id: i32) -> Result<String, String>
             &mut needed,
         )
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }
         .to_str()
         .unwrap()
@@ -133,7 +133,7 @@ fn model_facts_and_names_without_the_lock() {
     let o = unsafe { mjb_name_to_id(ep.0, 42, c"x".as_ptr(), &mut id) };
     assert_eq!((o, id), (mjb_outcome::MJB_INVALID_ARGUMENT, -1));
     let o = unsafe { mjb_name_to_id(ep.0, 0, std::ptr::null(), &mut id) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
     // A too-small buffer: refused, size reported, nothing copied.
     let mut buf = [b'z' as c_char; 3];
     let mut needed = 0;
@@ -158,7 +158,7 @@ fn model_facts_and_names_without_the_lock() {
             let (mut a, mut n) = (9, 9);
             assert_eq!(
                 unsafe { mjb_sensor_slice(ep.0, i, &mut a, &mut n) },
-                Outcome::MJB_OK
+                Outcome::Ok
             );
             (a, n)
         })
@@ -167,13 +167,13 @@ fn model_facts_and_names_without_the_lock() {
     let (mut a, mut n) = (9, 9);
     assert_eq!(
         unsafe { mjb_sensor_slice(ep.0, 4, &mut a, &mut n) },
-        Outcome::MJB_REJECTED
+        Outcome::Rejected
     );
     assert_eq!((a, n), (0, 0));
     let joints: Vec<[u64; 4]> = (0..4)
         .map(|j| {
             let mut s = mjb_joint_adr::default();
-            assert_eq!(unsafe { mjb_joint_slice(ep.0, j, &mut s) }, Outcome::MJB_OK);
+            assert_eq!(unsafe { mjb_joint_slice(ep.0, j, &mut s) }, Outcome::Ok);
             [s.qpos_adr, s.qpos_len, s.dof_adr, s.dof_len]
         })
         .collect();
@@ -197,7 +197,7 @@ fn model_facts_and_names_without_the_lock() {
     let o = unsafe {
         mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     let d = ep.dims();
     assert_eq!((d.nq, d.nbody, d.nsensor, d.configuration), (1, 2, 0, 1));
     assert_eq!(name_to_id(&ep, MJB_OBJ_BODY, "pole"), Ok(1));
@@ -210,13 +210,13 @@ fn model_facts_and_names_without_the_lock() {
 #[test]
 fn the_last_error_describes_the_most_recent_call_only() {
     let ep = open_model("pendulum.xml", "");
-    assert_eq!(ep.set_ctrl(&[f64::NAN]), Outcome::MJB_REJECTED);
+    assert_eq!(ep.set_ctrl(&[f64::NAN]), Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_NOT_FINITE");
     ep.step_ok(1);
     assert_eq!(last_error(), json!({}), "a success clears it");
     assert_eq!(
         ep.world_write("{\"world\":{\"qpos\":[0]}}"),
-        Outcome::MJB_REJECTED
+        Outcome::Rejected
     );
     assert_eq!(last_reason(), "MJB_REASON_READ_ONLY_FIELD");
     let _ = ep.dims();
@@ -225,14 +225,14 @@ fn the_last_error_describes_the_most_recent_call_only() {
         json!({}),
         "a lock-free read that succeeds clears it too"
     );
-    assert_eq!(mjb_confirm_paused(ep.0), Outcome::MJB_REJECTED);
-    assert_eq!(mjb_string_free(std::ptr::null_mut()), Outcome::MJB_OK);
+    assert_eq!(mjb_confirm_paused(ep.0), Outcome::Rejected);
+    assert_eq!(mjb_string_free(std::ptr::null_mut()), Outcome::Ok);
     assert_eq!(last_error(), json!({}));
     // A success with something to say (halted at a stop, engine reset) still says it.
     let gate_free = ep.stop();
     assert!(gate_free.stopped);
     let (o, _) = ep.step(1);
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_STOP_LATCHED");
     // Each thread has its own.
     let raw = ep.0 as usize;
@@ -241,7 +241,7 @@ fn the_last_error_describes_the_most_recent_call_only() {
         let mut d = mjb_model_dims::default();
         assert_eq!(
             unsafe { mjb_dims(raw as *mut mjb_endpoint, &mut d) },
-            Outcome::MJB_OK
+            Outcome::Ok
         );
     })
     .join()
@@ -268,7 +268,7 @@ fn a_snapshot_is_a_restore_point_and_a_tampered_one_is_refused() {
         let hash_at = ep.hash();
         ep.step_ok(10);
         let (o, r) = ep.restore(&snap);
-        assert_eq!(o, Outcome::MJB_OK, "{profile}: {:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{profile}: {:?}", last_error());
         assert_eq!(r.tick_after, 10);
         assert!(ep.public().same_bits(&at));
         if profile == "mujoco_integration_v1" {
@@ -326,7 +326,7 @@ fn a_snapshot_is_a_restore_point_and_a_tampered_one_is_refused() {
         }
         for (d, reason, ptr) in cases {
             let (o, r) = ep.restore(&d.to_string());
-            assert_eq!(o, Outcome::MJB_REJECTED, "{profile} {reason}");
+            assert_eq!(o, Outcome::Rejected, "{profile} {reason}");
             assert_eq!(last_reason(), reason, "{profile}");
             assert_eq!(last_error()["pointer"], ptr.as_str(), "{profile}");
             assert_eq!(r.sequence, 0, "refused before admission");
@@ -341,7 +341,7 @@ fn a_snapshot_is_a_restore_point_and_a_tampered_one_is_refused() {
         let mut tick_only = doc.clone();
         tick_only["world"]["seed"] = json!(0);
         rehash(&mut tick_only);
-        assert_eq!(ep.restore(&tick_only.to_string()).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&tick_only.to_string()).0, Outcome::Ok);
     }
 }
 
@@ -363,11 +363,7 @@ unsafe extern "C" fn record_and_call(user: *mut c_void, level: i32, message: *co
     let seen = &*(user as *const Seen);
     let n = seen.lock().unwrap().len();
     let mut s = std::ptr::null_mut();
-    assert_eq!(
-        mjb_build_info(&mut s),
-        Outcome::MJB_OK,
-        "bridge callable ({n})"
-    );
+    assert_eq!(mjb_build_info(&mut s), Outcome::Ok, "bridge callable ({n})");
     mjb_string_free(s);
 }
 
@@ -402,9 +398,9 @@ fn warnings_and_bridge_events_reach_the_callback_and_nothing_is_written_to_disk(
     ep.step_ok(2);
 
     // No callback: a diverging step warns inside MuJoCo; nothing is printed to a file.
-    assert_eq!(ep.restore(&diverging(&ep)).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&diverging(&ep)).0, Outcome::Ok);
     let (o, r) = ep.step(3);
-    assert_eq!((o, r.engine_resets > 0), (Outcome::MJB_OK, true));
+    assert_eq!((o, r.engine_resets > 0), (Outcome::Ok, true));
     assert!(!log.exists(), "MUJOCO_LOG.TXT was written");
 
     // With a callback: MuJoCo's warning, the bridge's reset, refusals, at or above min_level.
@@ -418,14 +414,14 @@ fn warnings_and_bridge_events_reach_the_callback_and_nothing_is_written_to_disk(
                 mjb_log_level::MJB_LOG_INFO as i32,
             )
         },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     // A fresh pair: MuJoCo words a warning only the first time its counter moves.
     let ep = open_model("contact_act.xml", "");
     ep.step_ok(1);
-    assert_eq!(ep.restore(&diverging(&ep)).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&diverging(&ep)).0, Outcome::Ok);
     let (o, r) = ep.step(3);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!(
         last_reason(),
         "MJB_REASON_ENGINE_RESET",
@@ -449,7 +445,7 @@ fn warnings_and_bridge_events_reach_the_callback_and_nothing_is_written_to_disk(
 
     assert_eq!(
         ep.restore("{\"profile\":1}"),
-        (Outcome::MJB_REJECTED, ep.restore("{\"profile\":1}").1)
+        (Outcome::Rejected, ep.restore("{\"profile\":1}").1)
     );
     let got = mine(seen);
     assert!(
@@ -468,11 +464,11 @@ fn warnings_and_bridge_events_reach_the_callback_and_nothing_is_written_to_disk(
 
     #[cfg(feature = "fault-injection")]
     {
-        assert_eq!(mjb_test_inject_fault(ep.0, 5), Outcome::MJB_OK);
-        assert_eq!(ep.step(1).0, Outcome::MJB_ROLLED_BACK);
-        assert_eq!(mjb_test_inject_fault(ep.0, 4), Outcome::MJB_OK);
+        assert_eq!(mjb_test_inject_fault(ep.0, 5), Outcome::Ok);
+        assert_eq!(ep.step(1).0, Outcome::RolledBack);
+        assert_eq!(mjb_test_inject_fault(ep.0, 4), Outcome::Ok);
         let cp = ep.checkpoint();
-        assert_eq!(ep.restore(&cp).0, Outcome::MJB_UNKNOWN);
+        assert_eq!(ep.restore(&cp).0, Outcome::Unknown);
         let got = mine(seen);
         assert!(
             got.iter()
@@ -490,24 +486,24 @@ fn warnings_and_bridge_events_reach_the_callback_and_nothing_is_written_to_disk(
     seen.lock().unwrap().clear();
     assert_eq!(
         unsafe { mjb_set_log_callback(Some(record), user, mjb_log_level::MJB_LOG_ERROR as i32) },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     assert_eq!(
         ep.world_write("{\"world\":{\"qpos\":[]}}"),
-        Outcome::MJB_REJECTED
+        Outcome::Rejected
     );
     assert!(mine(seen).is_empty(), "info is below min_level");
     assert_eq!(
         unsafe { mjb_set_log_callback(None, std::ptr::null_mut(), 0) },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     assert_eq!(
         unsafe { mjb_set_log_callback(Some(record), user, 9) },
-        Outcome::MJB_INVALID_ARGUMENT
+        Outcome::InvalidArgument
     );
     let ep2 = open_model("contact_act.xml", "");
     ep2.step_ok(1);
-    assert_eq!(ep2.restore(&diverging(&ep2)).0, Outcome::MJB_OK);
+    assert_eq!(ep2.restore(&diverging(&ep2)).0, Outcome::Ok);
     ep2.step(2);
     assert!(mine(seen).is_empty(), "no callback, no delivery");
     assert!(!log.exists(), "MUJOCO_LOG.TXT was written");

@@ -18,7 +18,7 @@ fn id_of(ep: &Ep, kind: mjb_object_kind, name: &str) -> i32 {
     let c = std::ffi::CString::new(name).unwrap();
     let mut id = -1;
     let o = unsafe { mjb_name_to_id(ep.0, kind as i32, c.as_ptr(), &mut id) };
-    assert_eq!(o, Outcome::MJB_OK, "{name}: {:?}", last_error());
+    assert_eq!(o, Outcome::Ok, "{name}: {:?}", last_error());
     id
 }
 
@@ -47,7 +47,7 @@ fn typed_inputs_write_whole_fields_and_single_objects() {
     ep.step_ok(3);
 
     let (o, r) = ep.input(Ctrl, -1, &[1.0, 2.0]);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!((r.tick_before, r.tick_after), (3, 3));
     assert!(r.sequence > 0, "a world mutation with a report");
     ep.input_ok(Ctrl, twist, &[3.0]);
@@ -172,7 +172,7 @@ fn refused_inputs_write_nothing_and_say_why() {
     ];
     for (f, id, values, reason, ptr) in cases {
         let (o, r) = ep.input(f, id, &values);
-        assert_eq!(o, Outcome::MJB_REJECTED, "{} id {id} {values:?}", f.name());
+        assert_eq!(o, Outcome::Rejected, "{} id {id} {values:?}", f.name());
         assert_eq!(last_reason(), reason, "{} {values:?}", f.name());
         assert_eq!(last_error()["pointer"], ptr, "{} {values:?}", f.name());
         assert_eq!(
@@ -183,7 +183,7 @@ fn refused_inputs_write_nothing_and_say_why() {
     }
     let mut r = mjb_report::default();
     let o = unsafe { mjb_input_write(ep.0, 99, -1, [0.0].as_ptr(), 1, WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_error()["pointer"], "/field");
     let o = unsafe {
         mjb_input_write(
@@ -196,16 +196,16 @@ fn refused_inputs_write_nothing_and_say_why() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
     assert_eq!(last_reason(), "MJB_REASON_NULL_ARGUMENT");
     assert_eq!(
         r.outcome,
-        Outcome::MJB_INVALID_ARGUMENT as i32,
+        Outcome::InvalidArgument as i32,
         "the report is filled"
     );
     // One bad input of several: none is written.
     let (o, _) = ep.write_step(&[(Ctrl, -1, &[9.0, 9.0]), (QfrcApplied, 0, &[nan])], 5);
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(last_error()["pointer"], "/inputs/1/values/0");
     assert_eq!(observable(&ep), before, "refused inputs changed nothing");
     assert_eq!(ep.public().ctrl, vec![0.25, -0.5]);
@@ -253,7 +253,7 @@ fn the_world_document_serves_and_accepts_the_inputs() {
     let doc = json!({"world": {"xfrc_applied": xfrc, "mocap_pos": [0.1, 0.2, 0.3], "qfrc_applied": vec![0.125; d.nv as usize]}});
     assert_eq!(
         ep.world_write(&doc.to_string()),
-        Outcome::MJB_OK,
+        Outcome::Ok,
         "{:?}",
         last_error()
     );
@@ -309,7 +309,7 @@ fn the_world_document_serves_and_accepts_the_inputs() {
         ),
         eq,
     ] {
-        assert_eq!(ep.world_write(doc), Outcome::MJB_REJECTED, "{doc}");
+        assert_eq!(ep.world_write(doc), Outcome::Rejected, "{doc}");
         assert_eq!(last_reason(), reason, "{doc}");
         assert_eq!(last_error()["pointer"], ptr, "{doc}");
     }
@@ -361,7 +361,7 @@ fn a_restore_brings_every_input_back_exactly() {
 
     for doc in [&cp, &snapshot] {
         let (o, _) = ep.restore(doc);
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         assert_eq!(
             inputs_of(&ep),
             a,
@@ -391,10 +391,10 @@ fn write_step_takes_the_lock_once_and_equals_separate_calls() {
         let c = [(f64::from(t) * 0.1).sin(), 0.3];
         let s0 = b.world_json()["world"]["native_checkpoint"].clone();
         let _ = s0;
-        assert_eq!(a.set_ctrl(&c), Outcome::MJB_OK);
+        assert_eq!(a.set_ctrl(&c), Outcome::Ok);
         a.step_ok(1);
         let (o, r) = b.write_step(&[(Ctrl, -1, &c)], 1);
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         assert_eq!(
             (r.tick_before, r.tick_after),
             (u64::from(t), u64::from(t) + 1)
@@ -411,7 +411,7 @@ fn write_step_takes_the_lock_once_and_equals_separate_calls() {
     assert_eq!(r2.sequence, r1.sequence + 1);
     // nstep 0 writes and publishes.
     let (o, r) = b.write_step(&[(Ctrl, -1, &[0.75, 0.0])], 0);
-    assert_eq!((o, r.tick_before, r.tick_after), (Outcome::MJB_OK, 64, 64));
+    assert_eq!((o, r.tick_before, r.tick_after), (Outcome::Ok, 64, 64));
     let (f, i) = b.frame(&[Ctrl]);
     assert_eq!(
         (f[0].clone(), i.cause),
@@ -421,14 +421,11 @@ fn write_step_takes_the_lock_once_and_equals_separate_calls() {
     b.stop();
     let before = b.hash();
     let (o, r) = b.write_step(&[(Ctrl, -1, &[1.0, 1.0])], 1);
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(
-        reason_of(&r),
-        mjbridge::outcome::Reason::MJB_REASON_STOP_LATCHED
-    );
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&r), mjbridge::outcome::Reason::StopLatched);
     assert_eq!(b.hash(), before);
-    assert_eq!(mjb_safety_reset(b.0), Outcome::MJB_OK);
+    assert_eq!(mjb_safety_reset(b.0), Outcome::Ok);
     // No inputs: exactly mjb_step.
     let (o, r) = b.write_step(&[], 3);
-    assert_eq!((o, r.tick_after), (Outcome::MJB_OK, 67));
+    assert_eq!((o, r.tick_after), (Outcome::Ok, 67));
 }

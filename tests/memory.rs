@@ -195,22 +195,18 @@ fn no_document_costs_more_than_twice_its_size_whatever_its_shape() {
         ];
         for (call, f) in calls {
             let hash = ep.hash();
-            let mut outcome = Outcome::MJB_OK;
+            let mut outcome = Outcome::Ok;
             let peak = peak_of(|| outcome = f());
             let accepted = (name == "checkpoint" || name == "world document") && call == "restore";
             if accepted {
                 assert_eq!(
                     outcome,
-                    Outcome::MJB_OK,
+                    Outcome::Ok,
                     "{name} via {call}: {:?}",
                     last_error()
                 );
             } else {
-                assert_ne!(
-                    outcome,
-                    Outcome::MJB_OK,
-                    "{name} via {call} must be refused"
-                );
+                assert_ne!(outcome, Outcome::Ok, "{name} via {call} must be refused");
                 assert_eq!(ep.hash(), hash, "{name} via {call} changed nothing");
             }
             let ratio = peak as f64 / doc.len() as f64;

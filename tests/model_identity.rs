@@ -38,7 +38,7 @@ fn fingerprint(ep: &Ep) -> String {
     let mut buf = [0 as std::os::raw::c_char; 128];
     let mut needed = 0usize;
     let o = unsafe { mjb_model_fingerprint(ep.0, buf.as_mut_ptr(), buf.len(), &mut needed) };
-    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!(o, Outcome::Ok, "{}", last_error());
     let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
         .to_str()
         .unwrap()
@@ -67,7 +67,7 @@ fn rewritten(world_doc: &str, key: &str, value: Option<serde_json::Value>) -> St
 fn assert_refused(ep: &Ep, doc: &str, reason: &str, pointer: &str) {
     let before = (ep.hash(), ep.world(), ep.safety());
     let (o, r) = ep.restore(doc);
-    assert_eq!(o, Outcome::MJB_REJECTED, "{}", last_error());
+    assert_eq!(o, Outcome::Rejected, "{}", last_error());
     assert_eq!(reason_of(&r).name(), reason, "{}", last_error());
     assert_eq!(last_error()["pointer"], pointer);
     assert_eq!(
@@ -127,7 +127,7 @@ fn the_same_model_has_one_fingerprint_however_it_is_opened() {
     let mut small = [7 as std::os::raw::c_char; 8];
     let mut needed = 0usize;
     let o = unsafe { mjb_model_fingerprint(a.0, small.as_mut_ptr(), small.len(), &mut needed) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(needed, 72);
     assert_eq!(last_error()["reason"], "MJB_REASON_TOO_LARGE");
     assert!(small.iter().all(|&c| c == 7));
@@ -152,18 +152,18 @@ fn a_world_document_of_another_model_with_the_same_dimensions_is_refused() {
     let v = with_endpoint(&a, |e| e.validate_checkpoint(other_world.as_bytes()));
     assert_eq!(
         v.unwrap_err().reason,
-        mjbridge::outcome::Reason::MJB_REASON_MODEL_FINGERPRINT
+        mjbridge::outcome::Reason::ModelFingerprint
     );
     // A bare checkpoint cannot name the model: its fields are the contract's, and this one
     // fits (docs/contract.md says so, and the command says it cannot tell).
     let other_checkpoint = b.checkpoint();
     let (o, _) = a.restore(&other_checkpoint);
-    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!(o, Outcome::Ok, "{}", last_error());
     let checked = with_endpoint(&a, |e| e.validate_checkpoint(other_checkpoint.as_bytes()));
     assert!(!checked.unwrap().model_checked());
     // The endpoint's own snapshot names its model and restores.
     let own = a.snapshot();
-    assert_eq!(a.restore(&own).0, Outcome::MJB_OK);
+    assert_eq!(a.restore(&own).0, Outcome::Ok);
     assert!(with_endpoint(&a, |e| e.validate_checkpoint(own.as_bytes()))
         .unwrap()
         .model_checked());
@@ -205,7 +205,7 @@ fn a_world_document_without_its_model_or_with_a_forged_one_is_refused() {
     assert_refused(&a, &edited, "MJB_REASON_STATE_HASH", "/state_hash");
     // A world write may not carry it.
     let write = format!("{{\"world\":{{\"model_fingerprint\":{}}}}}", js(&fp));
-    assert_eq!(a.world_write(&write), Outcome::MJB_REJECTED);
+    assert_eq!(a.world_write(&write), Outcome::Rejected);
     assert_eq!(last_error()["reason"], "MJB_REASON_READ_ONLY_FIELD");
 }
 
@@ -230,7 +230,7 @@ fn what_a_checkpoint_is_valid_for() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_refused(
         &a,
         &cp0,
@@ -252,13 +252,8 @@ fn what_a_checkpoint_is_valid_for() {
     // A fresh endpoint of the same model (configuration 0, as in a new process): what the
     // first endpoint took before its reload restores, what it took after is refused.
     let fresh = open_model("contact_act.xml", "");
-    assert_eq!(fresh.restore(&cp0).0, Outcome::MJB_OK, "{}", last_error());
-    assert_eq!(
-        fresh.restore(&world0).0,
-        Outcome::MJB_OK,
-        "{}",
-        last_error()
-    );
+    assert_eq!(fresh.restore(&cp0).0, Outcome::Ok, "{}", last_error());
+    assert_eq!(fresh.restore(&world0).0, Outcome::Ok, "{}", last_error());
     assert_refused(
         &fresh,
         &cp1,
@@ -312,7 +307,7 @@ fn a_world_document_overtaken_by_a_replacement_points_into_the_world() {
                         &mut r,
                     )
                 };
-                assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+                assert_eq!(o, Outcome::Ok, "{}", last_error());
             }
         });
         let ep = raw as *mut mjb_endpoint;
@@ -320,19 +315,19 @@ fn a_world_document_overtaken_by_a_replacement_points_into_the_world() {
             let mut s = std::ptr::null_mut();
             assert_eq!(
                 unsafe { mjb_world_read(ep, WAIT_FOREVER, &mut s) },
-                Outcome::MJB_OK
+                Outcome::Ok
             );
             let world = take_string(s);
             let mut r = mjb_report::default();
             let o = unsafe {
                 mjb_restore(ep, world.as_ptr().cast(), world.len(), WAIT_FOREVER, &mut r)
             };
-            if o == Outcome::MJB_OK {
+            if o == Outcome::Ok {
                 admitted += 1;
                 continue;
             }
             refused += 1;
-            assert_eq!(o, Outcome::MJB_REJECTED);
+            assert_eq!(o, Outcome::Rejected);
             assert_eq!(last_reason(), "MJB_REASON_CONFIGURATION");
             assert_eq!(
                 last_error()["pointer"],

@@ -71,17 +71,14 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
     let (o, e) = try_open(&plugin_config())
         .err()
         .expect("the model's plugin is not registered yet");
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
 
     // Refusals: not a file, not a library (MuJoCo's dlopen error, raised inside the guard),
     // not a directory; nothing registered.
-    assert_eq!(load("/no/such/plugin.so"), (Outcome::MJB_REJECTED, 0));
+    assert_eq!(load("/no/such/plugin.so"), (Outcome::Rejected, 0));
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
-    assert_eq!(
-        load(&model_path("pendulum.xml")),
-        (Outcome::MJB_REJECTED, 0)
-    );
+    assert_eq!(load(&model_path("pendulum.xml")), (Outcome::Rejected, 0));
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
     assert!(
         last_error()["message"]
@@ -91,26 +88,26 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
         "MuJoCo's loader message: {}",
         last_error()
     );
-    assert_eq!(load_dir("/no/such/dir"), (Outcome::MJB_REJECTED, 0, 0));
+    assert_eq!(load_dir("/no/such/dir"), (Outcome::Rejected, 0, 0));
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
     let o = unsafe { mjb_plugin_load(std::ptr::null(), std::ptr::null_mut()) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
     assert!(try_open(&plugin_config()).is_err(), "still not registered");
 
     let (o, libs, n) = load_dir(&dir.to_string_lossy());
-    assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
     assert!(libs >= 1 && n >= 1, "{libs} libraries, {n} plugins");
     let (o, again) = load(&dir.join(case.library).to_string_lossy());
     assert_eq!(
         (o, again),
-        (Outcome::MJB_OK, 0),
+        (Outcome::Ok, 0),
         "already registered: nothing new"
     );
     refusals_inside_the_system_loader_leave_it_usable(&dir.join(case.library));
 
     let ep = open(&plugin_config());
     if case.model == "pid_plugin.xml" {
-        assert_eq!(ep.set_ctrl(&[0.1, 0.1]), Outcome::MJB_OK);
+        assert_eq!(ep.set_ctrl(&[0.1, 0.1]), Outcome::Ok);
         ep.step_ok(600);
         let q = ep.public().qpos;
         assert!(
@@ -131,7 +128,7 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
     let cp = ep.checkpoint();
     ep.step_ok(50);
     let ahead = ep.public();
-    assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&cp).0, Outcome::Ok);
     ep.step_ok(50);
     if cfg!(mjb_integration) {
         assert!(ep.public().same_bits(&ahead));
@@ -142,10 +139,7 @@ fn a_model_that_needs_a_plugin_opens_once_the_bridge_has_loaded_it() {
 #[test]
 fn an_engine_without_the_plugin_api_refuses_plugin_loading_clearly() {
     let dir = plugin_dir();
-    assert_eq!(
-        load(&model_path("pendulum.xml")),
-        (Outcome::MJB_REJECTED, 0)
-    );
+    assert_eq!(load(&model_path("pendulum.xml")), (Outcome::Rejected, 0));
     assert_eq!(last_reason(), "MJB_REASON_UNSUPPORTED");
     assert!(last_error()["message"]
         .as_str()
@@ -153,12 +147,12 @@ fn an_engine_without_the_plugin_api_refuses_plugin_loading_clearly() {
         .contains("plugin API"));
     std::fs::create_dir_all(&dir).ok();
     let any_dir = env!("CARGO_MANIFEST_DIR");
-    assert_eq!(load_dir(any_dir), (Outcome::MJB_REJECTED, 0, 0));
+    assert_eq!(load_dir(any_dir), (Outcome::Rejected, 0, 0));
     assert_eq!(last_reason(), "MJB_REASON_UNSUPPORTED");
     let (o, e) = try_open(&plugin_config())
         .err()
         .expect("no plugins on this engine");
-    assert_eq!(o, Outcome::MJB_REJECTED);
+    assert_eq!(o, Outcome::Rejected);
     assert_eq!(e["reason"], "MJB_REASON_MODEL_LOAD");
 }
 
@@ -178,14 +172,14 @@ fn refusals_inside_the_system_loader_leave_it_usable(library: &std::path::Path) 
         let answer = rx.recv_timeout(std::time::Duration::from_secs(30));
         assert_eq!(
             answer.map(|(o, _)| o),
-            Ok(Outcome::MJB_OK),
+            Ok(Outcome::Ok),
             "a library load on another thread after the refusal"
         );
     }
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("libplugin_copy.so");
     std::fs::copy(library, &copy).unwrap();
-    assert_eq!(load(&copy.to_string_lossy()).0, Outcome::MJB_REJECTED);
+    assert_eq!(load(&copy.to_string_lossy()).0, Outcome::Rejected);
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
     assert!(
         last_error()["message"]
@@ -201,7 +195,7 @@ fn refusals_inside_the_system_loader_leave_it_usable(library: &std::path::Path) 
     std::fs::create_dir(&broken).unwrap();
     std::fs::write(broken.join("libempty.so"), b"").unwrap();
     let (o, libs, n) = load_dir(&broken.to_string_lossy());
-    assert_eq!((o, libs, n), (Outcome::MJB_REJECTED, 0, 0));
+    assert_eq!((o, libs, n), (Outcome::Rejected, 0, 0));
     assert_eq!(last_reason(), "MJB_REASON_PLUGIN_LOAD");
     assert!(
         last_error()["message"]

@@ -109,8 +109,8 @@ fn a_stale_tick_refuses_every_mutation_and_changes_nothing() {
     ep.step_ok(7);
     let before = (ep.hash(), ep.world(), ep.safety(), ep.dims());
     for (name, o, r, e) in every_mutation(&ep, &at_tick(6)) {
-        assert_eq!(o, Outcome::MJB_REJECTED, "{name}");
-        assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION, "{name}");
+        assert_eq!(o, Outcome::Rejected, "{name}");
+        assert_eq!(reason_of(&r), Reason::Precondition, "{name}");
         assert_eq!((r.tick_before, r.tick_after), (7, 7), "{name}");
         assert!(
             e["message"]
@@ -146,9 +146,9 @@ fn the_expected_tick_and_configuration_admit_every_mutation() {
             frame: 0,
         };
         let (o, r) = one(&ep, &expect, name);
-        assert_eq!(o, Outcome::MJB_OK, "{name}: {}", last_error());
+        assert_eq!(o, Outcome::Ok, "{name}: {}", last_error());
         assert_eq!(r.tick_after, expect.tick + advance, "{name}");
-        assert_eq!(reason_of(&r), Reason::MJB_REASON_NONE, "{name}");
+        assert_eq!(reason_of(&r), Reason::None, "{name}");
     }
 }
 
@@ -202,7 +202,7 @@ fn restore_and_replacement_take_preconditions_too() {
     let mut r = mjb_report::default();
     let e = at_tick(6);
     let o = unsafe { mjb_restore_if(ep.0, &e, cp.as_ptr().cast(), cp.len(), WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!(o, Outcome::Ok, "{}", last_error());
     assert_eq!((r.tick_before, r.tick_after), (6, 4));
     // The configuration a caller saw before a replacement no longer holds after it.
     let replace = format!(
@@ -220,12 +220,12 @@ fn restore_and_replacement_take_preconditions_too() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!(ep.dims().configuration, 1);
     let before = (ep.hash(), ep.world(), ep.dims());
     for (name, o, r, e) in every_mutation(&ep, &at_configuration(0)) {
-        assert_eq!(o, Outcome::MJB_REJECTED, "{name}");
-        assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION, "{name}");
+        assert_eq!(o, Outcome::Rejected, "{name}");
+        assert_eq!(reason_of(&r), Reason::Precondition, "{name}");
         assert!(
             e["message"]
                 .as_str()
@@ -253,10 +253,10 @@ fn the_frame_precondition_sees_every_change_the_tick_misses() {
     let changes: [(&str, &dyn Fn()); 3] = [
         ("a restore to the same tick", &|| {
             ep.step_ok(3);
-            assert_eq!(ep.restore(&at_four).0, Outcome::MJB_OK);
+            assert_eq!(ep.restore(&at_four).0, Outcome::Ok);
         }),
         ("an input write", &|| {
-            assert_eq!(ep.set_ctrl(&ctrl), Outcome::MJB_OK)
+            assert_eq!(ep.set_ctrl(&ctrl), Outcome::Ok)
         }),
         ("a replacement at tick 0", &|| {
             let mut r = mjb_report::default();
@@ -269,7 +269,7 @@ fn the_frame_precondition_sees_every_change_the_tick_misses() {
                     &mut r,
                 )
             };
-            assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+            assert_eq!(o, Outcome::Ok, "{}", last_error());
         }),
     ];
     for (what, change) in changes {
@@ -279,12 +279,8 @@ fn the_frame_precondition_sees_every_change_the_tick_misses() {
         assert!(now.frame > seen.frame, "{what} published a frame");
         let before = (ep.hash(), ep.world(), ep.safety(), ep.dims());
         for (name, o, r, e) in every_mutation(&ep, &at_frame(seen.frame)) {
-            assert_eq!(o, Outcome::MJB_REJECTED, "{what}: {name}");
-            assert_eq!(
-                reason_of(&r),
-                Reason::MJB_REASON_PRECONDITION,
-                "{what}: {name}"
-            );
+            assert_eq!(o, Outcome::Rejected, "{what}: {name}");
+            assert_eq!(reason_of(&r), Reason::Precondition, "{what}: {name}");
             let expected = format!(
                 "the last frame is number {}, not the expected {}",
                 now.frame, seen.frame
@@ -302,16 +298,16 @@ fn the_frame_precondition_sees_every_change_the_tick_misses() {
         // The current frame number admits a mutation.
         let mut r = mjb_report::default();
         let o = unsafe { mjb_step_if(ep.0, &at_frame(now.frame), 1, WAIT_FOREVER, &mut r) };
-        assert_eq!(o, Outcome::MJB_OK, "{what}: {}", last_error());
+        assert_eq!(o, Outcome::Ok, "{what}: {}", last_error());
     }
     // The tick alone cannot tell a restore to the same tick from nothing at all.
     let tick = ep.frame_info().tick;
     let here = ep.checkpoint();
     ep.step_ok(2);
-    assert_eq!(ep.restore(&here).0, Outcome::MJB_OK);
+    assert_eq!(ep.restore(&here).0, Outcome::Ok);
     let mut r = mjb_report::default();
     let o = unsafe { mjb_step_if(ep.0, &at_tick(tick), 1, WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_OK, "the tick matched after the restore");
+    assert_eq!(o, Outcome::Ok, "the tick matched after the restore");
 }
 
 #[test]
@@ -327,8 +323,8 @@ fn a_null_precondition_is_none_and_unknown_flags_are_invalid() {
         ..Default::default()
     };
     let o = unsafe { mjb_step_if(ep.0, &bad, 1, WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_OUT_OF_RANGE);
+    assert_eq!(o, Outcome::InvalidArgument);
+    assert_eq!(reason_of(&r), Reason::OutOfRange);
     assert_eq!(ep.hash(), before);
 }
 
@@ -358,7 +354,7 @@ fn reads_report_the_tick_and_configuration_they_saw() {
         };
         assert_eq!(
             unsafe { read(ep.0, WAIT_FOREVER, &mut s, &mut info) },
-            Outcome::MJB_OK
+            Outcome::Ok
         );
         let text = take_string(s);
         assert_eq!((info.tick, info.configuration), (11, 0), "{name}");
@@ -390,7 +386,7 @@ fn reads_report_the_tick_and_configuration_they_saw() {
         other.0
     };
     let o = unsafe { mjb_checkpoint_read_info(closed, 0, &mut s, &mut info) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
     assert_eq!(info, mjb_read_info::default());
     assert!(s.is_null());
 }
@@ -418,7 +414,7 @@ fn compare_and_step_never_lands_inputs_on_a_state_they_were_not_chosen_for() {
                     std::ptr::null_mut(),
                 )
             };
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
             n += 1;
             std::thread::sleep(std::time::Duration::from_micros(50));
         }
@@ -448,7 +444,7 @@ fn compare_and_step_never_lands_inputs_on_a_state_they_were_not_chosen_for() {
                 landed += 1;
             }
             mjb_outcome::MJB_REJECTED => {
-                assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION);
+                assert_eq!(reason_of(&r), Reason::Precondition);
                 refused += 1;
             }
             other => panic!("{other:?}"),
@@ -498,8 +494,8 @@ fn the_one_call_host_loop_takes_a_precondition_too() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&r), Reason::Precondition);
     assert_eq!((ep.hash(), ep.world()), before, "nothing written, no step");
     assert!(
         qpos.iter().all(|&x| x == -7.0) && req.written == 0,
@@ -520,6 +516,6 @@ fn the_one_call_host_loop_takes_a_precondition_too() {
             &mut r,
         )
     };
-    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!(o, Outcome::Ok, "{}", last_error());
     assert_eq!((r.tick_after, info.tick, req.written), (5, 5, qpos.len()));
 }

@@ -37,7 +37,7 @@ fn cases() -> Vec<Case> {
         for profile in profiles() {
             let ep = open_model(file, &format!("\"profile\":\"{profile}\",\"seed\":5"));
             if !ctrl.is_empty() {
-                assert_eq!(ep.set_ctrl(&ctrl), Outcome::MJB_OK);
+                assert_eq!(ep.set_ctrl(&ctrl), Outcome::Ok);
             }
             ep.step_ok(steps);
             let good = ep.checkpoint();
@@ -355,7 +355,7 @@ fn check(c: &Case, m: &Mutation) {
     match expect {
         Expect::Refused(reason, ptr) => {
             let e = last_error();
-            assert_eq!(o, Outcome::MJB_REJECTED, "{m:?}: {e}");
+            assert_eq!(o, Outcome::Rejected, "{m:?}: {e}");
             assert_eq!(e["reason"], reason, "{m:?}: {e}");
             if !ptr.is_empty() {
                 assert_eq!(e["pointer"], ptr.as_str(), "{m:?}: {e}");
@@ -367,7 +367,7 @@ fn check(c: &Case, m: &Mutation) {
             );
         }
         Expect::InvalidArgument(reason) => {
-            assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT, "{m:?}");
+            assert_eq!(o, Outcome::InvalidArgument, "{m:?}");
             assert_eq!(last_reason(), reason);
             assert_eq!(
                 (c.ep.hash(), c.ep.world(), c.ep.safety()),
@@ -376,11 +376,11 @@ fn check(c: &Case, m: &Mutation) {
             );
         }
         Expect::Restored(want) => {
-            assert_eq!(o, Outcome::MJB_OK, "{m:?}: {}", last_error());
+            assert_eq!(o, Outcome::Ok, "{m:?}: {}", last_error());
             let now: Value = serde_json::from_str(&c.ep.checkpoint()).unwrap();
             assert_eq!(now, want, "{m:?}: the state is the document's, bit for bit");
             // Back to the good state for the next case.
-            assert_eq!(c.ep.restore(&c.good).0, Outcome::MJB_OK);
+            assert_eq!(c.ep.restore(&c.good).0, Outcome::Ok);
         }
     }
 }
@@ -390,7 +390,7 @@ fn every_single_mutation_of_a_real_checkpoint_is_refused_with_its_reason_or_rest
     let cases = cases();
     for c in &cases {
         // Unmutated: restores, bit-identical.
-        assert_eq!(c.ep.restore(&c.good).0, Outcome::MJB_OK);
+        assert_eq!(c.ep.restore(&c.good).0, Outcome::Ok);
         assert_eq!(c.ep.checkpoint(), c.good);
     }
     let config = ProptestConfig {

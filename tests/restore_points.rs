@@ -17,7 +17,7 @@ struct Rp(*mut mjb_restore_point);
 impl Drop for Rp {
     fn drop(&mut self) {
         if !self.0.is_null() {
-            assert_eq!(unsafe { mjb_restore_point_free(self.0) }, Outcome::MJB_OK);
+            assert_eq!(unsafe { mjb_restore_point_free(self.0) }, Outcome::Ok);
         }
     }
 }
@@ -25,7 +25,7 @@ impl Drop for Rp {
 fn capture(ep: &Ep) -> Rp {
     let mut rp = std::ptr::null_mut();
     let o = unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) };
-    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!(o, Outcome::Ok, "{}", last_error());
     assert!(!rp.is_null());
     Rp(rp)
 }
@@ -41,7 +41,7 @@ fn to_json(rp: &Rp) -> String {
     let mut s = std::ptr::null_mut();
     assert_eq!(
         unsafe { mjb_restore_point_to_json(rp.0, &mut s) },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     take_string(s)
 }
@@ -49,7 +49,7 @@ fn to_json(rp: &Rp) -> String {
 fn from_json(ep: &Ep, doc: &str) -> Result<Rp, (Outcome, serde_json::Value)> {
     let mut rp = std::ptr::null_mut();
     let o = unsafe { mjb_restore_point_from_json(ep.0, doc.as_ptr().cast(), doc.len(), &mut rp) };
-    if o == Outcome::MJB_OK {
+    if o == Outcome::Ok {
         Ok(Rp(rp))
     } else {
         assert!(rp.is_null());
@@ -83,7 +83,7 @@ fn applying_continues_bit_identically_to_the_json_path_and_to_an_uninterrupted_r
         // The restore point, again and again (a planner's K rollouts).
         for _ in 0..3 {
             let (o, r) = apply(&ep, &rp);
-            assert_eq!(o, Outcome::MJB_OK, "{profile}: {}", last_error());
+            assert_eq!(o, Outcome::Ok, "{profile}: {}", last_error());
             assert_eq!((r.tick_before, r.tick_after), (50, 20));
             assert_eq!(
                 ep.checkpoint(),
@@ -96,7 +96,7 @@ fn applying_continues_bit_identically_to_the_json_path_and_to_an_uninterrupted_r
             }
         }
         // The JSON path lands in the same place.
-        assert_eq!(ep.restore(&cp).0, Outcome::MJB_OK);
+        assert_eq!(ep.restore(&cp).0, Outcome::Ok);
         ep.step_ok(30);
         if profile == "mujoco_integration_v1" {
             assert_eq!(ep.world(), first, "{profile}: JSON path continuation");
@@ -109,7 +109,7 @@ fn applying_continues_bit_identically_to_the_json_path_and_to_an_uninterrupted_r
         let mut info = mjb_read_info::default();
         assert_eq!(
             unsafe { mjb_restore_point_info(rp.0, &mut info) },
-            Outcome::MJB_OK
+            Outcome::Ok
         );
         assert_eq!((info.tick, info.configuration), (20, 0));
     }
@@ -127,7 +127,7 @@ fn from_json_validates_exactly_like_restore_and_changes_nothing() {
         let cases = with_endpoint(&ep, |e| mjbridge::conformance::corruptions(e, &cp));
         for case in &cases {
             let (o, e) = from_json(&ep, &case.doc).expect_err(case.name);
-            assert_eq!(o, Outcome::MJB_REJECTED, "{}", case.name);
+            assert_eq!(o, Outcome::Rejected, "{}", case.name);
             assert_eq!(e["reason"], case.reason.name(), "{}", case.name);
             if let Some(p) = &case.pointer {
                 assert_eq!(e["pointer"], p.as_str(), "{}", case.name);
@@ -146,7 +146,7 @@ fn from_json_validates_exactly_like_restore_and_changes_nothing() {
         for doc in [&cp, &world] {
             let rp = from_json(&ep, doc).unwrap();
             assert_eq!(to_json(&rp), cp, "{profile}");
-            assert_eq!(apply(&ep, &rp).0, Outcome::MJB_OK);
+            assert_eq!(apply(&ep, &rp).0, Outcome::Ok);
             assert_eq!(ep.checkpoint(), cp);
             ep.step_ok(8);
         }
@@ -162,8 +162,8 @@ fn a_foreign_endpoints_or_stale_configurations_restore_point_is_refused() {
     let rp = capture(&a);
     let before = (b.hash(), b.world(), b.safety());
     let (o, r) = apply(&b, &rp);
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_OTHER_ENDPOINT);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&r), Reason::OtherEndpoint);
     assert_eq!((r.tick_before, r.tick_after, r.sequence), (9, 9, 0));
     assert_eq!((b.hash(), b.world(), b.safety()), before);
     // A model replacement makes it stale on its own endpoint.
@@ -180,11 +180,11 @@ fn a_foreign_endpoints_or_stale_configurations_restore_point_is_refused() {
             std::ptr::null_mut(),
         )
     };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     let before = (a.hash(), a.world(), a.safety());
     let (o, r) = apply(&a, &rp);
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_CONFIGURATION);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&r), Reason::Configuration);
     assert_eq!((a.hash(), a.world(), a.safety()), before);
     // A precondition applies too.
     let rp = capture(&a);
@@ -196,8 +196,8 @@ fn a_foreign_endpoints_or_stale_configurations_restore_point_is_refused() {
     };
     let mut r = mjb_report::default();
     let o = unsafe { mjb_restore_point_apply_if(a.0, &stale, rp.0, WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_REJECTED);
-    assert_eq!(reason_of(&r), Reason::MJB_REASON_PRECONDITION);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(reason_of(&r), Reason::Precondition);
 }
 
 #[test]
@@ -206,11 +206,11 @@ fn handles_are_checked_never_undefined() {
     let rp = capture(&ep);
     let raw = rp.0;
     std::mem::forget(rp);
-    assert_eq!(unsafe { mjb_restore_point_free(raw) }, Outcome::MJB_OK);
+    assert_eq!(unsafe { mjb_restore_point_free(raw) }, Outcome::Ok);
     // Freed: every use and a second free are refused.
     assert_eq!(
         unsafe { mjb_restore_point_free(raw) },
-        Outcome::MJB_INVALID_ARGUMENT
+        Outcome::InvalidArgument
     );
     assert_eq!(last_error()["reason"], "MJB_REASON_CLOSED");
     let mut r = mjb_report {
@@ -219,17 +219,14 @@ fn handles_are_checked_never_undefined() {
     };
     let before = ep.hash();
     let o = unsafe { mjb_restore_point_apply(ep.0, raw, WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
-    assert_eq!(
-        (r.outcome, r.reason),
-        (o as i32, Reason::MJB_REASON_CLOSED as i32)
-    );
+    assert_eq!(o, Outcome::InvalidArgument);
+    assert_eq!((r.outcome, r.reason), (o as i32, Reason::Closed as i32));
     assert_eq!(r.tick_after, 0, "the report is zeroed, then filled");
     assert_eq!(ep.hash(), before);
     let mut s = std::ptr::null_mut();
     assert_eq!(
         unsafe { mjb_restore_point_to_json(raw, &mut s) },
-        Outcome::MJB_INVALID_ARGUMENT
+        Outcome::InvalidArgument
     );
     assert!(s.is_null());
     // A slot reused by a new restore point does not revive the old handle.
@@ -237,27 +234,27 @@ fn handles_are_checked_never_undefined() {
     assert_ne!(fresh.0, raw);
     assert_eq!(
         unsafe { mjb_restore_point_free(raw) },
-        Outcome::MJB_INVALID_ARGUMENT
+        Outcome::InvalidArgument
     );
     assert_eq!(to_json(&fresh), ep.checkpoint());
     // NULL, an endpoint handle and an arbitrary number.
     assert_eq!(
         unsafe { mjb_restore_point_free(std::ptr::null_mut()) },
-        Outcome::MJB_OK
+        Outcome::Ok
     );
     for bogus in [ep.0 as *mut mjb_restore_point, 0x1234 as *mut _] {
         assert_eq!(
             unsafe { mjb_restore_point_free(bogus) },
-            Outcome::MJB_INVALID_ARGUMENT
+            Outcome::InvalidArgument
         );
         assert_eq!(last_error()["reason"], "MJB_REASON_FOREIGN_HANDLE");
     }
     let o = unsafe { mjb_restore_point_apply(ep.0, std::ptr::null(), WAIT_FOREVER, &mut r) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
-    assert_eq!(r.reason, Reason::MJB_REASON_NULL_ARGUMENT as i32);
+    assert_eq!(o, Outcome::InvalidArgument);
+    assert_eq!(r.reason, Reason::NullArgument as i32);
     // NULL out-params.
     let o = unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, std::ptr::null_mut()) };
-    assert_eq!(o, Outcome::MJB_INVALID_ARGUMENT);
+    assert_eq!(o, Outcome::InvalidArgument);
 }
 
 #[test]
@@ -269,7 +266,7 @@ fn applying_while_stopped_keeps_the_latch_and_the_stop_history() {
     ep.stop();
     let history = ep.safety();
     let (o, r) = apply(&ep, &rp);
-    assert_eq!(o, Outcome::MJB_OK, "{}", last_error());
+    assert_eq!(o, Outcome::Ok, "{}", last_error());
     assert_eq!(r.tick_after, 6);
     assert_eq!(
         ep.safety(),
@@ -285,23 +282,23 @@ fn every_native_failure_through_apply_is_rolled_back_and_proven_or_fenced() {
     for (fault, outcome, reason) in [
         (
             Fault::SetterError,
-            Outcome::MJB_ROLLED_BACK,
-            Reason::MJB_REASON_SETTER_FAILED,
+            Outcome::RolledBack,
+            Reason::SetterFailed,
         ),
         (
             Fault::ReadbackMismatch,
-            Outcome::MJB_ROLLED_BACK,
-            Reason::MJB_REASON_VERIFICATION_MISMATCH,
+            Outcome::RolledBack,
+            Reason::VerificationMismatch,
         ),
         (
             Fault::SetterUnexpected,
-            Outcome::MJB_UNKNOWN,
-            Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION,
+            Outcome::Unknown,
+            Reason::SetterUnexpectedCompletion,
         ),
         (
             Fault::RollbackUnproven,
-            Outcome::MJB_UNKNOWN,
-            Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+            Outcome::Unknown,
+            Reason::RollbackUnproven,
         ),
     ] {
         for profile in profiles() {
@@ -310,18 +307,18 @@ fn every_native_failure_through_apply_is_rolled_back_and_proven_or_fenced() {
             let rp = capture(&ep);
             ep.step_ok(5);
             let at15 = ep.checkpoint();
-            assert_eq!(mjb_test_inject_fault(ep.0, fault as i32), Outcome::MJB_OK);
+            assert_eq!(mjb_test_inject_fault(ep.0, fault as i32), Outcome::Ok);
             let (o, r) = apply(&ep, &rp);
             assert_eq!(o, outcome, "{fault:?} {profile}: {}", last_error());
             assert_eq!(reason_of(&r), reason, "{fault:?} {profile}");
             assert_eq!((r.tick_before, r.tick_after), (15, 15));
             let s = ep.safety();
-            if outcome == Outcome::MJB_ROLLED_BACK {
+            if outcome == Outcome::RolledBack {
                 assert!(!s.fenced);
                 assert_eq!(ep.checkpoint(), at15, "{fault:?}: the prior state, proven");
             } else {
                 assert!(s.fenced, "{fault:?}: fenced");
-                assert_eq!(apply(&ep, &rp).0, Outcome::MJB_FENCED);
+                assert_eq!(apply(&ep, &rp).0, Outcome::Fenced);
             }
         }
     }
@@ -340,7 +337,7 @@ fn apply_races_stop_replacement_and_free_on_other_threads() {
         for _ in 0..200 {
             assert_eq!(
                 unsafe { mjb_stop(raw as *mut mjb_endpoint, &mut st) },
-                Outcome::MJB_OK
+                Outcome::Ok
             );
             let _ = mjb_safety_reset(raw as *mut mjb_endpoint);
         }
@@ -360,7 +357,7 @@ fn apply_races_stop_replacement_and_free_on_other_threads() {
                     std::ptr::null_mut(),
                 )
             };
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
         }
     });
     let freer = std::thread::spawn(move || {
@@ -384,8 +381,8 @@ fn apply_races_stop_replacement_and_free_on_other_threads() {
             matches!(
                 (o, Reason::ALL[r.reason as usize]),
                 (mjb_outcome::MJB_OK, _)
-                    | (mjb_outcome::MJB_REJECTED, Reason::MJB_REASON_CONFIGURATION)
-                    | (mjb_outcome::MJB_INVALID_ARGUMENT, Reason::MJB_REASON_CLOSED)
+                    | (mjb_outcome::MJB_REJECTED, Reason::Configuration)
+                    | (mjb_outcome::MJB_INVALID_ARGUMENT, Reason::Closed)
             ),
             "{key:?}: {}",
             last_error()
@@ -394,7 +391,7 @@ fn apply_races_stop_replacement_and_free_on_other_threads() {
     }
     stopper.join().unwrap();
     replacer.join().unwrap();
-    assert_eq!(freer.join().unwrap(), Outcome::MJB_OK);
+    assert_eq!(freer.join().unwrap(), Outcome::Ok);
     assert!(!ep.safety().fenced, "{outcomes:?}");
     // The endpoint is freed while another thread applies a fresh restore point.
     let rp = capture(&ep);
@@ -409,10 +406,10 @@ fn apply_races_stop_replacement_and_free_on_other_threads() {
                     std::ptr::null_mut(),
                 )
             };
-            if o == Outcome::MJB_INVALID_ARGUMENT {
+            if o == Outcome::InvalidArgument {
                 return true;
             }
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
         }
         false
     });

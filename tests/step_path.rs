@@ -90,11 +90,11 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
         for _ in 0..n {
             assert_eq!(
                 unsafe { mjb_endpoint_step(ep.0, 1, WAIT_FOREVER, &mut report) },
-                Outcome::MJB_OK
+                Outcome::Ok
             );
             let o =
                 unsafe { mjb_write_step(ep.0, inputs.as_ptr(), 2, 1, WAIT_FOREVER, &mut report) };
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
             let o = unsafe {
                 mjb_input_write(
                     ep.0,
@@ -106,11 +106,11 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
                     &mut report,
                 )
             };
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
             for _ in 0..5 {
                 let o =
                     unsafe { mjb_frame_read_many(ep.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
-                assert_eq!(o, Outcome::MJB_OK);
+                assert_eq!(o, Outcome::Ok);
             }
             let o = unsafe {
                 mjb_write_step_read(
@@ -125,7 +125,7 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
                     &mut report,
                 )
             };
-            assert_eq!(o, Outcome::MJB_OK);
+            assert_eq!(o, Outcome::Ok);
         }
     };
     run(20); // warm: thread-locals, lazily sized buffers

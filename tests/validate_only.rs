@@ -55,9 +55,9 @@ fn validation_alone_refuses_what_restore_refuses_and_changes_nothing() {
             "validation changes nothing"
         );
         let refusal = validated.expect_err(doc);
-        assert_eq!(refusal.outcome, Outcome::MJB_REJECTED);
+        assert_eq!(refusal.outcome, Outcome::Rejected);
         let (o, _) = ep.restore(doc);
-        assert_eq!(o, Outcome::MJB_REJECTED);
+        assert_eq!(o, Outcome::Rejected);
         let e = last_error();
         assert_eq!(e["reason"], refusal.reason.name(), "{doc}");
         assert_eq!(e["pointer"].as_str(), refusal.pointer.as_deref(), "{doc}");
@@ -73,7 +73,7 @@ fn validation_alone_refuses_what_restore_refuses_and_changes_nothing() {
     assert_eq!(ok.tick(), 40);
     assert_eq!(ep.world(), before, "validation restores nothing");
     let (o, r) = ep.restore(&cp);
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     assert_eq!(r.tick_after, 40);
     with_endpoint(&ep, |e| {
         assert_eq!(e.checkpoint_read(WAIT_FOREVER).unwrap(), cp);

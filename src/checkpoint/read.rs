@@ -197,7 +197,7 @@ fn judge(raw: Raw, f: &Facts, bufs: &mut Buffers, base: &str) -> Result<Checkpoi
     // 5. seed metadata.
     if t.seed != f.seed {
         return Err(refuse(
-            Reason::MJB_REASON_SEED,
+            Reason::Seed,
             &at("/seed"),
             format!("seed {} is not the configured seed {}", t.seed, f.seed),
         ));
@@ -239,7 +239,7 @@ fn typed(mut raw: Raw, f: &Facts, base: &str) -> Result<Typed, Refusal> {
     let profile = match raw.profile {
         Slot::Absent => {
             return Err(refuse(
-                Reason::MJB_REASON_MISSING_FIELD,
+                Reason::MissingField,
                 &format!("{base}/profile"),
                 "missing field \"profile\"",
             ))
@@ -249,7 +249,7 @@ fn typed(mut raw: Raw, f: &Facts, base: &str) -> Result<Typed, Refusal> {
     };
     if profile != f.profile.name() {
         return Err(refuse(
-            Reason::MJB_REASON_PROFILE,
+            Reason::Profile,
             &format!("{base}/profile"),
             format!(
                 "profile {profile:?} is not this endpoint's {:?}",
@@ -286,7 +286,7 @@ fn typed(mut raw: Raw, f: &Facts, base: &str) -> Result<Typed, Refusal> {
             let values = raw.values.get()?;
             if values.count > MAX_VALUES {
                 return Err(refuse(
-                    Reason::MJB_REASON_TOO_MANY_VALUES,
+                    Reason::TooManyValues,
                     &format!("{base}/values"),
                     format!("{} values; at most {MAX_VALUES}", values.count),
                 ));
@@ -316,7 +316,7 @@ fn typed(mut raw: Raw, f: &Facts, base: &str) -> Result<Typed, Refusal> {
 fn check_model(t: &Typed, f: &Facts, at: &dyn Fn(&str) -> String) -> Result<(), Refusal> {
     if t.engine != f.engine.version_string {
         return Err(refuse(
-            Reason::MJB_REASON_ENGINE,
+            Reason::Engine,
             &at("/engine"),
             format!(
                 "taken under engine {:?}; this is {:?}",
@@ -326,7 +326,7 @@ fn check_model(t: &Typed, f: &Facts, at: &dyn Fn(&str) -> String) -> Result<(), 
     }
     if t.engine_version != i128::from(f.engine.runtime_version) {
         return Err(refuse(
-            Reason::MJB_REASON_ENGINE,
+            Reason::Engine,
             &at("/engine_version"),
             format!(
                 "taken under engine_version {}; this is {}",
@@ -337,7 +337,7 @@ fn check_model(t: &Typed, f: &Facts, at: &dyn Fn(&str) -> String) -> Result<(), 
     for ((name, want), got) in f.dims.named().into_iter().zip(&t.dims) {
         if *got != i128::from(want) {
             return Err(refuse(
-                Reason::MJB_REASON_DESCRIPTOR,
+                Reason::Descriptor,
                 &at(&format!("/descriptor/{name}")),
                 format!("descriptor {name} is {got}; the live model has {want}"),
             ));
@@ -345,7 +345,7 @@ fn check_model(t: &Typed, f: &Facts, at: &dyn Fn(&str) -> String) -> Result<(), 
     }
     if t.timestep.to_bits() != f.dims.timestep.to_bits() {
         return Err(refuse(
-            Reason::MJB_REASON_DESCRIPTOR,
+            Reason::Descriptor,
             &at("/descriptor/timestep"),
             format!(
                 "descriptor timestep is {:e}; the live model has {:e}",
@@ -355,7 +355,7 @@ fn check_model(t: &Typed, f: &Facts, at: &dyn Fn(&str) -> String) -> Result<(), 
     }
     if t.configuration != f.configuration {
         return Err(refuse(
-            Reason::MJB_REASON_CONFIGURATION,
+            Reason::Configuration,
             &at("/descriptor/configuration"),
             format!(
                 "taken under model configuration {}; the endpoint is at {} (the model was replaced)",
@@ -378,7 +378,7 @@ fn check_integration(
     let layout = f.layout.expect("integration profile has a layout");
     if *signature != i128::from(layout.sig) {
         return Err(refuse(
-            Reason::MJB_REASON_SIGNATURE,
+            Reason::Signature,
             &at("/signature"),
             format!(
                 "signature {signature} is not this engine's mjSTATE_INTEGRATION {}",
@@ -388,14 +388,14 @@ fn check_integration(
     }
     if *size != layout.size as i128 {
         return Err(refuse(
-            Reason::MJB_REASON_SIZE,
+            Reason::Size,
             &at("/size"),
             format!("size {size} is not the native state size {}", layout.size),
         ));
     }
     if values.count != layout.size {
         return Err(refuse(
-            Reason::MJB_REASON_SIZE,
+            Reason::Size,
             &at("/values"),
             format!(
                 "values holds {} numbers; size is {}",
@@ -434,7 +434,7 @@ fn segment_matches(
     let want = &values[layout.range(name)];
     if count != want.len() {
         return Err(refuse(
-            Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+            Reason::PublicFieldMismatch,
             &ptr(),
             format!(
                 "{name} has {count} numbers; its segment of values has {}",
@@ -450,7 +450,7 @@ fn segment_matches(
             pointer_index(&ptr(), i)
         };
         return Err(refuse(
-            Reason::MJB_REASON_PUBLIC_FIELD_MISMATCH,
+            Reason::PublicFieldMismatch,
             &p,
             format!("{name}[{i}] is not bit-identical to its segment of values"),
         ));
@@ -475,7 +475,7 @@ fn check_basic(
     ] {
         if n as i64 != want {
             return Err(refuse(
-                Reason::MJB_REASON_DIMENSION,
+                Reason::Dimension,
                 &at(&format!("/{name}")),
                 format!("{name} has {n} numbers; the model has {want}"),
             ));
@@ -497,14 +497,14 @@ fn check_values(
     let eq_ok = |x: f64| x.to_bits() == 0f64.to_bits() || x == 1.0;
     let eq_refusal = |i: usize, shown: &str| {
         refuse(
-            Reason::MJB_REASON_EQ_ACTIVE_DOMAIN,
+            Reason::EqActiveDomain,
             &pointer_index(&ptr(), i),
             format!("equality activation {shown} must be exactly 0 or 1"),
         )
     };
     let cursor_refusal = |c: &crate::native::Cursor, shown: &str| {
         refuse(
-            Reason::MJB_REASON_STATE_DOMAIN,
+            Reason::StateDomain,
             &pointer_index(&ptr(), c.index),
             format!(
                 "history cursor of {} is {shown}; it must be an integer in 0..={} (the engine indexes its ring buffer with it)",
@@ -546,7 +546,7 @@ fn check_values(
                 Err(cursor_refusal(c, &text))
             } else {
                 Err(refuse(
-                    Reason::MJB_REASON_WRONG_TYPE,
+                    Reason::WrongType,
                     &pointer_index(&ptr(), i),
                     "expected a number",
                 ))

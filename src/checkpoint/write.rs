@@ -19,7 +19,7 @@ fn write_descriptor(w: &mut Writer, f: &Facts) -> Canon {
 
 fn too_many(n: usize) -> Refusal {
     Refusal::rejected(
-        Reason::MJB_REASON_TOO_MANY_VALUES,
+        Reason::TooManyValues,
         format!("this model's integration state has {n} values; a checkpoint holds at most {MAX_VALUES}"),
     )
 }

@@ -49,10 +49,7 @@ impl<'a> Text<'a> {
     pub fn new(bytes: &'a [u8]) -> Result<Self, Refusal> {
         check_size(bytes.len())?;
         std::str::from_utf8(bytes).map(Text).map_err(|e| {
-            Refusal::rejected(
-                Reason::MJB_REASON_INVALID_UTF8,
-                format!("document is not UTF-8: {e}"),
-            )
+            Refusal::rejected(Reason::InvalidUtf8, format!("document is not UTF-8: {e}"))
         })
     }
 
@@ -70,7 +67,7 @@ impl<'a> Text<'a> {
 fn check_size(len: usize) -> Result<(), Refusal> {
     if len > MAX_DOCUMENT_BYTES {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_TOO_LARGE,
+            Reason::TooLarge,
             format!("document is {len} bytes; the limit is {MAX_DOCUMENT_BYTES}"),
         )
         .at(""));

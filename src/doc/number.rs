@@ -62,7 +62,7 @@ impl<'a> Reader<'a> {
                     Ok(Number { value, text })
                 } else {
                     Err(self.parse_error(
-                        Reason::MJB_REASON_NOT_FINITE,
+                        Reason::NotFinite,
                         format!("number {text} is not a finite double"),
                     ))
                 }

@@ -72,7 +72,7 @@ impl Reader<'_> {
 
     pub(super) fn malformed(&mut self, what: &str) -> Refusal {
         let msg = malformed_at(self.i, what);
-        self.parse_error(Reason::MJB_REASON_MALFORMED_JSON, msg)
+        self.parse_error(Reason::MalformedJson, msg)
     }
 
     /// The duplicate whose second occurrence comes first in the document, among the open
@@ -109,7 +109,7 @@ impl Reader<'_> {
         let text = self.key_text(key.start, key.end());
         let p = pointer_push(&p, &text);
         Refusal::rejected(
-            Reason::MJB_REASON_DUPLICATE_FIELD,
+            Reason::DuplicateField,
             format!("field {text:?} appears more than once"),
         )
         .at(p)

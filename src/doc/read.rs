@@ -224,11 +224,9 @@ impl<'a> Reader<'a> {
         }
         match self.kind()? {
             Kind::Object => {
-                let bad = Refusal::rejected(
-                    Reason::MJB_REASON_WRONG_TYPE,
-                    "a world document has no object here",
-                )
-                .at(self.pointer());
+                let bad =
+                    Refusal::rejected(Reason::WrongType, "a world document has no object here")
+                        .at(self.pointer());
                 self.note_shape(&bad);
                 self.skip()
             }
@@ -416,7 +414,7 @@ mod tests {
     #[test]
     fn duplicate_keys_are_refused_with_their_pointer_at_any_depth() {
         let e = parse(br#"{"a":{"b":1,"b":2}}"#).unwrap_err();
-        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.reason, Reason::DuplicateField);
         assert_eq!(e.pointer.as_deref(), Some("/a/b"));
         // Escapes do not hide a duplicate.
         let e = parse(br#"{"x":[{"ab":1,"a\u0062":2}]}"#).unwrap_err();
@@ -427,7 +425,7 @@ mod tests {
     fn the_first_parse_error_in_document_order_wins_even_when_a_duplicate_is_found_later() {
         // The duplicate "a" (byte 9) comes before the syntax error in the nested value.
         let e = parse(br#"{"a":1,"a":{"b":[1,}}"#).unwrap_err();
-        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.reason, Reason::DuplicateField);
         assert_eq!(e.pointer.as_deref(), Some("/a"));
         // An outer duplicate before an inner one: the outer is reported.
         let e = parse(br#"{"o":1,"o":2,"i":{"k":1,"k":2}}"#).unwrap_err();
@@ -437,14 +435,14 @@ mod tests {
         assert_eq!(e.pointer.as_deref(), Some("/i/k"));
         // A syntax error before any duplicate.
         let e = parse(br#"{"a":[1,,2],"a":1}"#).unwrap_err();
-        assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON);
+        assert_eq!(e.reason, Reason::MalformedJson);
         assert_eq!(e.pointer.as_deref(), Some("/a/1"));
     }
 
     #[test]
     fn non_finite_numbers_are_refused_where_they_are() {
         let e = parse(br#"{"v":[1,2,1e400]}"#).unwrap_err();
-        assert_eq!(e.reason, Reason::MJB_REASON_NOT_FINITE);
+        assert_eq!(e.reason, Reason::NotFinite);
         assert_eq!(e.pointer.as_deref(), Some("/v/2"));
         for bad in [
             &br#"{"v":NaN}"#[..],
@@ -473,7 +471,7 @@ mod tests {
             b"   ",
         ] {
             let e = parse(bad).unwrap_err();
-            assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON, "{bad:?}");
+            assert_eq!(e.reason, Reason::MalformedJson, "{bad:?}");
         }
     }
 
@@ -486,7 +484,7 @@ mod tests {
         }
         doc.push_str("\"k0\":1}");
         let e = parse(doc.as_bytes()).unwrap_err();
-        assert_eq!(e.reason, Reason::MJB_REASON_DUPLICATE_FIELD);
+        assert_eq!(e.reason, Reason::DuplicateField);
         assert_eq!(e.pointer.as_deref(), Some("/k0"));
     }
 
@@ -494,7 +492,7 @@ mod tests {
     fn nesting_is_bounded() {
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100));
         let e = parse(deep.as_bytes()).unwrap_err();
-        assert_eq!(e.reason, Reason::MJB_REASON_MALFORMED_JSON);
+        assert_eq!(e.reason, Reason::MalformedJson);
         // 64 levels below the top-level object are fine.
         let ok = format!("{{\"a\":{}1{}}}", "[".repeat(63), "]".repeat(63));
         parse(ok.as_bytes()).unwrap();

@@ -171,23 +171,16 @@ pub fn unknown_field(
 
 /// The refusal of an unknown member `key` whose pointer is `ptr`.
 pub fn unknown_member(ptr: String, key: &str) -> Refusal {
-    Refusal::rejected(
-        Reason::MJB_REASON_UNKNOWN_FIELD,
-        format!("unknown field {key:?}"),
-    )
-    .at(ptr)
+    Refusal::rejected(Reason::UnknownField, format!("unknown field {key:?}")).at(ptr)
 }
 
 pub fn missing(ptr: &str, name: &str) -> Refusal {
-    Refusal::rejected(
-        Reason::MJB_REASON_MISSING_FIELD,
-        format!("missing field {name:?}"),
-    )
-    .at(pointer_push(ptr, name))
+    Refusal::rejected(Reason::MissingField, format!("missing field {name:?}"))
+        .at(pointer_push(ptr, name))
 }
 
 pub fn wrong_type(r: &Reader, want: &str) -> Refusal {
-    Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, format!("expected {want}")).at(r.pointer())
+    Refusal::rejected(Reason::WrongType, format!("expected {want}")).at(r.pointer())
 }
 
 /// Unless the next value is of `kind`: record it as the wrong type (`want` says what was
@@ -220,7 +213,7 @@ pub fn read_f64(r: &mut Reader) -> Result<Slot<f64>, Refusal> {
 pub fn read_int(r: &mut Reader, min: i128, max: i128) -> Result<Slot<i128>, Refusal> {
     let not_int = |r: &Reader, what: &str| {
         Refusal::rejected(
-            Reason::MJB_REASON_NOT_AN_INTEGER,
+            Reason::NotAnInteger,
             format!("expected an integer, found {what}"),
         )
         .at(r.pointer())
@@ -236,7 +229,7 @@ pub fn read_int(r: &mut Reader, min: i128, max: i128) -> Result<Slot<i128>, Refu
             }
             let out_of_range = |r: &Reader, shown: String| {
                 Refusal::rejected(
-                    Reason::MJB_REASON_OUT_OF_RANGE,
+                    Reason::OutOfRange,
                     format!("integer {shown} is out of range {min}..={max}"),
                 )
                 .at(r.pointer())
@@ -281,9 +274,7 @@ impl Numbers {
     pub fn strict(self) -> Result<usize, Refusal> {
         match self.first_other {
             None => Ok(self.count),
-            Some(o) => Err(
-                Refusal::rejected(Reason::MJB_REASON_WRONG_TYPE, "expected a number").at(o.pointer),
-            ),
+            Some(o) => Err(Refusal::rejected(Reason::WrongType, "expected a number").at(o.pointer)),
         }
     }
 }

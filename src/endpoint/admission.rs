@@ -61,7 +61,7 @@ impl Expect {
         }
         (!wrong.is_empty()).then(|| {
             Refusal::rejected(
-                Reason::MJB_REASON_PRECONDITION,
+                Reason::Precondition,
                 format!(
                     "{}: another call moved the endpoint on first; nothing was done",
                     wrong.join(" and ")
@@ -84,7 +84,7 @@ impl Endpoint {
         };
         guard.ok_or_else(|| {
             Refusal::rejected(
-                Reason::MJB_REASON_BUSY,
+                Reason::Busy,
                 format!("the native lock was not free within {timeout_ms} ms; nothing was done"),
             )
         })
@@ -93,7 +93,7 @@ impl Endpoint {
     pub(super) fn fenced_refusal(&self) -> Option<Refusal> {
         self.safety.fenced().map(|r| {
             Refusal::new(
-                Outcome::MJB_FENCED,
+                Outcome::Fenced,
                 r,
                 format!(
                     "the endpoint is fenced ({}); only reads, stop and free work",
@@ -158,7 +158,7 @@ impl Endpoint {
     ) -> Answer {
         self.safety.fence(reason);
         Answer::refused(
-            Refusal::new(Outcome::MJB_UNKNOWN, reason, message),
+            Refusal::new(Outcome::Unknown, reason, message),
             before,
             after,
         )
@@ -203,7 +203,7 @@ impl Endpoint {
             Refusal::rejected(
                 reason,
                 match reason {
-                    Reason::MJB_REASON_NOT_STOPPED => "the endpoint is not stopped",
+                    Reason::NotStopped => "the endpoint is not stopped",
                     _ => "native work is still in flight; the pause is not confirmed",
                 },
             )
@@ -216,7 +216,7 @@ impl Endpoint {
 pub(super) fn replaced_meanwhile(n: &Native, checked: &Arc<Shape>, what: &str) -> Option<Refusal> {
     (!Arc::ptr_eq(&n.shape, checked)).then(|| {
         Refusal::rejected(
-            Reason::MJB_REASON_CONFIGURATION,
+            Reason::Configuration,
             format!(
                 "the model was replaced (configuration {} -> {}) while {what} waited; nothing was done",
                 checked.configuration, n.shape.configuration

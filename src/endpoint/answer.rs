@@ -28,8 +28,8 @@ impl Answer {
     pub(super) fn ok(tick_before: u64, tick_after: u64) -> Self {
         Answer {
             report: Report {
-                outcome: Outcome::MJB_OK,
-                reason: Reason::MJB_REASON_NONE,
+                outcome: Outcome::Ok,
+                reason: Reason::None,
                 tick_before,
                 tick_after,
                 engine_resets: 0,

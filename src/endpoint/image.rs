@@ -107,7 +107,7 @@ impl Endpoint {
         match restored {
             Ok(true) => Answer::refused(
                 Refusal::new(
-                    Outcome::MJB_ROLLED_BACK,
+                    Outcome::RolledBack,
                     cause,
                     format!("{what}; the prior state was restored and verified bit for bit"),
                 ),
@@ -115,13 +115,13 @@ impl Endpoint {
                 tick_now,
             ),
             Ok(false) => self.unknown(
-                Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+                Reason::RollbackUnproven,
                 format!("{what}; rolling back did not read back the prior state: endpoint fenced"),
                 tick_before,
                 tick_now,
             ),
             Err(e) => self.unknown(
-                Reason::MJB_REASON_ROLLBACK_UNPROVEN,
+                Reason::RollbackUnproven,
                 format!(
                     "{what}; rolling back failed ({}): endpoint fenced",
                     e.message()
@@ -160,7 +160,7 @@ impl Endpoint {
                     n,
                     pre,
                     false,
-                    Reason::MJB_REASON_VERIFICATION_MISMATCH,
+                    Reason::VerificationMismatch,
                     "the restored state did not read back bit for bit".into(),
                     before,
                 ),
@@ -168,13 +168,13 @@ impl Endpoint {
                     n,
                     pre,
                     true,
-                    Reason::MJB_REASON_ENGINE_ERROR,
+                    Reason::EngineError,
                     format!("reading back the restored state raised: {}", e.message()),
                     before,
                 ),
             },
             Err(NativeError::Unexpected(code, msg)) => self.unknown(
-                Reason::MJB_REASON_SETTER_UNEXPECTED_COMPLETION,
+                Reason::SetterUnexpectedCompletion,
                 format!(
                     "the state setter completed with unexpected status {code} ({msg}): endpoint fenced"
                 ),
@@ -187,7 +187,7 @@ impl Endpoint {
                     n,
                     pre,
                     raised,
-                    Reason::MJB_REASON_SETTER_FAILED,
+                    Reason::SetterFailed,
                     format!("the state setter failed: {}", e.message()),
                     before,
                 )

@@ -117,10 +117,7 @@ pub struct Endpoint {
 }
 
 pub(super) fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
-    Refusal::rejected(
-        Reason::MJB_REASON_ENGINE_ERROR,
-        format!("{what}: {}", e.message()),
-    )
+    Refusal::rejected(Reason::EngineError, format!("{what}: {}", e.message()))
 }
 
 /// Refuse unless the loaded MuJoCo is the release the shim was compiled against.
@@ -130,7 +127,7 @@ pub(crate) fn check_engine() -> Result<(), Refusal> {
         Ok(())
     } else {
         Err(Refusal::rejected(
-            Reason::MJB_REASON_ENGINE,
+            Reason::Engine,
             format!(
                 "engine mismatch: compiled against mjVERSION_HEADER {} but the loaded library is {} ({})",
                 e.header_version, e.runtime_version, e.version_string
@@ -145,7 +142,7 @@ fn resolve_profile(wanted: Option<Profile>) -> Result<Profile, Refusal> {
         None if e.supports_integration() => Ok(Profile::Integration),
         None => Ok(Profile::Basic),
         Some(Profile::Integration) if !e.supports_integration() => Err(Refusal::rejected(
-            Reason::MJB_REASON_PROFILE,
+            Reason::Profile,
             format!(
                 "mujoco_integration_v1 needs mj_stateSize/mj_getState/mj_setState (MuJoCo >= 2.3.6) with equality activation in the state (mjSTATE_EQ_ACTIVE) or in the model; this engine is {}",
                 e.version_string
@@ -181,7 +178,7 @@ fn shape_of(mj: &Mujoco, configuration: u64) -> Result<Shape, Refusal> {
 fn load_model(source: &native::ModelSource) -> Result<Mujoco, Refusal> {
     Mujoco::load(source).map_err(|e| {
         Refusal::rejected(
-            Reason::MJB_REASON_MODEL_LOAD,
+            Reason::ModelLoad,
             format!("MuJoCo could not load the model: {}", e.message()),
         )
         .at("/model")

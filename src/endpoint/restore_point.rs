@@ -186,7 +186,7 @@ impl Endpoint {
         if rp.endpoint != self.serial {
             return Answer::refused_at(
                 Refusal::rejected(
-                    Reason::MJB_REASON_OTHER_ENDPOINT,
+                    Reason::OtherEndpoint,
                     "the restore point belongs to another endpoint; nothing was done",
                 ),
                 self.safety.view_tick(),
@@ -195,7 +195,7 @@ impl Endpoint {
         self.mutate(call.into(), |n, _| {
             if !Arc::ptr_eq(&n.shape, &rp.shape) {
                 let r = Refusal::rejected(
-                    Reason::MJB_REASON_CONFIGURATION,
+                    Reason::Configuration,
                     format!(
                         "the restore point belongs to model configuration {}; the endpoint is at {} (the model was replaced); nothing was done",
                         rp.shape.configuration, n.shape.configuration

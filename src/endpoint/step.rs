@@ -47,8 +47,8 @@ impl Endpoint {
         let mut checked = [unused; MAX_INPUTS];
         if inputs.len() > MAX_INPUTS {
             let r = Refusal::new(
-                Outcome::MJB_INVALID_ARGUMENT,
-                Reason::MJB_REASON_OUT_OF_RANGE,
+                Outcome::InvalidArgument,
+                Reason::OutOfRange,
                 format!("{} inputs; at most {MAX_INPUTS}", inputs.len()),
             );
             return Answer::refused_at(r, self.safety.view_tick());
@@ -81,7 +81,7 @@ impl Endpoint {
             return (Answer::refused_at(r, self.safety.view_tick()), None);
         }
         let a = self.write_step(inputs, nstep, call);
-        if a.report.outcome != Outcome::MJB_OK {
+        if a.report.outcome != Outcome::Ok {
             return (a, None);
         }
         let read = self.frames.view().read(requests);
@@ -124,7 +124,7 @@ impl Endpoint {
             if before.checked_add(u64::from(nstep)).is_none() {
                 return Answer::refused(
                     Refusal::rejected(
-                        Reason::MJB_REASON_TICK_OVERFLOW,
+                        Reason::TickOverflow,
                         format!(
                             "the tick is {before}; {nstep} more steps would pass its maximum {} (no step was taken)",
                             u64::MAX
@@ -156,7 +156,7 @@ impl Endpoint {
                         Answer::refused(stop_refusal(), before, before)
                     } else {
                         let mut a = Answer::ok(before, n.tick);
-                        a.report.reason = Reason::MJB_REASON_STOP_LATCHED;
+                        a.report.reason = Reason::StopLatched;
                         a
                     });
                     break;
@@ -174,7 +174,7 @@ impl Endpoint {
                     Ok(now) => now,
                     Err(e) => {
                         let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
-                        let mut a = self.roll_back(n, pre, true, Reason::MJB_REASON_ENGINE_ERROR, what, before);
+                        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, before);
                         a.report.engine_resets = resets;
                         return a;
                     }
@@ -196,11 +196,11 @@ impl Endpoint {
             }
             let mut a = answer.unwrap_or_else(|| Answer::ok(before, n.tick));
             a.report.engine_resets = resets;
-            if resets > 0 && a.report.outcome == Outcome::MJB_OK && a.report.reason == Reason::MJB_REASON_NONE {
-                a.report.reason = Reason::MJB_REASON_ENGINE_RESET;
+            if resets > 0 && a.report.outcome == Outcome::Ok && a.report.reason == Reason::None {
+                a.report.reason = Reason::EngineReset;
                 a.detail = Some(Refusal::new(
-                    Outcome::MJB_OK,
-                    Reason::MJB_REASON_ENGINE_RESET,
+                    Outcome::Ok,
+                    Reason::EngineReset,
                     format!("MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"),
                 ));
             }
@@ -222,7 +222,7 @@ impl Endpoint {
     fn write_ctrl(&self, n: &mut Native, ctrl: &[f64], ptr: &str) -> Answer {
         if ctrl.len() as i64 != n.shape.dims.nu {
             let r = Refusal::rejected(
-                Reason::MJB_REASON_DIMENSION,
+                Reason::Dimension,
                 format!(
                     "ctrl has {} values; the model (replaced meanwhile) has nu = {}",
                     ctrl.len(),
@@ -254,17 +254,16 @@ impl Endpoint {
         let nu = self.shape().dims.nu;
         if ctrl.len() as i64 != nu {
             return Err(Refusal::rejected(
-                Reason::MJB_REASON_DIMENSION,
+                Reason::Dimension,
                 format!("ctrl has {} values; the model has nu = {nu}", ctrl.len()),
             )
             .at(ptr));
         }
         if let Some(i) = ctrl.iter().position(|x| !x.is_finite()) {
-            return Err(Refusal::rejected(
-                Reason::MJB_REASON_NOT_FINITE,
-                format!("ctrl[{i}] is not finite"),
-            )
-            .at(crate::doc::pointer_index(ptr, i)));
+            return Err(
+                Refusal::rejected(Reason::NotFinite, format!("ctrl[{i}] is not finite"))
+                    .at(crate::doc::pointer_index(ptr, i)),
+            );
         }
         Ok(())
     }
@@ -287,7 +286,7 @@ impl Endpoint {
 
 fn stop_refusal() -> Refusal {
     Refusal::rejected(
-        Reason::MJB_REASON_STOP_LATCHED,
+        Reason::StopLatched,
         "a stop is latched; no step was taken (mjb_safety_reset clears it)",
     )
 }

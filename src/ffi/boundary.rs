@@ -102,7 +102,7 @@ fn answer(a: Answer, report: Option<&mut mjb_report>) -> Result<Outcome, Refusal
         *rep = a.report.into();
     }
     if let Some(d) = a.detail {
-        if d.outcome != Outcome::MJB_OK {
+        if d.outcome != Outcome::Ok {
             return Err(d);
         }
         crate::host::event_for(&d);
@@ -137,8 +137,8 @@ pub unsafe fn mutation(
     };
     run(body, |site| {
         if let Some(rep) = report.as_mut() {
-            rep.outcome = Outcome::MJB_PANIC as i32;
-            rep.reason = Reason::MJB_REASON_PANIC as i32;
+            rep.outcome = Outcome::Panic as i32;
+            rep.reason = Reason::Panic as i32;
             if let Some(s) = site {
                 rep.tick_before = s.tick_before;
                 rep.tick_after = s.tick_after;
@@ -183,7 +183,7 @@ pub unsafe fn read(
         if let Some(i) = info {
             *i = seen.into();
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -224,8 +224,8 @@ mod tests {
             },
             |site| seen = site,
         );
-        assert_eq!(o, Outcome::MJB_PANIC);
-        assert_eq!(at_unlock.get(), Some(Some(Reason::MJB_REASON_PANIC)));
+        assert_eq!(o, Outcome::Panic);
+        assert_eq!(at_unlock.get(), Some(Some(Reason::Panic)));
         let site = Site {
             tick_before: 7,
             tick_after: 9,
@@ -233,7 +233,7 @@ mod tests {
         };
         assert_eq!(seen, Some(site));
         let e = last_error::get().expect("recorded");
-        assert_eq!((e.outcome, e.reason), (o, Reason::MJB_REASON_PANIC));
+        assert_eq!((e.outcome, e.reason), (o, Reason::Panic));
         assert!(
             e.message.contains("inside the native phase"),
             "{}",
@@ -253,32 +253,29 @@ mod tests {
             },
             |site| seen = site,
         );
-        assert_eq!(o, Outcome::MJB_PANIC);
-        assert_eq!(s.fenced(), Some(Reason::MJB_REASON_PANIC));
+        assert_eq!(o, Outcome::Panic);
+        assert_eq!(s.fenced(), Some(Reason::Panic));
         assert_eq!(seen, None);
         // A fence already there is kept: the first reason wins.
         let other = Safety::new(0);
-        other.fence(Reason::MJB_REASON_ROLLBACK_UNPROVEN);
+        other.fence(Reason::RollbackUnproven);
         guard((), || {
             let _call = Fence::call(&other);
             panic!("on a fenced endpoint");
         });
-        assert_eq!(other.fenced(), Some(Reason::MJB_REASON_ROLLBACK_UNPROVEN));
+        assert_eq!(other.fenced(), Some(Reason::RollbackUnproven));
     }
 
     #[test]
     fn a_call_without_a_panic_fences_nothing_and_a_success_leaves_no_error() {
         let s = Safety::new(0);
-        last_error::set(Refusal::rejected(
-            Reason::MJB_REASON_BUSY,
-            "an earlier call",
-        ));
+        last_error::set(Refusal::rejected(Reason::Busy, "an earlier call"));
         let o = call(|| {
             let _call = Fence::call(&s);
             let _phase = Fence::native_phase(&s, Site::default());
-            Ok(Outcome::MJB_OK)
+            Ok(Outcome::Ok)
         });
-        assert_eq!(o, Outcome::MJB_OK);
+        assert_eq!(o, Outcome::Ok);
         assert_eq!(s.fenced(), None);
         assert!(last_error::get().is_none());
         from_c(|| panic!("in a callback from C"));

@@ -39,7 +39,7 @@ pub unsafe extern "C" fn mjb_endpoint_open(
         let out = out_param(out, std::ptr::null_mut(), "out")?;
         let ep = Endpoint::open(utf8(config_json, len, "config_json")?)?;
         *out = handle::issue(thread_key(), Arc::new(ep))?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn mjb_endpoint_adopt(
         let d = NonNull::new(data).ok_or_else(|| null_refusal("data"))?;
         let ep = Endpoint::adopt(m, d, utf8(config_json, len, "config_json")?)?;
         *out = handle::issue(thread_key(), Arc::new(ep))?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -83,7 +83,7 @@ pub extern "C" fn mjb_endpoint_free(ep: *mut mjb_endpoint) -> mjb_outcome {
         // Dropped here, outside the table's lock (freeing MuJoCo's data can take a while), or
         // later by the last call still using it.
         drop(handle::free(ep)?);
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn mjb_stop(
         if let Some(s) = state {
             *s = view.into();
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -282,7 +282,7 @@ pub unsafe extern "C" fn mjb_stop(
 pub extern "C" fn mjb_confirm_paused(ep: *mut mjb_endpoint) -> mjb_outcome {
     call(|| {
         on_endpoint(ep, |e| e.confirm_paused())?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -293,7 +293,7 @@ pub extern "C" fn mjb_confirm_paused(ep: *mut mjb_endpoint) -> mjb_outcome {
 pub extern "C" fn mjb_safety_reset(ep: *mut mjb_endpoint) -> mjb_outcome {
     call(|| {
         on_endpoint(ep, |e| e.safety_reset())?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -309,7 +309,7 @@ pub unsafe extern "C" fn mjb_safety_read(
         // All zero is the state's empty value (false, 0, no fence).
         let state = out_zeroed(safety_state, "safety_state")?;
         *state = on_endpoint(ep, |e| Ok(e.safety_view()))?.into();
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 

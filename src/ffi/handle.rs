@@ -301,7 +301,7 @@ impl<C: Cell> Handles<C> {
             }
             None => {
                 return Err(Refusal::rejected(
-                    Reason::MJB_REASON_TOO_LARGE,
+                    Reason::TooLarge,
                     format!(
                         "every {} number of this shard was given out; nothing was made",
                         self.kind.what
@@ -377,10 +377,10 @@ impl<C: Cell> Handles<C> {
     /// The refusal for a number that did not resolve: the same shape for every kind.
     pub fn refusal(&self, gone: Gone) -> Refusal {
         let (reason, message) = match gone {
-            Gone::Freed => (Reason::MJB_REASON_CLOSED, self.kind.gone),
-            Gone::Unknown => (Reason::MJB_REASON_FOREIGN_HANDLE, self.kind.foreign),
+            Gone::Freed => (Reason::Closed, self.kind.gone),
+            Gone::Unknown => (Reason::ForeignHandle, self.kind.foreign),
         };
-        Refusal::new(Outcome::MJB_INVALID_ARGUMENT, reason, message)
+        Refusal::new(Outcome::InvalidArgument, reason, message)
     }
 }
 
@@ -516,9 +516,9 @@ mod tests {
         t.remove(h).unwrap();
         assert_eq!(t.get(h), Err(Gone::Freed));
         assert_eq!(t.remove(h), Err(Gone::Freed));
-        assert_eq!(reason(&t, Gone::Freed), Reason::MJB_REASON_CLOSED);
+        assert_eq!(reason(&t, Gone::Freed), Reason::Closed);
         let r = t.refusal(Gone::Freed);
-        assert_eq!(r.outcome, Outcome::MJB_INVALID_ARGUMENT);
+        assert_eq!(r.outcome, Outcome::InvalidArgument);
         assert_eq!(r.message, "the thing was freed");
     }
 
@@ -567,7 +567,7 @@ mod tests {
             assert_eq!(t.get(u), Err(Gone::Unknown), "{u:#x}");
             assert_eq!(t.remove(u), Err(Gone::Unknown), "{u:#x}");
         }
-        assert_eq!(reason(&t, Gone::Unknown), Reason::MJB_REASON_FOREIGN_HANDLE);
+        assert_eq!(reason(&t, Gone::Unknown), Reason::ForeignHandle);
         assert_eq!(*t.get(h).unwrap(), 1, "refused frees removed nothing");
         // The slot's next generation is not given out until it is reused.
         t.remove(h).unwrap();
@@ -602,10 +602,7 @@ mod tests {
         let r = resolve::<mjb_restore_point>(std::ptr::null()).unwrap_err();
         assert_eq!(
             (r.outcome, r.reason),
-            (
-                Outcome::MJB_INVALID_ARGUMENT,
-                Reason::MJB_REASON_NULL_ARGUMENT
-            )
+            (Outcome::InvalidArgument, Reason::NullArgument)
         );
         assert_eq!(r.message, "restore point is NULL");
         assert!(matches!(free::<mjb_string>(std::ptr::null_mut()), Ok(None)));

@@ -54,7 +54,7 @@ unsafe fn copy_c_string(
     }
     if buf.is_null() || cap < size {
         return Err(Refusal::rejected(
-            Reason::MJB_REASON_TOO_LARGE,
+            Reason::TooLarge,
             format!("the text needs {size} bytes; the buffer holds {cap}"),
         ));
     }
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn mjb_dims(ep: *mut mjb_endpoint, out: *mut mjb_model_dim
         let out = out_param(out, Default::default(), "out")?;
         let v = view(ep)?;
         *out = mjb_model_dims::of(&v.dims, v.configuration);
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn mjb_name_to_id(
         let name = c_str(name, "name")?;
         let k = to_kind(kind)?;
         *id = view(ep)?.catalog.lookup(k, &name.to_string_lossy())? as i32;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -119,7 +119,7 @@ pub unsafe extern "C" fn mjb_id_to_name(
         let v = view(ep)?;
         let name = v.catalog.name_of(k, id)?;
         copy_c_string(name, buf, cap, needed)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn mjb_model_fingerprint(
         let needed = zeroed(needed);
         let shape = on_endpoint(ep, |e| Ok(e.shape()))?;
         copy_c_string(&shape.fingerprint, buf, cap, needed)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -163,7 +163,7 @@ pub unsafe extern "C" fn mjb_sensor_slice(
         let adr = out_param(adr, 0, "adr")?;
         let dim = out_param(dim, 0, "dim")?;
         (*adr, *dim) = view(ep)?.catalog.sensor(sensor)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -186,7 +186,7 @@ pub unsafe extern "C" fn mjb_joint_slice(
             dof_adr: da as u64,
             dof_len: nv as u64,
         };
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -218,7 +218,7 @@ pub unsafe extern "C" fn mjb_frame_field_len(
         let len = out_param(len, 0, "len")?;
         let f = to_field(field)?;
         *len = view(ep)?.frame_len(f)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -305,7 +305,7 @@ pub unsafe extern "C" fn mjb_frame_read(
         if let Some(p) = info {
             *p = i.into();
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -336,7 +336,7 @@ pub unsafe extern "C" fn mjb_frame_read_many(
         if let Some(p) = info {
             *p = i.into();
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -571,7 +571,7 @@ pub unsafe extern "C" fn mjb_write_step_read_if(
         Some(Err(r)) => {
             let step = last_error::get().map(|k| format!(" (step: {})", k.message));
             last_error::set(Refusal::new(
-                Outcome::MJB_OK,
+                Outcome::Ok,
                 r.reason,
                 format!(
                     "stepped, but the frame was not read: {}{}",
@@ -626,7 +626,7 @@ pub unsafe extern "C" fn mjb_plugin_load(path: *const c_char, plugins: *mut usiz
         if let Some(p) = plugins {
             *p = n;
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -653,7 +653,7 @@ pub unsafe extern "C" fn mjb_plugin_load_dir(
         if let Some(p) = plugins {
             *p = n;
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -678,6 +678,6 @@ pub unsafe extern "C" fn mjb_set_log_callback(
 ) -> mjb_outcome {
     call(|| {
         crate::host::set_callback(callback, user_data, min_level)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }

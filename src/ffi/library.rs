@@ -39,7 +39,7 @@ pub extern "C" fn mjb_string_len(s: *const mjb_string) -> usize {
 pub extern "C" fn mjb_string_free(s: *mut mjb_string) -> mjb_outcome {
     call(|| {
         handle::free(s)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -131,7 +131,7 @@ pub unsafe extern "C" fn mjb_build_info(out_string: *mut *mut mjb_string) -> mjb
     call(|| {
         let out = out_param(out_string, std::ptr::null_mut(), "out_string")?;
         *out = string::new_string(crate::build_info())?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -145,13 +145,13 @@ pub extern "C" fn mjb_test_inject_fault(ep: *mut mjb_endpoint, fault: i32) -> mj
     call(|| {
         let f = crate::native::Fault::from_i32(fault).ok_or_else(|| {
             Refusal::new(
-                Outcome::MJB_INVALID_ARGUMENT,
-                Reason::MJB_REASON_OUT_OF_RANGE,
+                Outcome::InvalidArgument,
+                Reason::OutOfRange,
                 format!("no fault {fault}"),
             )
         })?;
         super::boundary::on_endpoint(ep, |e| e.arm_fault(f, crate::endpoint::WAIT_FOREVER))?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -167,18 +167,18 @@ mod tests {
     fn a_string_freed_twice_is_closed_and_a_foreign_one_is_foreign_never_ub() {
         let s = string::new_string("{\"a\":1}".into()).unwrap();
         assert_eq!(mjb_string_len(s), 7);
-        assert_eq!(mjb_string_free(s), Outcome::MJB_OK);
+        assert_eq!(mjb_string_free(s), Outcome::Ok);
         assert_eq!(reason(), None);
-        assert_eq!(mjb_string_free(s), Outcome::MJB_INVALID_ARGUMENT);
-        assert_eq!(reason(), Some(Reason::MJB_REASON_CLOSED));
+        assert_eq!(mjb_string_free(s), Outcome::InvalidArgument);
+        assert_eq!(reason(), Some(Reason::Closed));
         assert!(mjb_string_data(s).is_null(), "a freed string has no bytes");
         assert_eq!(mjb_string_len(s), 0);
         let mut local = 0u64;
         let foreign = (&mut local as *mut u64).cast::<mjb_string>();
-        assert_eq!(mjb_string_free(foreign), Outcome::MJB_INVALID_ARGUMENT);
-        assert_eq!(reason(), Some(Reason::MJB_REASON_FOREIGN_HANDLE));
+        assert_eq!(mjb_string_free(foreign), Outcome::InvalidArgument);
+        assert_eq!(reason(), Some(Reason::ForeignHandle));
         assert!(mjb_string_data(foreign).is_null());
         assert_eq!(local, 0, "nothing was written through it");
-        assert_eq!(mjb_string_free(std::ptr::null_mut()), Outcome::MJB_OK);
+        assert_eq!(mjb_string_free(std::ptr::null_mut()), Outcome::Ok);
     }
 }

@@ -10,18 +10,14 @@ use std::os::raw::c_char;
 
 pub fn null_refusal(what: &str) -> Refusal {
     Refusal::new(
-        Outcome::MJB_INVALID_ARGUMENT,
-        Reason::MJB_REASON_NULL_ARGUMENT,
+        Outcome::InvalidArgument,
+        Reason::NullArgument,
         format!("{what} is NULL"),
     )
 }
 
 pub fn out_of_range(what: String) -> Refusal {
-    Refusal::new(
-        Outcome::MJB_INVALID_ARGUMENT,
-        Reason::MJB_REASON_OUT_OF_RANGE,
-        what,
-    )
+    Refusal::new(Outcome::InvalidArgument, Reason::OutOfRange, what)
 }
 
 /// Borrow `(ptr, n)` elements of `T`; NULL only with `n == 0`.
@@ -83,8 +79,8 @@ pub unsafe fn utf8<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a
     };
     std::str::from_utf8(b).map_err(|e| {
         Refusal::new(
-            Outcome::MJB_INVALID_ARGUMENT,
-            Reason::MJB_REASON_INVALID_UTF8,
+            Outcome::InvalidArgument,
+            Reason::InvalidUtf8,
             format!("{what} is not UTF-8: {e}"),
         )
     })

@@ -38,7 +38,7 @@ pub unsafe extern "C" fn mjb_restore_point_capture(
         let out = out_param(out, std::ptr::null_mut(), "out")?;
         let rp = on_endpoint(ep, |e| e.capture(timeout_ms))?;
         *out = issue(rp)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn mjb_restore_point_to_json(
         let out = out_param(out_string, std::ptr::null_mut(), "out_string")?;
         let text = resolve(rp)?.to_json()?;
         *out = new_string(text)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -115,7 +115,7 @@ pub unsafe extern "C" fn mjb_restore_point_from_json(
         let doc = utf8(json, len, "json")?;
         let rp = on_endpoint(ep, |e| e.restore_point_from(doc))?;
         *out = issue(rp)?;
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -135,7 +135,7 @@ pub unsafe extern "C" fn mjb_restore_point_info(
             configuration: rp.configuration(),
             frame: 0,
         };
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }
 
@@ -149,6 +149,6 @@ pub unsafe extern "C" fn mjb_restore_point_free(rp: *mut mjb_restore_point) -> m
             // Outside the table's lock: back to its endpoint for the next capture, or dropped.
             crate::endpoint::recycle_restore_point(removed);
         }
-        Ok(Outcome::MJB_OK)
+        Ok(Outcome::Ok)
     })
 }

@@ -398,7 +398,7 @@ impl Catalog {
     pub fn lookup(&self, kind: ObjectKind, name: &str) -> Result<usize, Refusal> {
         self.id(kind, name).ok_or_else(|| {
             Refusal::rejected(
-                Reason::MJB_REASON_UNKNOWN_NAME,
+                Reason::UnknownName,
                 format!("no {} is named {name:?}", kind.name()),
             )
         })
@@ -449,5 +449,5 @@ impl Catalog {
 }
 
 fn out_of_range(message: String) -> Refusal {
-    Refusal::rejected(Reason::MJB_REASON_OUT_OF_RANGE, message)
+    Refusal::rejected(Reason::OutOfRange, message)
 }

@@ -47,7 +47,7 @@ pub fn last_error() -> serde_json::Value {
     unsafe { mjb_last_error(std::ptr::null_mut(), 0, &mut needed) };
     let mut buf = vec![0u8; needed];
     let o = unsafe { mjb_last_error(buf.as_mut_ptr().cast(), buf.len(), &mut needed) };
-    assert_eq!(o, Outcome::MJB_OK);
+    assert_eq!(o, Outcome::Ok);
     buf.pop();
     serde_json::from_slice(&buf).expect("last error is JSON")
 }
@@ -61,7 +61,7 @@ pub fn take_string(s: *mut mjb_string) -> String {
     let len = mjb_string_len(s);
     let data = mjb_string_data(s);
     let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }.to_vec();
-    assert_eq!(mjb_string_free(s), Outcome::MJB_OK);
+    assert_eq!(mjb_string_free(s), Outcome::Ok);
     String::from_utf8(bytes).expect("UTF-8")
 }
 
@@ -81,7 +81,7 @@ impl Drop for Ep {
 pub fn try_open(config: &str) -> Result<Ep, (Outcome, serde_json::Value)> {
     let mut ep = std::ptr::null_mut();
     let o = unsafe { mjb_endpoint_open(config.as_ptr().cast(), config.len(), &mut ep) };
-    if o == Outcome::MJB_OK {
+    if o == Outcome::Ok {
         assert!(!ep.is_null());
         Ok(Ep(ep))
     } else {
@@ -122,7 +122,7 @@ impl Ep {
 
     pub fn step_ok(&self, n: u32) {
         let (o, r) = self.step(n);
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         assert_eq!(r.tick_after - r.tick_before, u64::from(n));
     }
 
@@ -134,7 +134,7 @@ impl Ep {
     pub fn world(&self) -> String {
         let mut s = std::ptr::null_mut();
         let o = unsafe { mjb_world_read(self.0, WAIT_FOREVER, &mut s) };
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         take_string(s)
     }
 
@@ -143,7 +143,7 @@ impl Ep {
     pub fn snapshot(&self) -> String {
         let mut s = std::ptr::null_mut();
         let o = unsafe { mjb_snapshot(self.0, WAIT_FOREVER, &mut s) };
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         take_string(s)
     }
 
@@ -158,7 +158,7 @@ impl Ep {
     pub fn checkpoint(&self) -> String {
         let mut s = std::ptr::null_mut();
         let o = unsafe { mjb_checkpoint_read(self.0, WAIT_FOREVER, &mut s) };
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         take_string(s)
     }
 
@@ -179,13 +179,13 @@ impl Ep {
 
     pub fn safety(&self) -> mjb_safety_state {
         let mut s = mjb_safety_state::default();
-        assert_eq!(unsafe { mjb_safety_read(self.0, &mut s) }, Outcome::MJB_OK);
+        assert_eq!(unsafe { mjb_safety_read(self.0, &mut s) }, Outcome::Ok);
         s
     }
 
     pub fn stop(&self) -> mjb_safety_state {
         let mut s = mjb_safety_state::default();
-        assert_eq!(unsafe { mjb_stop(self.0, &mut s) }, Outcome::MJB_OK);
+        assert_eq!(unsafe { mjb_stop(self.0, &mut s) }, Outcome::Ok);
         s
     }
 
@@ -238,14 +238,14 @@ pub type Frame = (Vec<Vec<f64>>, mjb_frame_info);
 impl Ep {
     pub fn dims(&self) -> mjb_model_dims {
         let mut d = mjb_model_dims::default();
-        assert_eq!(unsafe { mjb_dims(self.0, &mut d) }, Outcome::MJB_OK);
+        assert_eq!(unsafe { mjb_dims(self.0, &mut d) }, Outcome::Ok);
         d
     }
 
     pub fn field_len(&self, f: Field) -> usize {
         let mut n = 0usize;
         let o = unsafe { mjb_frame_field_len(self.0, f as i32, &mut n) };
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
         n
     }
 
@@ -267,7 +267,7 @@ impl Ep {
             .collect();
         let mut info = mjb_frame_info::default();
         let o = unsafe { mjb_frame_read_many(self.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
-        if o != Outcome::MJB_OK {
+        if o != Outcome::Ok {
             return Err((o.into(), last_error()));
         }
         for (r, b) in reqs.iter().zip(&bufs) {
@@ -305,7 +305,7 @@ impl Ep {
 
     pub fn input_ok(&self, f: Field, id: i32, values: &[f64]) {
         let (o, _) = self.input(f, id, values);
-        assert_eq!(o, Outcome::MJB_OK, "{:?}", last_error());
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
     }
 
     /// Inputs then `nstep` steps in one call.
@@ -400,7 +400,7 @@ impl Contention {
                         std::ptr::null_mut(),
                     )
                 };
-                assert_eq!(o, Outcome::MJB_OK);
+                assert_eq!(o, Outcome::Ok);
                 steps += 1;
             }
             steps
