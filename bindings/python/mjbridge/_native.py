@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 # Re-exported: the rest of the binding takes them from here.
 from ._native_gen import (
