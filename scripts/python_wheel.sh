@@ -11,7 +11,7 @@
 #   OUT_DIR/mjbridge-X.Y.Z-py3-none-manylinux_2_NN_aarch64.whl   (Linux aarch64: Jetson, Pi)
 #   OUT_DIR/mjbridge-X.Y.Z-py3-none-win_amd64.whl                (Windows x86_64)
 #
-#     mjbridge/__init__.py, _native.py, py.typed     the ctypes binding and its type hints
+#     mjbridge/__init__.py, _native.py, _native_gen.py, gymnasium.py, py.typed   the binding, its generated declarations, the Gymnasium env, its type hints
 #     mjbridge/_lib/libmjbridge.so.0                  the release library (RUNPATH $ORIGIN), or
 #                   mjbridge.dll                      on Windows
 #     mjbridge/_lib/libmujoco.so.A.B.C                the exact MuJoCo it was linked against (the

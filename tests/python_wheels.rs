@@ -732,16 +732,17 @@ fn windows_wheel_holds_the_bridge_and_mujoco_dlls_only_and_they_run_under_wine()
         .collect();
     plugins.sort();
     assert!(plugins.iter().any(|p| p == "actuator.dll"), "{plugins:?}");
-    let mut want: Vec<String> = [
-        "__init__.py",
-        "_native.py",
-        "py.typed",
-        "_lib/mjbridge.dll",
-        "_lib/mujoco.dll",
-    ]
-    .iter()
-    .map(|n| format!("mjbridge/{n}"))
-    .collect();
+    // The package's own files (every module and py.typed, as the source folder has them),
+    // then the libraries.
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/python/mjbridge");
+    let mut want: Vec<String> = std::fs::read_dir(&source)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".py") || n == "py.typed")
+        .chain(["_lib/mjbridge.dll".to_owned(), "_lib/mujoco.dll".to_owned()])
+        .map(|n| format!("mjbridge/{n}"))
+        .collect();
+    assert!(want.contains(&"mjbridge/_native.py".to_owned()), "{want:?}");
     want.extend(
         plugins
             .iter()
