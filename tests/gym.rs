@@ -209,6 +209,12 @@ fn gymnasium_env_checks_resets_exactly_and_beats_set_state() {
         .args(["-m", "mypy", "--no-incremental", "-p", "mjbridge"])
         .current_dir(&source));
     assert!(checked.contains("Success: no issues found"), "{checked}");
+    // The example shows an exact reset, which MuJoCo 2.2.2's basic profile does not promise
+    // (test_gymnasium.py checks what it does promise there).
+    if std::env::var("MJB_EXPECT_ENGINE").as_deref() == Ok("2.2.2") {
+        eprintln!("gym_exact_reset.py: needs the integration profile; 2.2.2 has the basic one");
+        return;
+    }
     let example = run(Command::new(&py)
         .arg(root().join("examples/python/gym_exact_reset.py"))
         .arg(root().join("tests/models/gym_act.xml"))
