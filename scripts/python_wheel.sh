@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a platform wheel of the Python binding that carries the library, for an index:
 #
-#   bash scripts/python_wheel.sh OUT_DIR [--target TRIPLE] [--target-dir DIR] [--from-prefix PREFIX]
+#   bash scripts/python_wheel.sh OUT_DIR [--target TRIPLE] [--target-dir DIR] [--from-prefix PREFIX] [--local]
 #   bash scripts/python_wheel.sh --install-tools
 #
 # TRIPLE is x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu or x86_64-pc-windows-gnu
@@ -36,7 +36,10 @@
 # allow (the newest GLIBC_ one any of them needs: today GLIBC_2.34, Rust's standard library linked
 # against Debian 12's glibc), and `auditwheel repair --plat` retags it (nothing is grafted:
 # libmujoco is inside the wheel and found through $ORIGIN); `auditwheel show` must then confirm
-# that tag for the final wheel, and a wheel it finds only linux_* is refused. Every wheel must pass
+# that tag for the final wheel, and a wheel it finds only linux_* is refused, unless `--local`
+# (a wheel for this machine only, e.g. with a system MuJoCo such as Debian's, whose own
+# dependencies are outside the manylinux set: it keeps linux_<arch>, with a warning, and no index
+# takes it). Every wheel must pass
 # `twine check --strict`. auditwheel and twine run from their own venv (MJB_WHEEL_TOOLS, default
 # target/wheel-tools), made from the pinned packaging/python/wheel-tools.txt when it is missing or
 # stale (from PyPI; `--install-tools` does only that), with the pinned setuptools that builds the
@@ -49,6 +52,7 @@ target=""
 target_dir=""
 from_prefix=""
 install_tools=0
+local_only=0
 usage() { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
     --from-prefix) from_prefix="$2"; shift 2 ;;
     --from-prefix=*) from_prefix="${1#*=}"; shift ;;
     --install-tools) install_tools=1; shift ;;
+    --local) local_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "python_wheel.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "python_wheel.sh: one OUT_DIR, not '$out' and '$1'" >&2; exit 2; }
@@ -251,10 +256,17 @@ if [ "$os" = linux ]; then
   step "auditwheel show: consistent with $tag"
   case "$tag" in
     manylinux_2_*_"$arch") ;;
-    *) "$tools/bin/auditwheel" show "$wheel" >&2 || true
+    *) if [ "$local_only" = 1 ]; then
+         echo "python_wheel.sh: warning: auditwheel allows no manylinux tag ('${tag:-nothing}'): a linux_$arch wheel for this machine only (--local)" >&2
+         tag=""
+       else
+       "$tools/bin/auditwheel" show "$wheel" >&2 || true
        echo "python_wheel.sh: auditwheel allows no manylinux tag for this $arch wheel (got '${tag:-nothing}'); an index refuses linux_* wheels" >&2
-       exit 1 ;;
+       exit 1
+       fi ;;
   esac
+fi
+if [ "$os" = linux ] && [ -n "$tag" ]; then
   # Retagged by auditwheel itself (WHEEL's Tag lines, the file name, RECORD); it grafts nothing
   # (every library the bridge needs beyond the manylinux set is in the wheel, found by $ORIGIN),
   # which the unchanged files prove. `--plat auto`: repair offers only the build machine's

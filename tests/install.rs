@@ -193,6 +193,10 @@ fn install() -> Result<Installed, String> {
                 .env("PYTHON", &py);
             if from_wheel {
                 w.env("MJB_MUJOCO_CACHE", &cache);
+            } else {
+                // A system MuJoCo (Debian's) needs libraries outside the manylinux set: the
+                // wheel is for this machine only.
+                w.arg("--local");
             }
             let out = w.output().map_err(|e| e.to_string())?;
             print!("{}", String::from_utf8_lossy(&out.stdout));
@@ -892,9 +896,11 @@ fn python_wheel_carries_the_library_and_runs_in_a_fresh_venv() {
     let i = installed();
     let wheel = i.wheel.as_ref().expect("the wheel was built");
     let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
-    // The manylinux tag auditwheel derives (tests/python_wheels.rs checks it).
+    // The manylinux tag auditwheel derives (tests/python_wheels.rs checks it); a wheel that
+    // bundles a system MuJoCo is linux_ (`--local`).
+    let platform = if i.bundled { "manylinux_2_" } else { "linux_" };
     assert!(
-        name.starts_with(&format!("mjbridge-{}-py3-none-manylinux_2_", i.version))
+        name.starts_with(&format!("mjbridge-{}-py3-none-{platform}", i.version))
             && name.ends_with(&format!("_{}.whl", std::env::consts::ARCH)),
         "{name}"
     );
