@@ -238,6 +238,9 @@ impl Requests for One<'_> {
     fn out(&mut self, _: usize) -> &mut [f64] {
         self.out
     }
+    fn cap(&self, _: usize) -> usize {
+        self.out.len()
+    }
     fn set_written(&mut self, _: usize, n: usize) {
         self.written = n;
     }
@@ -263,6 +266,14 @@ impl Requests for Many<'_> {
         // SAFETY: checked at the boundary (`slice_mut` on every request): buf holds cap
         // doubles for the call.
         unsafe { std::slice::from_raw_parts_mut(r.buf, r.cap) }
+    }
+    fn cap(&self, k: usize) -> usize {
+        let r = &self.reqs[k];
+        if r.buf.is_null() {
+            0
+        } else {
+            r.cap
+        }
     }
     fn set_written(&mut self, k: usize, n: usize) {
         self.reqs[k].written = n;
