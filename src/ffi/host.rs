@@ -7,7 +7,7 @@ use super::boundary::{call, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
 use super::last_error;
 use super::pointer::{
-    admission, c_str, null_refusal, out_of_range, out_param, slice, slice_mut, zeroed,
+    admission, c_str, null_refusal, out_of_range, out_param, out_zeroed, slice, slice_mut, zeroed,
 };
 use super::types::mjb_log_fn;
 use super::types::{
@@ -70,7 +70,7 @@ unsafe fn copy_c_string(
 #[no_mangle]
 pub unsafe extern "C" fn mjb_dims(ep: *mut mjb_endpoint, out: *mut mjb_model_dims) -> mjb_outcome {
     call(|| {
-        let out = out_param(out, Default::default(), "out")?;
+        let out = out_zeroed(out, "out")?;
         let v = view(ep)?;
         *out = mjb_model_dims::of(&v.dims, v.configuration);
         Ok(Outcome::Ok)
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn mjb_joint_slice(
     out: *mut mjb_joint_adr,
 ) -> mjb_outcome {
     call(|| {
-        let out = out_param(out, Default::default(), "out")?;
+        let out = out_zeroed(out, "out")?;
         let [qa, nq, da, nv] = view(ep)?.catalog.joint(joint)?;
         *out = mjb_joint_adr {
             qpos_adr: qa as u64,

@@ -147,8 +147,8 @@ pub unsafe fn out_param<'a, T>(p: *mut T, empty: T, what: &str) -> Result<&'a mu
 /// the hot reads this is the difference between a store and a stalled copy).
 ///
 /// # Safety
-/// `p` is NULL or valid for writes, and all-zero bytes are a valid `T` (its empty value).
-pub unsafe fn out_zeroed<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Refusal> {
+/// `p` is NULL or valid for writes.
+pub unsafe fn out_zeroed<'a, T: Zeroed>(p: *mut T, what: &str) -> Result<&'a mut T, Refusal> {
     if p.is_null() {
         return Err(null_refusal(what));
     }
@@ -170,6 +170,8 @@ unsafe impl Zeroed for super::mjb_report {}
 unsafe impl Zeroed for super::mjb_read_info {}
 unsafe impl Zeroed for super::mjb_frame_info {}
 unsafe impl Zeroed for super::mjb_safety_state {}
+unsafe impl Zeroed for super::mjb_model_dims {}
+unsafe impl Zeroed for super::mjb_joint_adr {}
 
 /// A nullable out-param, zeroed on entry (in place).
 ///
@@ -201,6 +203,8 @@ mod tests {
         zero_is_empty::<crate::ffi::mjb_read_info>();
         zero_is_empty::<crate::ffi::mjb_frame_info>();
         zero_is_empty::<crate::ffi::mjb_safety_state>();
+        zero_is_empty::<crate::ffi::mjb_model_dims>();
+        zero_is_empty::<crate::ffi::mjb_joint_adr>();
         assert!(unsafe { zeroed::<usize>(std::ptr::null_mut()) }.is_none());
     }
 }
