@@ -143,16 +143,21 @@ impl Slot {
 /// the sequence numbers the writer stores are on lines no other endpoint writes.
 #[repr(align(128))]
 struct FrameBuf {
-    /// (field, offset after the header, length) of every selected field, in field order.
-    layout: Vec<(Field, usize, usize)>,
-    /// Where each field is in `layout`.
-    at: [Option<usize>; FIELD_COUNT],
+    /// Where each selected field is in a slot (`None`: not selected).
+    at: [Option<Span>; FIELD_COUNT],
     /// What a publication copies: the fields with values, each with where it comes from
     /// (decided once per configuration, not per publication).
     copies: Vec<Copy>,
     mask: u64,
     latest: AtomicUsize,
     slots: [Slot; SLOTS],
+}
+
+/// A selected field's words in a slot: `len` values from `offset` (after the header).
+#[derive(Clone, Copy)]
+struct Span {
+    offset: usize,
+    len: usize,
 }
 
 /// One field of a publication: `len` values at `offset` in the slot.
@@ -180,7 +185,7 @@ impl FrameBuf {
         let mut offset = HEADER;
         for &f in &sel.fields {
             let len = f.len(dims);
-            at[f.index()] = Some(layout.len());
+            at[f.index()] = Some(Span { offset, len });
             layout.push((f, offset, len));
             offset += len;
         }
@@ -202,7 +207,6 @@ impl FrameBuf {
             })
             .collect();
         FrameBuf {
-            layout,
             at,
             copies,
             mask: sel.mask(),
@@ -234,6 +238,8 @@ pub trait Requests {
     fn count(&self) -> usize;
     fn field(&self, k: usize) -> Field;
     fn out(&mut self, k: usize) -> &mut [f64];
+    /// How many doubles request `k`'s buffer holds (`out(k).len()`).
+    fn cap(&self, k: usize) -> usize;
     fn set_written(&mut self, k: usize, n: usize);
 }
 
@@ -246,6 +252,9 @@ impl Requests for [Request<'_>] {
     }
     fn out(&mut self, k: usize) -> &mut [f64] {
         self[k].out
+    }
+    fn cap(&self, k: usize) -> usize {
+        self[k].out.len()
     }
     fn set_written(&mut self, k: usize, n: usize) {
         self[k].written = n;
@@ -269,28 +278,15 @@ impl View {
     /// Whether every request can be served from this configuration's frames: its field is
     /// selected and its buffer holds it (the pointer names the request). Zeroes `written`.
     pub fn check<R: Requests + ?Sized>(&self, requests: &mut R) -> Result<(), Refusal> {
-        let fb = &self.frames;
         for k in 0..requests.count() {
             requests.set_written(k, 0);
             let f = requests.field(k);
-            let Some(i) = fb.at[f.index()] else {
-                return Err(Refusal::rejected(
-                    Reason::NotInFrame,
-                    format!(
-                        "{} is not published: the endpoint's \"frame\" selection does not list it",
-                        f.name()
-                    ),
-                )
-                .at(format!("/requests/{k}/field")));
+            let Some(s) = self.frames.at[f.index()] else {
+                return Err(not_in_frame(f, k));
             };
-            let len = fb.layout[i].2;
-            let cap = requests.out(k).len();
-            if cap < len {
-                return Err(Refusal::rejected(
-                    Reason::Dimension,
-                    format!("{} has {len} values; the buffer holds {cap}", f.name()),
-                )
-                .at(format!("/requests/{k}/cap")));
+            let cap = requests.cap(k);
+            if cap < s.len {
+                return Err(too_small(f, s.len, cap, k));
             }
         }
         Ok(())
@@ -300,10 +296,7 @@ impl View {
     pub fn read<R: Requests + ?Sized>(&self, requests: &mut R) -> Result<FrameInfo, Refusal> {
         self.check(requests)?;
         let fb = &self.frames;
-        let span = |f: Field| {
-            let (_, offset, len) = fb.layout[fb.at[f.index()].expect("checked")];
-            (offset, len)
-        };
+        let span = |f: Field| fb.at[f.index()].expect("checked");
         let mut retries = 0u64;
         loop {
             let slot = &fb.slots[fb.latest.load(Acquire)];
@@ -312,13 +305,13 @@ impl View {
                 let w = slot.words();
                 let header: [u64; HEADER] = std::array::from_fn(|i| w[i].load(Relaxed));
                 for k in 0..requests.count() {
-                    let (offset, len) = span(requests.field(k));
-                    load(&w[offset..offset + len], &mut requests.out(k)[..len]);
+                    let s = span(requests.field(k));
+                    load(&w[s.offset..s.offset + s.len], requests.out(k));
                 }
                 fence(Acquire);
                 if slot.seq.load(Relaxed) == s1 {
                     for k in 0..requests.count() {
-                        let len = span(requests.field(k)).1;
+                        let len = span(requests.field(k)).len;
                         requests.set_written(k, len);
                     }
                     return Ok(FrameInfo {
@@ -340,7 +333,7 @@ impl View {
 
     /// Length of a field in this configuration's frames, None when it is not selected.
     pub fn field_len(&self, f: Field) -> Option<usize> {
-        self.frames.at[f.index()].map(|i| self.frames.layout[i].2)
+        self.frames.at[f.index()].map(|s| s.len)
     }
 
     /// How many doubles a frame carries for `f`, refused when `f` is not selected.
@@ -352,6 +345,27 @@ impl View {
             )
         })
     }
+}
+
+#[cold]
+fn not_in_frame(f: Field, k: usize) -> Refusal {
+    Refusal::rejected(
+        Reason::NotInFrame,
+        format!(
+            "{} is not published: the endpoint's \"frame\" selection does not list it",
+            f.name()
+        ),
+    )
+    .at(format!("/requests/{k}/field"))
+}
+
+#[cold]
+fn too_small(f: Field, len: usize, cap: usize, k: usize) -> Refusal {
+    Refusal::rejected(
+        Reason::Dimension,
+        format!("{} has {len} values; the buffer holds {cap}", f.name()),
+    )
+    .at(format!("/requests/{k}/cap"))
 }
 
 // The payload copies. In the language's terms each is a loop of relaxed 8-byte atomic

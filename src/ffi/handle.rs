@@ -259,6 +259,8 @@ impl<C: Cell> Shard<C> {
     }
 
     /// Why a lookup of `n` failed, under the writer lock (a refusal's path only).
+    #[cold]
+    #[inline(never)]
     fn diagnose(&self, n: Number) -> Gone {
         let w = self.writer.0.lock();
         match self.slot(n.index) {
@@ -375,6 +377,7 @@ impl<C: Cell> Handles<C> {
     }
 
     /// The refusal for a number that did not resolve: the same shape for every kind.
+    #[cold]
     pub fn refusal(&self, gone: Gone) -> Refusal {
         let (reason, message) = match gone {
             Gone::Freed => (Reason::Closed, self.kind.gone),

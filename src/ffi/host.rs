@@ -7,7 +7,7 @@ use super::boundary::{call, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
 use super::last_error;
 use super::pointer::{
-    admission, c_str, null_refusal, out_of_range, out_param, slice, slice_mut, zeroed,
+    admission, c_str, null_refusal, out_of_range, out_param, out_zeroed, slice, slice_mut, zeroed,
 };
 use super::types::mjb_log_fn;
 use super::types::{
@@ -70,7 +70,7 @@ unsafe fn copy_c_string(
 #[no_mangle]
 pub unsafe extern "C" fn mjb_dims(ep: *mut mjb_endpoint, out: *mut mjb_model_dims) -> mjb_outcome {
     call(|| {
-        let out = out_param(out, Default::default(), "out")?;
+        let out = out_zeroed(out, "out")?;
         let v = view(ep)?;
         *out = mjb_model_dims::of(&v.dims, v.configuration);
         Ok(Outcome::Ok)
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn mjb_joint_slice(
     out: *mut mjb_joint_adr,
 ) -> mjb_outcome {
     call(|| {
-        let out = out_param(out, Default::default(), "out")?;
+        let out = out_zeroed(out, "out")?;
         let [qa, nq, da, nv] = view(ep)?.catalog.joint(joint)?;
         *out = mjb_joint_adr {
             qpos_adr: qa as u64,
@@ -238,6 +238,9 @@ impl Requests for One<'_> {
     fn out(&mut self, _: usize) -> &mut [f64] {
         self.out
     }
+    fn cap(&self, _: usize) -> usize {
+        self.out.len()
+    }
     fn set_written(&mut self, _: usize, n: usize) {
         self.written = n;
     }
@@ -263,6 +266,14 @@ impl Requests for Many<'_> {
         // SAFETY: checked at the boundary (`slice_mut` on every request): buf holds cap
         // doubles for the call.
         unsafe { std::slice::from_raw_parts_mut(r.buf, r.cap) }
+    }
+    fn cap(&self, k: usize) -> usize {
+        let r = &self.reqs[k];
+        if r.buf.is_null() {
+            0
+        } else {
+            r.cap
+        }
     }
     fn set_written(&mut self, k: usize, n: usize) {
         self.reqs[k].written = n;

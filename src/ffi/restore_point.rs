@@ -5,7 +5,7 @@
 use super::boundary::{call, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
 use super::handle::{self, resolve};
-use super::pointer::{admission, out_param, utf8};
+use super::pointer::{admission, out_param, out_zeroed, utf8};
 use super::string::{mjb_string, new_string};
 use super::types::{mjb_endpoint, mjb_expect, mjb_read_info, mjb_report, mjb_restore_point};
 use crate::endpoint::RestorePoint;
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn mjb_restore_point_info(
     info: *mut mjb_read_info,
 ) -> mjb_outcome {
     call(|| {
-        let info = out_param(info, Default::default(), "info")?;
+        let info = out_zeroed(info, "info")?;
         let rp = resolve(rp)?;
         *info = mjb_read_info {
             tick: rp.tick(),
