@@ -142,6 +142,10 @@ impl Endpoint {
                 if work.stop_latched() {
                     return Answer::refused(stop_refusal(), before, before);
                 }
+                if let Some(h) = n.history.as_mut() {
+                    h.begin(&n.mj, n.tick);
+                    h.record(n.tick, inputs);
+                }
                 written = inputs::apply(&mut n.mj, inputs);
                 // Step frames show the inputs; publish them alone when no step follows.
                 if nstep == 0 || !n.writer.publishes_every_step() {
@@ -168,6 +172,9 @@ impl Endpoint {
                         break;
                     }
                 };
+                if let Some(h) = n.history.as_mut() {
+                    h.begin(&n.mj, n.tick);
+                }
                 // The step zeroes MuJoCo's reset-warning counters first (a reset zeroes them
                 // and then counts itself again, so a counter left at 1 would hide the next).
                 let now = match n.mj.step() {
@@ -179,6 +186,9 @@ impl Endpoint {
                         return a;
                     }
                 };
+                if let Some(h) = n.history.as_mut() {
+                    h.stepped(&n.mj, n.tick, &n.pre);
+                }
                 n.tick += 1;
                 self.safety.publish_tick(n.tick);
                 if n.writer.publishes_every_step() {
@@ -232,6 +242,15 @@ impl Endpoint {
             .at(ptr);
             return Answer::refused(r, n.tick, n.tick);
         }
+        if let Some(h) = n.history.as_mut() {
+            h.begin(&n.mj, n.tick);
+            let ctrl = Input {
+                field: Field::Ctrl,
+                id: None,
+                values: ctrl,
+            };
+            h.record(n.tick, &[ctrl]);
+        }
         n.mj.write_ctrl(ctrl);
         n.writer
             .publish_after_input(&mut n.mj, n.tick, native::fields::Field::Ctrl.bit());
@@ -243,6 +262,10 @@ impl Endpoint {
         self.mutate(call, |n, _| {
             if let Some(r) = replaced_meanwhile(n, shape, "the inputs") {
                 return Answer::refused(r, n.tick, n.tick);
+            }
+            if let Some(h) = n.history.as_mut() {
+                h.begin(&n.mj, n.tick);
+                h.record(n.tick, inputs);
             }
             let written = inputs::apply(&mut n.mj, inputs);
             n.writer.publish_after_input(&mut n.mj, n.tick, written);

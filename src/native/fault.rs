@@ -22,6 +22,9 @@ pub enum Fault {
     StepError = 5,
     /// The next mutation panics inside the boundary.
     Panic = 6,
+    /// The next engine step runs, then its `qpos[0]` moves one ulp and nothing is raised: a
+    /// silent divergence (what a rewind's verification must catch).
+    StepPerturbed = 7,
 }
 
 impl Fault {
@@ -34,6 +37,7 @@ impl Fault {
             RollbackUnproven,
             StepError,
             Panic,
+            StepPerturbed,
         ]
         .into_iter()
         .find(|f| *f as i32 == v)
@@ -47,6 +51,7 @@ pub(super) struct Faults {
     corrupt_writes: u32,
     step_error: bool,
     panic: bool,
+    perturb_step: bool,
 }
 
 impl Faults {
@@ -108,7 +113,20 @@ impl Mujoco {
             Fault::RollbackUnproven => self.faults.corrupt_writes = 2,
             Fault::StepError => self.faults.step_error = true,
             Fault::Panic => self.faults.panic = true,
+            Fault::StepPerturbed => self.faults.perturb_step = true,
         }
+    }
+
+    /// After a step: an armed perturbation moves `qpos[0]` one ulp.
+    pub(super) fn perturb_after_step(&mut self) -> Result<(), NativeError> {
+        if !std::mem::take(&mut self.faults.perturb_step) {
+            return Ok(());
+        }
+        let mut p = self.public();
+        if let Some(q) = p.qpos.first_mut() {
+            *q = next_up(*q);
+        }
+        self.write_public(&p)
     }
 }
 
