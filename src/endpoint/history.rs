@@ -102,7 +102,11 @@ impl Summary {
         let s = self.seq.load(Ordering::Relaxed);
         self.seq.store(s + 1, Ordering::Relaxed);
         fence(Ordering::Release);
-        for (f, v) in self.fields.iter().zip([i.oldest, i.newest, i.keyframes, i.bytes]) {
+        for (f, v) in self
+            .fields
+            .iter()
+            .zip([i.oldest, i.newest, i.keyframes, i.bytes])
+        {
             f.store(v, Ordering::Relaxed);
         }
         self.seq.store(s + 2, Ordering::Release);

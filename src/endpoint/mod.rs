@@ -174,7 +174,10 @@ fn check_history(config: &Config, profile: Profile) -> Result<(), Refusal> {
 }
 
 /// A new recorder for a model configuration (open, adopt, replacement).
-fn recorder(config: Option<crate::config::HistoryConfig>, shape: &Shape) -> Option<history::History> {
+fn recorder(
+    config: Option<crate::config::HistoryConfig>,
+    shape: &Shape,
+) -> Option<history::History> {
     let l = shape.layout.as_ref()?;
     config.map(|c| history::History::new(c, l.sig, l.size))
 }

@@ -22,8 +22,9 @@ pub enum Fault {
     StepError = 5,
     /// The next mutation panics inside the boundary.
     Panic = 6,
-    /// The next engine step runs, then its `qpos[0]` moves one ulp and nothing is raised: a
-    /// silent divergence (what a rewind's verification must catch).
+    /// The next engine step runs, then its `qpos[0]` moves by 1e-6 and nothing is raised: a
+    /// silent divergence (what a rewind's verification must catch; one ulp of a position
+    /// near 0 would vanish in the next step's sum).
     StepPerturbed = 7,
 }
 
@@ -117,14 +118,14 @@ impl Mujoco {
         }
     }
 
-    /// After a step: an armed perturbation moves `qpos[0]` one ulp.
+    /// After a step: an armed perturbation moves `qpos[0]` by 1e-6.
     pub(super) fn perturb_after_step(&mut self) -> Result<(), NativeError> {
         if !std::mem::take(&mut self.faults.perturb_step) {
             return Ok(());
         }
         let mut p = self.public();
         if let Some(q) = p.qpos.first_mut() {
-            *q = next_up(*q);
+            *q += 1e-6;
         }
         self.write_public(&p)
     }
