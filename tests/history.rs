@@ -610,7 +610,7 @@ fn a_restore_ahead_clears_the_history_and_starts_from_it() {
 #[test]
 fn the_window_is_bounded_and_its_memory_steady() {
     let ep = recording(50, 10);
-    let mut run = |ticks: u64| {
+    let run = |ticks: u64| {
         for k in 0..ticks {
             assert_eq!(ep.set_ctrl(&[(k % 7) as f64 / 7.0, -0.2]), Outcome::Ok);
             ep.step_ok(1);

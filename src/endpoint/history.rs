@@ -387,6 +387,16 @@ impl History {
     }
 }
 
+impl Native {
+    /// Record input writes about to be made at the current tick (a recording endpoint).
+    pub(super) fn record_inputs(&mut self, inputs: &[Input]) {
+        if let Some(h) = self.history.as_mut() {
+            h.begin(&self.mj, self.tick);
+            h.record(self.tick, inputs);
+        }
+    }
+}
+
 /// Discontinuity keyframes a window keeps beyond its periodic ones.
 const DISCONTINUITIES: usize = 32;
 
