@@ -25,8 +25,8 @@ fn rewind(ep: &Ep, tick: u64) -> (Outcome, mjb_report) {
     (o.into(), r)
 }
 
-fn info(ep: &Ep) -> (Outcome, mjb_history_info) {
-    let mut i = mjb_history_info {
+fn info(ep: &Ep) -> (Outcome, mjb_history_state) {
+    let mut i = mjb_history_state {
         oldest_tick: 7,
         ..Default::default()
     };
@@ -34,7 +34,7 @@ fn info(ep: &Ep) -> (Outcome, mjb_history_info) {
     (o.into(), i)
 }
 
-fn info_ok(ep: &Ep) -> mjb_history_info {
+fn info_ok(ep: &Ep) -> mjb_history_state {
     let (o, i) = info(ep);
     assert_eq!(o, Outcome::Ok, "{:?}", last_error());
     i
@@ -275,7 +275,7 @@ fn without_history_nothing_is_recorded_and_rewind_is_refused() {
         .contains("no history"));
     let (o, i) = info(&ep);
     assert_eq!(o, Outcome::Rejected);
-    assert_eq!(i, mjb_history_info::default(), "zeroed on entry");
+    assert_eq!(i, mjb_history_state::default(), "zeroed on entry");
     assert_eq!((ep.hash(), ep.frame_info()), before);
     let o = unsafe { mjb_history_info(ep.0, std::ptr::null_mut()) };
     assert_eq!(Outcome::from(o), Outcome::InvalidArgument);

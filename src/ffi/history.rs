@@ -6,7 +6,7 @@
 use super::boundary::{call, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
 use super::pointer::{admission, out_param};
-use super::types::{mjb_endpoint, mjb_expect, mjb_history_info, mjb_report};
+use super::types::{mjb_endpoint, mjb_expect, mjb_history_state, mjb_report};
 use crate::outcome::Outcome;
 
 /// Rewind to `tick`: restore the exact state the endpoint had at that tick of its own
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn mjb_rewind_if(
 #[no_mangle]
 pub unsafe extern "C" fn mjb_history_info(
     ep: *mut mjb_endpoint,
-    info: *mut mjb_history_info,
+    info: *mut mjb_history_state,
 ) -> mjb_outcome {
     call(|| {
         let info = out_param(info, Default::default(), "info")?;

@@ -206,7 +206,7 @@ impl From<crate::endpoint::Seen> for mjb_read_info {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
-pub struct mjb_history_info {
+pub struct mjb_history_state {
     /// The oldest tick `mjb_rewind` reaches (the first keyframe's).
     pub oldest_tick: u64,
     /// The newest tick `mjb_rewind` reaches (after a rewind back, the branch it left is kept
@@ -218,9 +218,9 @@ pub struct mjb_history_info {
     pub bytes: u64,
 }
 
-impl From<crate::endpoint::HistoryInfo> for mjb_history_info {
+impl From<crate::endpoint::HistoryInfo> for mjb_history_state {
     fn from(i: crate::endpoint::HistoryInfo) -> Self {
-        mjb_history_info {
+        mjb_history_state {
             oldest_tick: i.oldest,
             newest_tick: i.newest,
             keyframes: i.keyframes,
