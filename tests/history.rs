@@ -632,3 +632,36 @@ fn the_window_is_bounded_and_its_memory_steady() {
     assert_eq!(rewind(&ep, 600).0, Outcome::Ok);
     assert_eq!(ep.checkpoint(), cp);
 }
+
+/// The state at a past tick is the one its step started from: the inputs of `mjb_write_step`
+/// at that tick included. Rewinding to it and stepping once reproduces the next tick exactly.
+#[cfg(mjb_integration)]
+#[test]
+fn a_rewound_tick_continues_exactly_into_the_next() {
+    let ep = recording(100, 10);
+    let mut arrival = BTreeMap::new();
+    for i in 0..80u64 {
+        let tick = ep.frame_info().tick;
+        arrival.insert(tick, ep.checkpoint());
+        let ctrl = [((i * 7) % 11) as f64 / 11.0 - 0.5, 0.3];
+        if i % 2 == 0 {
+            assert_eq!(ep.set_ctrl(&ctrl), Outcome::Ok);
+            ep.step_ok(1);
+        } else {
+            let f = vec![0.01 * i as f64; ep.dims().nv as usize];
+            let (o, _) =
+                ep.write_step(&[(Field::Ctrl, -1, &ctrl), (Field::QfrcApplied, -1, &f)], 1);
+            assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+        }
+    }
+    let newest = ep.frame_info().tick;
+    arrival.insert(newest, ep.checkpoint());
+    let oldest = info_ok(&ep).oldest_tick;
+    // Downwards: each step after a rewind drops the ticks after it, not the ones below.
+    for t in (oldest..newest).rev().step_by(3) {
+        assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{t}: {:?}", last_error());
+        ep.step_ok(1);
+        assert_eq!(ep.checkpoint(), arrival[&(t + 1)], "tick {t} + 1");
+        assert_eq!(info_ok(&ep).newest_tick, t + 1);
+    }
+}
