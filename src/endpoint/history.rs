@@ -311,15 +311,13 @@ impl History {
             self.truncate_after(before);
         }
         if tick > before || self.keyframes.front().is_none_or(|k| k.tick >= tick) {
+            // Ahead of the timeline (a gap), or before all of it: nothing recorded leads here.
             self.clear();
         } else {
+            // The ticks before `tick` stay (their hashes too); what was recorded at it and
+            // after is another branch. Records at `tick` before the new keyframe are never
+            // replayed again (a replay to `tick` starts at that keyframe).
             self.truncate_after(tick);
-            let keep = tick.saturating_sub(self.first_hash) as usize;
-            self.hashes.truncate(keep);
-        }
-        self.first_hash = self.first_hash.min(tick);
-        if self.keyframes.is_empty() {
-            self.first_hash = tick;
         }
         self.push_keyframe(tick, Some(state), None);
         self.evict(tick);
