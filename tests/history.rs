@@ -456,6 +456,7 @@ fn a_rewind_is_admitted_while_stopped_and_keeps_the_stop_history() {
 #[cfg(mjb_integration)]
 #[test]
 fn rewinds_race_stop_and_free() {
+    let mut rewound = 0;
     for round in 0..4 {
         let mut ep = recording(80, 8);
         let mut rng = Lcg(round);
@@ -496,14 +497,30 @@ fn rewinds_race_stop_and_free() {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
         });
+        // The summary read without the lock never tears: a window, within the first one.
+        let reader = std::thread::spawn(move || loop {
+            let mut h = mjb_history_state::default();
+            let o = unsafe { mjb_history_info(raw as *mut mjb_endpoint, &mut h) };
+            if Outcome::from(o) != Outcome::Ok {
+                return;
+            }
+            assert!(h.oldest_tick <= h.newest_tick, "{h:?}");
+            assert!(
+                h.oldest_tick >= i.oldest_tick && h.newest_tick == i.newest_tick,
+                "{h:?}"
+            );
+            assert!(h.keyframes >= 1 && h.bytes > 0, "{h:?}");
+        });
         std::thread::sleep(std::time::Duration::from_millis(30));
         assert_eq!(mjb_endpoint_free(ep.0), Outcome::Ok);
         ep.0 = std::ptr::null_mut();
         for t in rewinders {
-            t.join().expect("a rewinder panicked");
+            rewound += t.join().expect("a rewinder panicked");
         }
         stopper.join().expect("the stopper panicked");
+        reader.join().expect("the summary reader panicked");
     }
+    assert!(rewound > 0, "no rewind ran before the frees");
 }
 
 #[cfg(all(mjb_integration, feature = "fault-injection"))]
