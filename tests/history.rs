@@ -627,6 +627,13 @@ fn a_restore_ahead_clears_the_history_and_starts_from_it() {
 #[test]
 fn the_window_is_bounded_and_its_memory_steady() {
     let ep = recording(50, 10);
+    // Before anything is recorded: an empty window at tick 0, the hash ring already held.
+    let at_open = info_ok(&ep);
+    assert_eq!(
+        (at_open.oldest_tick, at_open.newest_tick, at_open.keyframes),
+        (0, 0, 0)
+    );
+    assert!(at_open.bytes >= (50 + 10) * 8, "{at_open:?}");
     let run = |ticks: u64| {
         for k in 0..ticks {
             assert_eq!(ep.set_ctrl(&[(k % 7) as f64 / 7.0, -0.2]), Outcome::Ok);

@@ -98,7 +98,7 @@ pub(super) struct Summary {
 }
 
 impl Summary {
-    fn publish(&self, i: HistoryInfo) {
+    pub(super) fn publish(&self, i: HistoryInfo) {
         let s = self.seq.load(Ordering::Relaxed);
         self.seq.store(s + 1, Ordering::Relaxed);
         fence(Ordering::Release);

@@ -262,6 +262,11 @@ impl Endpoint {
     ) -> Endpoint {
         let shape = Arc::new(shape);
         let size = shape.layout.as_ref().map_or(0, |l| l.size);
+        let history = recorder(config.history, &shape);
+        let history_summary = history::Summary::default();
+        if let Some(h) = &history {
+            history_summary.publish(h.info(0));
+        }
         Endpoint {
             safety: Safety::new(0),
             pool: Default::default(),
@@ -283,7 +288,7 @@ impl Endpoint {
                 last_world_bytes: 0,
                 world_plan: None,
                 writer,
-                history: recorder(config.history, &shape),
+                history,
             }),
             spare: Mutex::new(vec![Buffers::sized(&shape.dims, shape.layout.as_ref())]),
             shape: RwLock::new(shape),
@@ -296,7 +301,7 @@ impl Endpoint {
             },
             selection: config.frame,
             history: config.history,
-            history_summary: Default::default(),
+            history_summary,
         }
     }
 
