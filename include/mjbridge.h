@@ -91,6 +91,17 @@ struct mjData_;
 #define MJB_VERSION_PATCH 0
 
 /**
+ * The largest `window_ticks` (a step's record is one hash: 8 bytes a tick).
+ */
+#define MAX_WINDOW_TICKS 1000000
+
+/**
+ * The most keyframes a window may need (`ceil(window_ticks / keyframe_every)`): what bounds the
+ * memory of the full states kept.
+ */
+#define MAX_WINDOW_KEYFRAMES 4096
+
+/**
  * `timeout_ms` value that waits for the native lock without a deadline.
  */
 #define MJB_WAIT_FOREVER (uint32_t)UINT32_MAX
@@ -385,6 +396,11 @@ enum mjb_reason
    * The restore point was captured on (or read for) another endpoint.
    */
   MJB_REASON_OTHER_ENDPOINT = 47,
+  /**
+   * A rewind's replay did not reach the state recorded at its tick (a state hash that
+   * differs): rolled back to the state before the rewind and proven, never reported done.
+   */
+  MJB_REASON_REPLAY_DIVERGED = 48,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -755,6 +771,29 @@ typedef struct mjb_read_info {
    */
   uint64_t frame;
 } mjb_read_info;
+
+/**
+ * What an endpoint's flight recorder holds (`mjb_history_info`, v0.4).
+ */
+typedef struct mjb_history_state {
+  /**
+   * The oldest tick `mjb_rewind` reaches (the first keyframe's).
+   */
+  uint64_t oldest_tick;
+  /**
+   * The newest tick `mjb_rewind` reaches (after a rewind back, the branch it left is kept
+   * until the next mutation).
+   */
+  uint64_t newest_tick;
+  /**
+   * Keyframes held (complete states: one every `keyframe_every` ticks, one per restore).
+   */
+  uint64_t keyframes;
+  /**
+   * Bytes the recorder holds (its buffers' capacities: keyframes, records, hashes).
+   */
+  uint64_t bytes;
+} mjb_history_state;
 
 /**
  * Model dimensions and the configuration counter, as `mjb_dims` reports them.
@@ -1266,6 +1305,51 @@ mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
                               uint32_t timeout_ms,
                               struct mjb_string **out_string,
                               struct mjb_read_info *info);
+
+/**
+ * Rewind to `tick`: restore the exact state the endpoint had at that tick of its own
+ * timeline (for a past tick, the state that left it, every input write made at it included;
+ * for the newest, the state before the rewind). The nearest keyframe at or before `tick` is
+ * installed, the recorded mutations after it re-applied and the engine stepped to `tick`;
+ * the state reached must have the recorded state hash.
+ * A mutation with the restore's rules: admission (`timeout_ms`), fence (`MJB_FENCED`),
+ * admitted while stopped (the stop history and the latch are kept; the replay runs to its
+ * end), the native phase of a restore (pre-image, guarded setter, bitwise readback) and its
+ * outcomes. A replay that does not reach the recorded state is rolled back to the state before
+ * the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it
+ * likewise (`MJB_REASON_ENGINE_ERROR`). Until the next mutation, the ticks after `tick` are
+ * kept, so a host can rewind back and forth; the next mutation starts a new branch there.
+ * Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without
+ * `"history"`, a tick outside the window (the message names it; `mjb_history_info` reads it).
+ * `report`: nullable. `ep`: a live handle; NULL, closed or foreign handles return
+ * `MJB_INVALID_ARGUMENT`.
+ */
+MJB_API
+mjb_outcome mjb_rewind(struct mjb_endpoint *ep,
+                       uint64_t tick,
+                       uint32_t timeout_ms,
+                       struct mjb_report *report);
+
+/**
+ * `mjb_rewind` with a precondition (`expect` as for `mjb_step_if`; nothing is restored when
+ * it does not hold).
+ */
+MJB_API
+mjb_outcome mjb_rewind_if(struct mjb_endpoint *ep,
+                          const struct mjb_expect *expect,
+                          uint64_t tick,
+                          uint32_t timeout_ms,
+                          struct mjb_report *report);
+
+/**
+ * What the endpoint's flight recorder holds: the oldest and newest tick `mjb_rewind`
+ * reaches, the keyframes and the bytes, into `info` (must not be NULL; zeroed on entry,
+ * filled on `MJB_OK`), as the last mutation left them. Takes no lock; any thread; works on a
+ * fenced endpoint. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`) on an endpoint
+ * without `"history"`. `ep`: a live handle; NULL, closed or foreign handles return
+ * `MJB_INVALID_ARGUMENT`.
+ */
+MJB_API mjb_outcome mjb_history_info(struct mjb_endpoint *ep, struct mjb_history_state *info);
 
 /**
  * The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed

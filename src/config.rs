@@ -21,6 +21,76 @@ pub struct Config {
     pub fidelity: Option<Value>,
     /// What frames carry and when they are published (`"frame"`).
     pub frame: Selection,
+    /// The flight recorder (`"history"`); `None`: nothing is recorded.
+    pub history: Option<HistoryConfig>,
+}
+
+/// `"history": {"window_ticks": N, "keyframe_every": K}`: keep a keyframe every `K` ticks and
+/// every mutation between them, for the last `N` ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryConfig {
+    pub window_ticks: u64,
+    pub keyframe_every: u64,
+}
+
+/// The largest `window_ticks` (a step's record is one hash: 8 bytes a tick).
+pub const MAX_WINDOW_TICKS: u64 = 1_000_000;
+/// The most keyframes a window may need (`ceil(window_ticks / keyframe_every)`): what bounds the
+/// memory of the full states kept.
+pub const MAX_WINDOW_KEYFRAMES: u64 = 4096;
+
+const HISTORY_KEYS: &[&str] = &["window_ticks", "keyframe_every"];
+
+/// The config's `"history"` where the reader stands: null (none) or the strict object.
+fn read_history(r: &mut Reader) -> Member<Option<HistoryConfig>> {
+    if r.kind()? == Kind::Null {
+        r.null()?;
+        return Ok(Ok(None));
+    }
+    if let Some(bad) = schema::expect(r, Kind::Object, "an object")? {
+        return Ok(Err(bad));
+    }
+    let ptr = r.pointer();
+    let (mut window, mut every) = (Slot::Absent, Slot::Absent);
+    let mut m = schema::object(r, HISTORY_KEYS, |r, i| {
+        match i {
+            0 => window = schema::read_int(r, 1, MAX_WINDOW_TICKS.into())?,
+            _ => every = schema::read_int(r, 1, MAX_WINDOW_TICKS.into())?,
+        }
+        Ok(())
+    })?;
+    if let Err(u) = m.refuse_unknown() {
+        return Ok(Err(u));
+    }
+    if let Err(missing) = m.require(&ptr, HISTORY_KEYS, |_| true) {
+        return Ok(Err(missing));
+    }
+    let (window_ticks, keyframe_every) = match (window.get(), every.get()) {
+        (Ok(w), Ok(k)) => (w as u64, k as u64),
+        (Err(b), _) | (_, Err(b)) => return Ok(Err(b)),
+    };
+    if keyframe_every > window_ticks {
+        return Ok(Err(Refusal::rejected(
+            Reason::OutOfRange,
+            format!("keyframe_every {keyframe_every} is more than window_ticks {window_ticks}"),
+        )
+        .at(pointer_push(&ptr, "keyframe_every"))));
+    }
+    if window_ticks.div_ceil(keyframe_every) > MAX_WINDOW_KEYFRAMES {
+        return Ok(Err(Refusal::rejected(
+            Reason::OutOfRange,
+            format!(
+                "window_ticks {window_ticks} / keyframe_every {keyframe_every} needs {} keyframes; at most {MAX_WINDOW_KEYFRAMES} (keyframe_every >= {})",
+                window_ticks.div_ceil(keyframe_every),
+                window_ticks.div_ceil(MAX_WINDOW_KEYFRAMES)
+            ),
+        )
+        .at(pointer_push(&ptr, "keyframe_every"))));
+    }
+    Ok(Ok(Some(HistoryConfig {
+        window_ticks,
+        keyframe_every,
+    })))
 }
 
 /// A member the schema reads as a whole: the outer error is a parse error (it ends the read),
@@ -246,7 +316,9 @@ fn read_fields(r: &mut Reader) -> Member<Vec<Field>> {
     Ok(Ok(fields))
 }
 
-const CONFIG_KEYS: &[&str] = &["model", "name", "seed", "profile", "fidelity", "frame"];
+const CONFIG_KEYS: &[&str] = &[
+    "model", "name", "seed", "profile", "fidelity", "frame", "history",
+];
 
 /// Parse a strict endpoint configuration. `with_model` says whether `model` is required
 /// (open) or not allowed (adopt: the host brings the model).
@@ -263,6 +335,7 @@ pub fn parse_config(text: Text, with_model: bool) -> Result<Config, Refusal> {
     let mut profile = Slot::Absent;
     let mut fidelity = None;
     let mut frame = None;
+    let mut history = None;
     let mut m = schema::object(&mut r, keys, |r, i| {
         match keys[i] {
             "model" => model = Some(read_model(r)?),
@@ -270,7 +343,8 @@ pub fn parse_config(text: Text, with_model: bool) -> Result<Config, Refusal> {
             "seed" => seed = schema::read_u64(r)?,
             "profile" => profile = read_string(r)?,
             "fidelity" => fidelity = Some(read_fidelity(r)?),
-            _ => frame = Some(read_selection(r)?),
+            "frame" => frame = Some(read_selection(r)?),
+            _ => history = Some(read_history(r)?),
         }
         Ok(())
     })?;
@@ -295,6 +369,7 @@ pub fn parse_config(text: Text, with_model: bool) -> Result<Config, Refusal> {
     };
     let fidelity = fidelity.transpose()?.flatten();
     let frame = frame.transpose()?.unwrap_or_default();
+    let history = history.transpose()?.flatten();
     Ok(Config {
         model,
         name,
@@ -302,6 +377,7 @@ pub fn parse_config(text: Text, with_model: bool) -> Result<Config, Refusal> {
         profile,
         fidelity,
         frame,
+        history,
     })
 }
 

@@ -75,6 +75,7 @@ abi_enum! {
         Precondition = "MJB_REASON_PRECONDITION",
         ModelFingerprint = "MJB_REASON_MODEL_FINGERPRINT",
         OtherEndpoint = "MJB_REASON_OTHER_ENDPOINT",
+        ReplayDiverged = "MJB_REASON_REPLAY_DIVERGED",
     }
 }
 

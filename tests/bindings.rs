@@ -756,6 +756,7 @@ fn every_mutation_has_its_precondition_twin() {
             "mjb_input_write",
             "mjb_restore",
             "mjb_restore_point_apply",
+            "mjb_rewind",
             "mjb_set_ctrl",
             "mjb_world_write",
             "mjb_write_step",

@@ -518,6 +518,7 @@ fn cs_param(f: &str, p: &Param, h: &Header) -> String {
         "int32_t" => "int".into(),
         "int32_t *" => "out int".into(),
         "uint32_t" => "uint".into(),
+        "uint64_t" => "ulong".into(),
         _ => panic!("{f}: no C# mapping for the parameter type `{t}`: extend cs_param (and tests/bindings.rs's cs_kinds)"),
     }
 }
@@ -772,6 +773,7 @@ fn py_param(f: &str, t: &str, h: &Header) -> String {
         "int32_t" => "c_int32".into(),
         "int32_t *" => "POINTER(c_int32)".into(),
         "uint32_t" => "c_uint32".into(),
+        "uint64_t" => "c_uint64".into(),
         _ => panic!("{f}: no ctypes mapping for the parameter type `{t}`: extend py_param (and tests/bindings.rs's py_kinds)"),
     }
 }

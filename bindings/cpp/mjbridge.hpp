@@ -786,6 +786,12 @@ class Endpoint {
   // Restore a restore point of this endpoint: the restore's admission, fence, stop rules and
   // native phase (setter, bitwise readback, rollback or fence), without a document. Allocates
   // nothing unless refused.
+  // The exact state at `tick` of the endpoint's history (config "history"): refused with
+  // MJB_REASON_OUT_OF_RANGE outside the window (history()), rolled back with
+  // MJB_REASON_REPLAY_DIVERGED when the replay does not reproduce the recording.
+  Result rewind(uint64_t tick, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return rewind(Expect(), tick, timeout_ms);
+  }
   Result apply(const RestorePoint& rp, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return apply(Expect(), rp, timeout_ms);
   }
@@ -875,6 +881,11 @@ class Endpoint {
                uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return answer([&](mjb_report* r) {
       return mjb_restore_point_apply_if(ep_, expect.get(), rp.get(), timeout_ms, r);
+    });
+  }
+  Result rewind(const Expect& expect, uint64_t tick, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
+    return answer([&](mjb_report* r) {
+      return mjb_rewind_if(ep_, expect.get(), tick, timeout_ms, r);
     });
   }
 
@@ -1113,6 +1124,14 @@ class Endpoint {
     mjb_safety_state s{};
     mjb_outcome o = mjb_safety_read(ep_, &s);
     if (o != MJB_OK) return Expected<mjb_safety_state>::refused(o);
+    return s;
+  }
+  // The history's window (oldest/newest tick), keyframes and bytes; no lock. Refused
+  // (MJB_REASON_OUT_OF_RANGE) on an endpoint without "history".
+  Expected<mjb_history_state> history() const {
+    mjb_history_state s{};
+    mjb_outcome o = mjb_history_info(ep_, &s);
+    if (o != MJB_OK) return Expected<mjb_history_state>::refused(o);
     return s;
   }
   // Refused (MJB_REASON_NOT_STOPPED, ..._UNRESOLVED_NATIVE_WORK, MJB_FENCED) unless stopped,

@@ -233,6 +233,11 @@ namespace MjBridge
         ModelFingerprint = 46,
         /// <summary>The restore point was captured on (or read for) another endpoint.</summary>
         OtherEndpoint = 47,
+        /// <summary>
+        /// A rewind's replay did not reach the state recorded at its tick (a state hash that
+        /// differs): rolled back to the state before the rewind and proven, never reported done.
+        /// </summary>
+        ReplayDiverged = 48,
     }
 
     /// <summary>
@@ -517,6 +522,27 @@ namespace MjBridge
         /// `MJB_EXPECT_FRAME`); 0 for a restore point, which is not a reading of the endpoint.
         /// </summary>
         [FieldOffset(16)] public ulong Frame;
+    }
+
+    /// <summary>What an endpoint's flight recorder holds (`mjb_history_info`, v0.4).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 32)]
+    public partial struct HistoryState
+    {
+        /// <summary>The oldest tick `mjb_rewind` reaches (the first keyframe's).</summary>
+        [FieldOffset(0)] public ulong OldestTick;
+        /// <summary>
+        /// The newest tick `mjb_rewind` reaches (after a rewind back, the branch it left is kept
+        /// until the next mutation).
+        /// </summary>
+        [FieldOffset(8)] public ulong NewestTick;
+        /// <summary>
+        /// Keyframes held (complete states: one every `keyframe_every` ticks, one per restore).
+        /// </summary>
+        [FieldOffset(16)] public ulong Keyframes;
+        /// <summary>
+        /// Bytes the recorder holds (its buffers' capacities: keyframes, records, hashes).
+        /// </summary>
+        [FieldOffset(24)] public ulong Bytes;
     }
 
     /// <summary>
@@ -848,6 +874,45 @@ namespace MjBridge
         /// <summary>Deprecated: use mjb_world_read_info, the same call.</summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_snapshot_info(EndpointHandle ep, uint timeoutMs, out IntPtr outString, out ReadInfo info);
+
+        /// <summary>
+        /// Rewind to `tick`: restore the exact state the endpoint had at that tick of its own
+        /// timeline (for a past tick, the state that left it, every input write made at it
+        /// included; for the newest, the state before the rewind). The nearest keyframe at or
+        /// before `tick` is installed, the recorded mutations after it re-applied and the engine
+        /// stepped to `tick`; the state reached must have the recorded state hash. A mutation with
+        /// the restore's rules: admission (`timeout_ms`), fence (`MJB_FENCED`), admitted while
+        /// stopped (the stop history and the latch are kept; the replay runs to its end), the
+        /// native phase of a restore (pre-image, guarded setter, bitwise readback) and its
+        /// outcomes. A replay that does not reach the recorded state is rolled back to the state
+        /// before the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine
+        /// error in it likewise (`MJB_REASON_ENGINE_ERROR`). Until the next mutation, the ticks
+        /// after `tick` are kept, so a host can rewind back and forth; the next mutation starts a
+        /// new branch there. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed):
+        /// an endpoint without `"history"`, a tick outside the window (the message names it;
+        /// `mjb_history_info` reads it). `report`: nullable. `ep`: a live handle; NULL, closed or
+        /// foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_rewind(EndpointHandle ep, ulong tick, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// `mjb_rewind` with a precondition (`expect` as for `mjb_step_if`; nothing is restored
+        /// when it does not hold).
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_rewind_if(EndpointHandle ep, [In] ref Expect expect, ulong tick, uint timeoutMs, out Report report);
+
+        /// <summary>
+        /// What the endpoint's flight recorder holds: the oldest and newest tick `mjb_rewind`
+        /// reaches, the keyframes and the bytes, into `info` (must not be NULL; zeroed on entry,
+        /// filled on `MJB_OK`), as the last mutation left them. Takes no lock; any thread; works on
+        /// a fenced endpoint. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`) on an endpoint
+        /// without `"history"`. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_history_info(EndpointHandle ep, out HistoryState info);
 
         /// <summary>
         /// The model's dimensions, timestep and configuration counter. `out`: must not be NULL;
@@ -1805,6 +1870,27 @@ namespace MjBridge
         {
             SafetyState s;
             Outcome o = Native.mjb_safety_read(handle, out s);
+            if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
+            return s;
+        }
+
+        /// <summary>Restore the exact state the endpoint had at <paramref name="tick"/> of its
+        /// history (config "history"): the restore's admission, fence and stop rules; outside
+        /// the window Reason.OutOfRange, a replay that does not reproduce the recording rolled
+        /// back with Reason.ReplayDiverged.</summary>
+        public Result Rewind(ulong tick, uint timeoutMs = WaitForever, Expect? expect = null)
+        {
+            Report r;
+            Expect e = Precondition(expect);
+            return Result.Of(Native.mjb_rewind_if(handle, ref e, tick, timeoutMs, out r), r);
+        }
+
+        /// <summary>The history's window (oldest and newest tick), keyframes and bytes; no
+        /// lock. Throws MjbException on an endpoint without "history".</summary>
+        public HistoryState HistoryInfo()
+        {
+            HistoryState s;
+            Outcome o = Native.mjb_history_info(handle, out s);
             if (o != Outcome.Ok) throw new MjbException(o, ErrorDetail.Last());
             return s;
         }

@@ -143,6 +143,7 @@ impl Endpoint {
             },
         );
         let mut answer = f(&mut native, &work);
+        self.publish_history(&native);
         drop(phase);
         answer.report.sequence = sequence;
         answer

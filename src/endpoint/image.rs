@@ -135,27 +135,40 @@ impl Endpoint {
     /// The restore native phase (SPEC §3), under the native lock after admission and the
     /// model check: capture the pre-image, write `target` (guarded setter), read it back bit
     /// for bit, set the tick and publish a frame; a failed setter or readback is rolled back
-    /// and proven, or the endpoint fenced.
+    /// and proven, or the endpoint fenced. A recording endpoint keeps `target` as a
+    /// discontinuity of its history.
     pub(super) fn install(&self, n: &mut Native, target: Image, tick: u64) -> Answer {
+        let before = n.tick;
+        if let Err(a) = self.put(n, target) {
+            return a;
+        }
+        if let (Some(h), Image::State(v)) = (n.history.as_mut(), target) {
+            h.restored(before, tick, v);
+        }
+        n.tick = tick;
+        self.safety.publish_tick(tick);
+        n.writer.publish(&mut n.mj, tick, Cause::Restore);
+        Answer::ok(before, tick)
+    }
+
+    /// Capture the pre-image, write `target` (guarded setter) and read it back bit for bit;
+    /// the tick is left alone. A failure is rolled back and proven, or the endpoint fenced:
+    /// that answer is the error.
+    pub(super) fn put(&self, n: &mut Native, target: Image) -> Result<Pre, Answer> {
         let before = n.tick;
         let pre = match self.capture_pre(n) {
             Ok(img) => img,
             Err(e) => {
-                return Answer::refused(
+                return Err(Answer::refused(
                     engine_refusal(&e, "reading the pre-restore state"),
                     before,
                     before,
-                )
+                ))
             }
         };
-        match Self::write_image(&mut n.mj, &n.shape, target) {
+        Err(match Self::write_image(&mut n.mj, &n.shape, target) {
             Ok(()) => match Self::reads_back(&n.mj, &n.shape, target, &mut n.readback) {
-                Ok(true) => {
-                    n.tick = tick;
-                    self.safety.publish_tick(tick);
-                    n.writer.publish(&mut n.mj, tick, Cause::Restore);
-                    Answer::ok(before, tick)
-                }
+                Ok(true) => return Ok(pre),
                 Ok(false) => self.roll_back(
                     n,
                     pre,
@@ -192,6 +205,6 @@ impl Endpoint {
                     before,
                 )
             }
-        }
+        })
     }
 }

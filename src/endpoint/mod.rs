@@ -13,6 +13,7 @@
 
 mod admission;
 mod answer;
+mod history;
 mod image;
 mod lock;
 mod read;
@@ -23,6 +24,7 @@ mod step;
 pub use crate::safety::SafetyView;
 pub use admission::{Call, Expect};
 pub use answer::{Answer, Report};
+pub use history::{state_hash, HistoryInfo, Record};
 pub use read::Seen;
 pub(crate) use restore_point::recycle as recycle_restore_point;
 pub use restore_point::RestorePoint;
@@ -92,6 +94,8 @@ struct Native {
     world_plan: Option<crate::world::WorldPlan>,
     /// Publishes frames of this pair (see [`frame`]).
     writer: frame::Writer,
+    /// The flight recorder (config `"history"`), for this model configuration.
+    history: Option<history::History>,
 }
 
 pub struct Endpoint {
@@ -114,6 +118,10 @@ pub struct Endpoint {
     /// The readers' end of the frames: no lock.
     frames: frame::Frames,
     selection: frame::Selection,
+    /// The config's `"history"` (a model replacement starts a new recorder with it).
+    history: Option<crate::config::HistoryConfig>,
+    /// The recorder's window, keyframes and bytes, read without the lock.
+    history_summary: history::Summary,
 }
 
 pub(super) fn engine_refusal(e: &NativeError, what: &str) -> Refusal {
@@ -151,6 +159,27 @@ fn resolve_profile(wanted: Option<Profile>) -> Result<Profile, Refusal> {
         .at("/profile")),
         Some(p) => Ok(p),
     }
+}
+
+/// A history needs the complete state: refused on the basic profile (nothing to replay from).
+fn check_history(config: &Config, profile: Profile) -> Result<(), Refusal> {
+    if config.history.is_some() && profile == Profile::Basic {
+        return Err(Refusal::rejected(
+            Reason::Profile,
+            "\"history\" needs the complete integration state (profile mujoco_integration_v1); the basic profile cannot replay exactly",
+        )
+        .at("/history"));
+    }
+    Ok(())
+}
+
+/// A new recorder for a model configuration (open, adopt, replacement).
+fn recorder(
+    config: Option<crate::config::HistoryConfig>,
+    shape: &Shape,
+) -> Option<history::History> {
+    let l = shape.layout.as_ref()?;
+    config.map(|c| history::History::new(c, l.sig, l.size))
 }
 
 fn shape_of(mj: &Mujoco, configuration: u64) -> Result<Shape, Refusal> {
@@ -191,6 +220,7 @@ impl Endpoint {
         let mut config = parse_config(config.text()?, true)?;
         check_engine()?;
         let profile = resolve_profile(config.profile)?;
+        check_history(&config, profile)?;
         let source = config.model.take().expect("open requires model");
         let mut mj = load_model(&source)?;
         let shape = shape_of(&mj, 0)?;
@@ -210,6 +240,7 @@ impl Endpoint {
         let config = parse_config(config.text()?, false)?;
         check_engine()?;
         let profile = resolve_profile(config.profile)?;
+        check_history(&config, profile)?;
         let mut mj = Mujoco::adopt(m, d);
         let ready = shape_of(&mj, 0).and_then(|s| Ok((s, first_frame(&mut mj, &config)?)));
         match ready {
@@ -231,6 +262,11 @@ impl Endpoint {
     ) -> Endpoint {
         let shape = Arc::new(shape);
         let size = shape.layout.as_ref().map_or(0, |l| l.size);
+        let history = recorder(config.history, &shape);
+        let history_summary = history::Summary::default();
+        if let Some(h) = &history {
+            history_summary.publish(h.info(0));
+        }
         Endpoint {
             safety: Safety::new(0),
             pool: Default::default(),
@@ -252,6 +288,7 @@ impl Endpoint {
                 last_world_bytes: 0,
                 world_plan: None,
                 writer,
+                history,
             }),
             spare: Mutex::new(vec![Buffers::sized(&shape.dims, shape.layout.as_ref())]),
             shape: RwLock::new(shape),
@@ -263,6 +300,8 @@ impl Endpoint {
                 (v.to_json(), crate::doc::jcs::of_value(&v))
             },
             selection: config.frame,
+            history: config.history,
+            history_summary,
         }
     }
 
@@ -329,6 +368,7 @@ impl Endpoint {
             n.last_document_bytes = 0;
             n.last_world_bytes = 0;
             *self.spare.lock() = vec![Buffers::sized(&shape.dims, shape.layout.as_ref())];
+            n.history = recorder(self.history, &shape);
             n.shape = shape.clone();
             *self.shape.write() = shape;
             drop(old);

@@ -122,17 +122,7 @@ impl Endpoint {
         self.mutate(call, |n, work| {
             let before = n.tick;
             if before.checked_add(u64::from(nstep)).is_none() {
-                return Answer::refused(
-                    Refusal::rejected(
-                        Reason::TickOverflow,
-                        format!(
-                            "the tick is {before}; {nstep} more steps would pass its maximum {} (no step was taken)",
-                            u64::MAX
-                        ),
-                    ),
-                    before,
-                    before,
-                );
+                return Answer::refused(overflow_refusal(before, nstep), before, before);
             }
             let mut written = 0u64;
             if !inputs.is_empty() {
@@ -142,6 +132,7 @@ impl Endpoint {
                 if work.stop_latched() {
                     return Answer::refused(stop_refusal(), before, before);
                 }
+                n.record_inputs(inputs);
                 written = inputs::apply(&mut n.mj, inputs);
                 // Step frames show the inputs; publish them alone when no step follows.
                 if nstep == 0 || !n.writer.publishes_every_step() {
@@ -164,27 +155,43 @@ impl Endpoint {
                 let pre = match self.capture_pre(n) {
                     Ok(img) => img,
                     Err(e) => {
-                        answer = Some(Answer::refused(engine_refusal(&e, "reading the pre-step state"), before, n.tick));
+                        answer = Some(Answer::refused(
+                            engine_refusal(&e, "reading the pre-step state"),
+                            before,
+                            n.tick,
+                        ));
                         break;
                     }
                 };
+                if let Some(h) = n.history.as_mut() {
+                    h.begin(&n.mj, n.tick)
+                }
                 // The step zeroes MuJoCo's reset-warning counters first (a reset zeroes them
                 // and then counts itself again, so a counter left at 1 would hide the next).
                 let now = match n.mj.step() {
                     Ok(now) => now,
                     Err(e) => {
-                        let what = format!("mj_step raised an engine error at step {} of {nstep}: {}", i + 1, e.message());
+                        let what = format!(
+                            "mj_step raised an engine error at step {} of {nstep}: {}",
+                            i + 1,
+                            e.message()
+                        );
                         let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, before);
                         a.report.engine_resets = resets;
                         return a;
                     }
                 };
+                if let Some(h) = n.history.as_mut() {
+                    h.stepped(&n.mj, n.tick, &n.pre);
+                }
                 n.tick += 1;
                 self.safety.publish_tick(n.tick);
                 if n.writer.publishes_every_step() {
                     n.writer.publish(&mut n.mj, n.tick, Cause::Step);
                 }
-                resets += now.badqpos.max(0) as u64 + now.badqvel.max(0) as u64 + now.badqacc.max(0) as u64;
+                resets += now.badqpos.max(0) as u64
+                    + now.badqvel.max(0) as u64
+                    + now.badqacc.max(0) as u64;
             }
             if !n.writer.publishes_every_step() && n.tick != before {
                 n.writer.publish(&mut n.mj, n.tick, Cause::Step);
@@ -195,15 +202,7 @@ impl Endpoint {
                 n.writer.publish_after_input(&mut n.mj, n.tick, written);
             }
             let mut a = answer.unwrap_or_else(|| Answer::ok(before, n.tick));
-            a.report.engine_resets = resets;
-            if resets > 0 && a.report.outcome == Outcome::Ok && a.report.reason == Reason::None {
-                a.report.reason = Reason::EngineReset;
-                a.detail = Some(Refusal::new(
-                    Outcome::Ok,
-                    Reason::EngineReset,
-                    format!("MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"),
-                ));
-            }
+            note_resets(&mut a, resets);
             a
         })
     }
@@ -232,6 +231,11 @@ impl Endpoint {
             .at(ptr);
             return Answer::refused(r, n.tick, n.tick);
         }
+        n.record_inputs(&[Input {
+            field: Field::Ctrl,
+            id: None,
+            values: ctrl,
+        }]);
         n.mj.write_ctrl(ctrl);
         n.writer
             .publish_after_input(&mut n.mj, n.tick, native::fields::Field::Ctrl.bit());
@@ -244,6 +248,7 @@ impl Endpoint {
             if let Some(r) = replaced_meanwhile(n, shape, "the inputs") {
                 return Answer::refused(r, n.tick, n.tick);
             }
+            n.record_inputs(inputs);
             let written = inputs::apply(&mut n.mj, inputs);
             n.writer.publish_after_input(&mut n.mj, n.tick, written);
             Answer::ok(n.tick, n.tick)
@@ -281,6 +286,32 @@ impl Endpoint {
             Err(r) => return Answer::refused(r, t, t),
         };
         self.write_inputs(&owned.inputs(), &shape, call.into())
+    }
+}
+
+/// A step call whose `nstep` would pass the tick's maximum.
+fn overflow_refusal(before: u64, nstep: u32) -> Refusal {
+    Refusal::rejected(
+        Reason::TickOverflow,
+        format!(
+            "the tick is {before}; {nstep} more steps would pass its maximum {} (no step was taken)",
+            u64::MAX
+        ),
+    )
+}
+
+/// Count the engine's auto-resets in the answer; a plain success says it reset.
+fn note_resets(a: &mut Answer, resets: u64) {
+    a.report.engine_resets = resets;
+    if resets > 0 && a.report.outcome == Outcome::Ok && a.report.reason == Reason::None {
+        a.report.reason = Reason::EngineReset;
+        a.detail = Some(Refusal::new(
+            Outcome::Ok,
+            Reason::EngineReset,
+            format!(
+                "MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"
+            ),
+        ));
     }
 }
 

@@ -161,6 +161,9 @@ pub enum mjb_reason {
     MJB_REASON_MODEL_FINGERPRINT = 46,
     /// The restore point was captured on (or read for) another endpoint.
     MJB_REASON_OTHER_ENDPOINT = 47,
+    /// A rewind's replay did not reach the state recorded at its tick (a state hash that
+    /// differs): rolled back to the state before the rewind and proven, never reported done.
+    MJB_REASON_REPLAY_DIVERGED = 48,
 }
 
 abi_enum!(mjb_reason <=> Reason {
@@ -212,6 +215,7 @@ abi_enum!(mjb_reason <=> Reason {
     MJB_REASON_PRECONDITION <=> Precondition,
     MJB_REASON_MODEL_FINGERPRINT <=> ModelFingerprint,
     MJB_REASON_OTHER_ENDPOINT <=> OtherEndpoint,
+    MJB_REASON_REPLAY_DIVERGED <=> ReplayDiverged,
 });
 
 /// An mjData array a frame can carry (and, for inputs, a typed write can set). Values are part

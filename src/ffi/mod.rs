@@ -10,8 +10,9 @@
 //! - `enums`: the ABI's enums as C sees them, paired with the crate's own types;
 //! - `types`: the `repr(C)` structs and the log callback's type;
 //! - `constants`: the header's constants;
-//! - `endpoint`, `library`, `host`, `restore_point`: the exports (the endpoint's contract;
-//!   strings, errors, names and version; the host surface; restore points);
+//! - `endpoint`, `library`, `host`, `restore_point`, `history`: the exports (the endpoint's
+//!   contract; strings, errors, names and version; the host surface; restore points; history
+//!   and rewind);
 //! - `string`: library-owned result strings.
 //!
 //! The exports are `unsafe extern "C"` because they take raw pointers from C; each one's doc
@@ -24,6 +25,7 @@ mod constants;
 mod endpoint;
 mod enums;
 mod handle;
+mod history;
 mod host;
 mod last_error;
 mod library;
@@ -37,6 +39,7 @@ pub(crate) use boundary::from_c;
 pub use constants::*;
 pub use endpoint::*;
 pub use enums::*;
+pub use history::*;
 pub use host::*;
 pub use library::*;
 pub use restore_point::*;

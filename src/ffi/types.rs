@@ -202,6 +202,33 @@ impl From<crate::endpoint::Seen> for mjb_read_info {
     }
 }
 
+/// What an endpoint's flight recorder holds (`mjb_history_info`, v0.4).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct mjb_history_state {
+    /// The oldest tick `mjb_rewind` reaches (the first keyframe's).
+    pub oldest_tick: u64,
+    /// The newest tick `mjb_rewind` reaches (after a rewind back, the branch it left is kept
+    /// until the next mutation).
+    pub newest_tick: u64,
+    /// Keyframes held (complete states: one every `keyframe_every` ticks, one per restore).
+    pub keyframes: u64,
+    /// Bytes the recorder holds (its buffers' capacities: keyframes, records, hashes).
+    pub bytes: u64,
+}
+
+impl From<crate::endpoint::HistoryInfo> for mjb_history_state {
+    fn from(i: crate::endpoint::HistoryInfo) -> Self {
+        mjb_history_state {
+            oldest_tick: i.oldest,
+            newest_tick: i.newest,
+            keyframes: i.keyframes,
+            bytes: i.bytes,
+        }
+    }
+}
+
 /// Where a joint's values sit in `qpos` and in `qvel` (and every nv-sized field).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -22,6 +22,10 @@ pub enum Fault {
     StepError = 5,
     /// The next mutation panics inside the boundary.
     Panic = 6,
+    /// The next engine step runs, then its `qpos[0]` moves by 1e-6 and nothing is raised: a
+    /// silent divergence (what a rewind's verification must catch; one ulp of a position
+    /// near 0 would vanish in the next step's sum).
+    StepPerturbed = 7,
 }
 
 impl Fault {
@@ -34,6 +38,7 @@ impl Fault {
             RollbackUnproven,
             StepError,
             Panic,
+            StepPerturbed,
         ]
         .into_iter()
         .find(|f| *f as i32 == v)
@@ -47,6 +52,7 @@ pub(super) struct Faults {
     corrupt_writes: u32,
     step_error: bool,
     panic: bool,
+    perturb_step: bool,
 }
 
 impl Faults {
@@ -108,7 +114,20 @@ impl Mujoco {
             Fault::RollbackUnproven => self.faults.corrupt_writes = 2,
             Fault::StepError => self.faults.step_error = true,
             Fault::Panic => self.faults.panic = true,
+            Fault::StepPerturbed => self.faults.perturb_step = true,
         }
+    }
+
+    /// After a step: an armed perturbation moves `qpos[0]` by 1e-6.
+    pub(super) fn perturb_after_step(&mut self) -> Result<(), NativeError> {
+        if !std::mem::take(&mut self.faults.perturb_step) {
+            return Ok(());
+        }
+        let mut p = self.public();
+        if let Some(q) = p.qpos.first_mut() {
+            *q += 1e-6;
+        }
+        self.write_public(&p)
     }
 }
 

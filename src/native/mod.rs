@@ -889,6 +889,8 @@ impl Mujoco {
         msg.status(code)?;
         #[cfg(feature = "fault-injection")]
         self.faults.after_step()?;
+        #[cfg(feature = "fault-injection")]
+        self.perturb_after_step()?;
         Ok(resets)
     }
 

@@ -80,6 +80,7 @@ from . import _native
 from ._native import (
     Expect,
     FrameRequest,
+    HistoryState,
     Input,
     JointAdr,
     ModelDims,
@@ -109,6 +110,7 @@ __all__ = [
     "FrameInfo",
     "FrameReader",
     "FrameRequest",
+    "HistoryState",
     "Input",
     "JointAdr",
     "LogLevel",
@@ -1211,6 +1213,29 @@ class Endpoint:
             raise _refusal(o)
         return s
 
+    def rewind(
+        self,
+        tick: int,
+        timeout_ms: int = WAIT_FOREVER,
+        *,
+        expect: Optional[Expect] = None,
+        **seen: Optional[int],
+    ) -> Report:
+        """Restore the exact state the endpoint had at ``tick`` of its history (config
+        ``"history"``): the restore's admission, fence and stop rules; a tick outside the
+        window is refused (``Reason.OUT_OF_RANGE``), a replay that does not reproduce the
+        recording rolled back (``Reason.REPLAY_DIVERGED``)."""
+        return self._mutate_if("rewind", _precondition(expect, seen), tick, timeout_ms)
+
+    def history_info(self) -> HistoryState:
+        """The history's window (``oldest_tick``, ``newest_tick``), keyframes and bytes; no
+        lock. MjbError (``Reason.OUT_OF_RANGE``) on an endpoint without ``"history"``."""
+        s = HistoryState()
+        o = self._lib.mjb_history_info(self._ep, ctypes.byref(s))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return s
+
     def confirm_paused(self) -> None:
         """Positive acknowledgement of the pause; MjbError unless stopped, with no native work
         in flight, and not fenced."""
@@ -1467,6 +1492,7 @@ _TWINS: Dict[str, str] = {
     "replace_model": "mjb_endpoint_replace_model_if",
     "apply": "mjb_restore_point_apply_if",
     "input": "mjb_input_write_if",
+    "rewind": "mjb_rewind_if",
 }
 
 

@@ -28,6 +28,7 @@ from ._native_gen import (
     Expect as Expect,
     FrameInfo as FrameInfo,
     FrameRequest as FrameRequest,
+    HistoryState as HistoryState,
     Input as Input,
     JointAdr as JointAdr,
     ModelDims as ModelDims,

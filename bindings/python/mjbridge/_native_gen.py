@@ -188,6 +188,9 @@ class Reason(IntEnum):
     MODEL_FINGERPRINT = 46
     # :The restore point was captured on (or read for) another endpoint.
     OTHER_ENDPOINT = 47
+    # :A rewind's replay did not reach the state recorded at its tick (a state hash that differs):
+    # rolled back to the state before the rewind and proven, never reported done.
+    REPLAY_DIVERGED = 48
 
 
 class Field(IntEnum):
@@ -389,6 +392,22 @@ class ReadInfo(_Struct):
         # The publication number of the endpoint's last frame when it was read (for
         # `MJB_EXPECT_FRAME`); 0 for a restore point, which is not a reading of the endpoint.
         ("frame", c_uint64),
+    ]
+
+
+class HistoryState(_Struct):
+    """mjb_history_state: What an endpoint's flight recorder holds (`mjb_history_info`, v0.4)."""
+
+    _fields_ = [
+        # The oldest tick `mjb_rewind` reaches (the first keyframe's).
+        ("oldest_tick", c_uint64),
+        # The newest tick `mjb_rewind` reaches (after a rewind back, the branch it left is kept
+        # until the next mutation).
+        ("newest_tick", c_uint64),
+        # Keyframes held (complete states: one every `keyframe_every` ticks, one per restore).
+        ("keyframes", c_uint64),
+        # Bytes the recorder holds (its buffers' capacities: keyframes, records, hashes).
+        ("bytes", c_uint64),
     ]
 
 
@@ -671,6 +690,32 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # `mjb_checkpoint_read_info`. @deprecated Kept, unchanged: use `mjb_world_read_info`, the same
     # call.
     "mjb_snapshot_info": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING), POINTER(ReadInfo)]),
+    # Rewind to `tick`: restore the exact state the endpoint had at that tick of its own timeline
+    # (for a past tick, the state that left it, every input write made at it included; for the
+    # newest, the state before the rewind). The nearest keyframe at or before `tick` is installed,
+    # the recorded mutations after it re-applied and the engine stepped to `tick`; the state
+    # reached must have the recorded state hash. A mutation with the restore's rules: admission
+    # (`timeout_ms`), fence (`MJB_FENCED`), admitted while stopped (the stop history and the latch
+    # are kept; the replay runs to its end), the native phase of a restore (pre-image, guarded
+    # setter, bitwise readback) and its outcomes. A replay that does not reach the recorded state
+    # is rolled back to the state before the call and proven (`MJB_ROLLED_BACK`,
+    # `MJB_REASON_REPLAY_DIVERGED`); an engine error in it likewise (`MJB_REASON_ENGINE_ERROR`).
+    # Until the next mutation, the ticks after `tick` are kept, so a host can rewind back and
+    # forth; the next mutation starts a new branch there. Refused (`MJB_REJECTED`,
+    # `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without `"history"`, a tick outside
+    # the window (the message names it; `mjb_history_info` reads it). `report`: nullable. `ep`: a
+    # live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+    "mjb_rewind": (OUTCOME, [ENDPOINT, c_uint64, c_uint32, POINTER(Report)]),
+    # `mjb_rewind` with a precondition (`expect` as for `mjb_step_if`; nothing is restored when it
+    # does not hold).
+    "mjb_rewind_if": (OUTCOME, [ENDPOINT, POINTER(Expect), c_uint64, c_uint32, POINTER(Report)]),
+    # What the endpoint's flight recorder holds: the oldest and newest tick `mjb_rewind` reaches,
+    # the keyframes and the bytes, into `info` (must not be NULL; zeroed on entry, filled on
+    # `MJB_OK`), as the last mutation left them. Takes no lock; any thread; works on a fenced
+    # endpoint. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`) on an endpoint without
+    # `"history"`. `ep`: a live handle; NULL, closed or foreign handles return
+    # `MJB_INVALID_ARGUMENT`.
+    "mjb_history_info": (OUTCOME, [ENDPOINT, POINTER(HistoryState)]),
     # The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
     # on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
     # replaced with the model). Any thread. `ep`: a live handle; NULL, closed or foreign handles

@@ -1,0 +1,549 @@
+//! History and rewind: the endpoint's flight recorder (config `"history"`) and
+//! [`Endpoint::rewind`].
+//!
+//! What is kept, in bounded memory, under the native lock:
+//! - **keyframes**: the complete integration state (`mjSTATE_INTEGRATION`) every
+//!   `keyframe_every` ticks, at each discontinuity (a restore, a restore-point apply), and the
+//!   tip when a rewind leaves it; each with its tick, its place in the record stream and its
+//!   hash;
+//! - **records**: every input write between keyframes ([`Record`]: the field, the object, the
+//!   values, the tick it was made at). Steps are not records: a step is the tick advancing, and
+//!   its record is the hash of the state it left ([`state_hash`], XXH3-64 of the state vector,
+//!   taken from the pre-step image the step path captures anyway);
+//! - **tick hashes**: for every tick of the window but the newest, the hash of the state the
+//!   endpoint had when it left that tick (every input write made at it included).
+//!
+//! The state at tick `t` is the state the endpoint last had at `t` on its own timeline: for a
+//! past tick, the state that left it (the next step's pre-image); for the newest, the current
+//! state. A rewind to `t` installs the last keyframe at or before `t`, re-applies the records
+//! after it up to `t` (stepping between them) and compares the hash of the state reached with
+//! the recorded one: a replay that does not reproduce it is rolled back
+//! (`MJB_REASON_REPLAY_DIVERGED`).
+//!
+//! Everything here is allocated once and reused: the per-tick cost is one hash of the
+//! pre-step image and one push into a ring; a keyframe copies the state into a recycled
+//! buffer every `keyframe_every` ticks.
+
+use super::image::Image;
+use super::{Answer, Call, Endpoint, Native};
+use crate::config::{HistoryConfig, MAX_WINDOW_KEYFRAMES};
+use crate::frame::Cause;
+use crate::inputs::Input;
+use crate::native::fields::Field;
+use crate::native::{Mujoco, NativeError};
+use crate::outcome::{Reason, Refusal};
+use std::collections::VecDeque;
+use std::sync::atomic::{fence, AtomicU64, Ordering};
+
+/// The verification hash of a state vector: XXH3-64 (seed 0) of its values' IEEE-754 bits as
+/// little-endian bytes. An export names it so another process can check a replay.
+pub fn state_hash(state: &[f64]) -> u64 {
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: any f64 is 8 initialized bytes; the slice covers exactly the values, and on
+        // a little-endian target their bytes are the little-endian form.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(state.as_ptr().cast::<u8>(), std::mem::size_of_val(state))
+        };
+        twox_hash::XxHash3_64::oneshot(bytes)
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        let bytes: Vec<u8> = state.iter().flat_map(|v| v.to_le_bytes()).collect();
+        twox_hash::XxHash3_64::oneshot(&bytes)
+    }
+}
+
+/// One recorded mutation: an input write (`ctrl`, `qfrc_applied`, `xfrc_applied`, mocap,
+/// `eq_active`; a `set_ctrl` and a world write are input writes) at `tick`, its `len` values
+/// next in the value ring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub tick: u64,
+    pub field: Field,
+    /// The object written (`None`: the whole field).
+    pub id: Option<usize>,
+    pub len: u32,
+}
+
+/// A complete state of the timeline: where replays start.
+#[derive(Debug)]
+struct Keyframe {
+    tick: u64,
+    /// The absolute index of the first record after it (records before it are in its state).
+    record: u64,
+    /// The absolute index of that record's first value.
+    value: u64,
+    state: Box<[f64]>,
+    hash: u64,
+}
+
+/// What `mjb_history_info` reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HistoryInfo {
+    /// The oldest and newest tick a rewind reaches (both 0 when nothing is recorded yet).
+    pub oldest: u64,
+    pub newest: u64,
+    pub keyframes: u64,
+    /// The bytes the recorder holds (its buffers' capacities).
+    pub bytes: u64,
+}
+
+/// The recorder's summary, published under the native lock and read without it (a seqlock:
+/// one writer, the native-lock holder).
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    seq: AtomicU64,
+    fields: [AtomicU64; 4],
+}
+
+impl Summary {
+    pub(super) fn publish(&self, i: HistoryInfo) {
+        let s = self.seq.load(Ordering::Relaxed);
+        self.seq.store(s + 1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        for (f, v) in self
+            .fields
+            .iter()
+            .zip([i.oldest, i.newest, i.keyframes, i.bytes])
+        {
+            f.store(v, Ordering::Relaxed);
+        }
+        self.seq.store(s + 2, Ordering::Release);
+    }
+
+    pub(super) fn read(&self) -> HistoryInfo {
+        loop {
+            let s = self.seq.load(Ordering::Acquire);
+            if s % 2 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let v = self.fields.each_ref().map(|f| f.load(Ordering::Relaxed));
+            fence(Ordering::Acquire);
+            if self.seq.load(Ordering::Relaxed) == s {
+                return HistoryInfo {
+                    oldest: v[0],
+                    newest: v[1],
+                    keyframes: v[2],
+                    bytes: v[3],
+                };
+            }
+        }
+    }
+}
+
+/// The flight recorder of one endpoint and model configuration (see the module's doc).
+#[derive(Debug)]
+pub(super) struct History {
+    config: HistoryConfig,
+    /// The integration state's signature and size.
+    sig: u32,
+    size: usize,
+    keyframes: VecDeque<Keyframe>,
+    /// State buffers of dropped keyframes, for the next ones.
+    spare: Vec<Box<[f64]>>,
+    records: VecDeque<Record>,
+    first_record: u64,
+    values: VecDeque<f64>,
+    first_value: u64,
+    /// `hashes[i]`: the state that left tick `first_hash + i`.
+    hashes: VecDeque<u64>,
+    first_hash: u64,
+    /// A rewind put the endpoint at an earlier tick and nothing changed it since: the ticks
+    /// after it are kept (scrubbing) until the next mutation drops them.
+    scrubbed: bool,
+    max_keyframes: usize,
+    /// Reused by replays: one record's values, contiguous.
+    scratch: Vec<f64>,
+}
+
+impl History {
+    pub(super) fn new(config: HistoryConfig, sig: u32, size: usize) -> History {
+        let kf = config.window_ticks.div_ceil(config.keyframe_every) as usize;
+        // The window's keyframes, the one before it, the tip and a few discontinuities; more
+        // (restores every few ticks) shorten the window rather than the memory bound.
+        let max_keyframes = kf + 2 + DISCONTINUITIES;
+        debug_assert!(kf as u64 <= MAX_WINDOW_KEYFRAMES);
+        let ticks = (config.window_ticks + config.keyframe_every + 2) as usize;
+        History {
+            config,
+            sig,
+            size,
+            keyframes: VecDeque::with_capacity(max_keyframes),
+            spare: Vec::new(),
+            records: VecDeque::new(),
+            first_record: 0,
+            values: VecDeque::new(),
+            first_value: 0,
+            hashes: VecDeque::with_capacity(ticks),
+            first_hash: 0,
+            scrubbed: false,
+            max_keyframes,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn next_record(&self) -> u64 {
+        self.first_record + self.records.len() as u64
+    }
+
+    fn next_value(&self) -> u64 {
+        self.first_value + self.values.len() as u64
+    }
+
+    fn buffer(&mut self) -> Box<[f64]> {
+        self.spare
+            .pop()
+            .unwrap_or_else(|| vec![0.0; self.size].into_boxed_slice())
+    }
+
+    /// Keep `state` as the keyframe at `tick` (after every record so far); a keyframe already
+    /// at that tick is superseded (a rewind to a tick replays from its last keyframe).
+    fn push_keyframe(&mut self, tick: u64, state: Option<&[f64]>, mj: Option<&Mujoco>) {
+        if self.keyframes.back().is_some_and(|k| k.tick == tick) {
+            let k = self.keyframes.pop_back().expect("a keyframe");
+            self.spare.push(k.state);
+        }
+        let mut buf = self.buffer();
+        match (state, mj) {
+            (Some(s), _) => buf.copy_from_slice(s),
+            (None, Some(mj)) => {
+                if mj.get_state(self.sig, &mut buf).is_err() {
+                    // Without its state there is no keyframe: the history restarts later.
+                    self.spare.push(buf);
+                    self.clear();
+                    return;
+                }
+            }
+            (None, None) => unreachable!("a keyframe needs a state"),
+        }
+        let hash = state_hash(&buf);
+        self.keyframes.push_back(Keyframe {
+            tick,
+            record: self.next_record(),
+            value: self.next_value(),
+            state: buf,
+            hash,
+        });
+        if self.hashes.is_empty() {
+            self.first_hash = tick;
+        }
+    }
+
+    /// Forget everything (a forward jump, a state that could not be read).
+    fn clear(&mut self) {
+        for k in self.keyframes.drain(..) {
+            self.spare.push(k.state);
+        }
+        self.first_record += self.records.len() as u64;
+        self.records.clear();
+        self.first_value += self.values.len() as u64;
+        self.values.clear();
+        self.hashes.clear();
+        self.scrubbed = false;
+    }
+
+    /// Drop what is recorded after tick `tick` (records, keyframes) and from it (the hash of
+    /// the state that left it): the endpoint continues from `tick` on a new branch.
+    fn truncate_after(&mut self, tick: u64) {
+        while self.keyframes.back().is_some_and(|k| k.tick > tick) {
+            let k = self.keyframes.pop_back().expect("a keyframe");
+            self.spare.push(k.state);
+        }
+        while let Some(r) = self.records.back().filter(|r| r.tick > tick) {
+            let keep = self.values.len() - r.len as usize;
+            self.values.truncate(keep);
+            self.records.pop_back();
+        }
+        let keep = tick.saturating_sub(self.first_hash) as usize;
+        self.hashes.truncate(keep);
+    }
+
+    /// Before a mutation takes effect at `tick`: a scrubbed future is dropped, and the
+    /// history starts (its first keyframe, the current state) when it is empty.
+    pub(super) fn begin(&mut self, mj: &Mujoco, tick: u64) {
+        if std::mem::take(&mut self.scrubbed) {
+            self.truncate_after(tick);
+        }
+        if self.keyframes.is_empty() {
+            self.push_keyframe(tick, None, Some(mj));
+        }
+    }
+
+    /// Input writes made at `tick` (after [`begin`](Self::begin)).
+    pub(super) fn record(&mut self, tick: u64, inputs: &[Input]) {
+        if self.keyframes.is_empty() {
+            return;
+        }
+        for i in inputs {
+            self.records.push_back(Record {
+                tick,
+                field: i.field,
+                id: i.id,
+                len: i.values.len() as u32,
+            });
+            self.values.extend(i.values.iter().copied());
+        }
+    }
+
+    /// A step from `left` (its pre-image `pre`) to `left + 1`: the hash of the state that
+    /// left `left`, a keyframe when one is due, and the window's old end dropped.
+    pub(super) fn stepped(&mut self, mj: &Mujoco, left: u64, pre: &[f64]) {
+        let Some(last) = self.keyframes.back() else {
+            return;
+        };
+        debug_assert_eq!(self.first_hash + self.hashes.len() as u64, left);
+        let last = last.tick;
+        self.hashes.push_back(state_hash(pre));
+        let now = left + 1;
+        if now - last >= self.config.keyframe_every {
+            self.push_keyframe(now, None, Some(mj));
+        }
+        self.evict(now);
+    }
+
+    /// A whole state set at `tick` (a restore, an apply) while the endpoint was at `before`:
+    /// a discontinuity. What is recorded from `tick` on is dropped (everything, when the
+    /// restore jumps ahead), and `state` is its keyframe.
+    pub(super) fn restored(&mut self, before: u64, tick: u64, state: &[f64]) {
+        if std::mem::take(&mut self.scrubbed) {
+            self.truncate_after(before);
+        }
+        if tick > before || self.keyframes.front().is_none_or(|k| k.tick >= tick) {
+            // Ahead of the timeline (a gap), or before all of it: nothing recorded leads here.
+            self.clear();
+        } else {
+            // The ticks before `tick` stay (their hashes too); what was recorded at it and
+            // after is another branch. Records at `tick` before the new keyframe are never
+            // replayed again (a replay to `tick` starts at that keyframe).
+            self.truncate_after(tick);
+        }
+        self.push_keyframe(tick, Some(state), None);
+        self.evict(tick);
+    }
+
+    /// Drop the oldest keyframe (and what only it reaches) while the next one still covers
+    /// the window, or while there are more keyframes than the bound.
+    fn evict(&mut self, newest: u64) {
+        let window = self.config.window_ticks;
+        while self.keyframes.len() > 1
+            && (self.keyframes[1].tick.saturating_add(window) <= newest
+                || self.keyframes.len() > self.max_keyframes)
+        {
+            let old = self.keyframes.pop_front().expect("a keyframe");
+            self.spare.push(old.state);
+            let front = &self.keyframes[0];
+            let (r, v, t) = (front.record, front.value, front.tick);
+            self.records.drain(..(r - self.first_record) as usize);
+            self.first_record = r;
+            self.values.drain(..(v - self.first_value) as usize);
+            self.first_value = v;
+            self.hashes.drain(..(t - self.first_hash) as usize);
+            self.first_hash = t;
+        }
+    }
+
+    /// The ticks a rewind reaches: from the oldest keyframe to the newest tick recorded.
+    fn window(&self, current: u64) -> (u64, u64) {
+        match self.keyframes.front() {
+            None => (current, current),
+            Some(k) => {
+                let left = self.first_hash + self.hashes.len() as u64;
+                let last = self.keyframes.back().map_or(0, |k| k.tick);
+                let rec = self.records.back().map_or(0, |r| r.tick);
+                (k.tick, left.max(last).max(rec).max(current))
+            }
+        }
+    }
+
+    pub(super) fn info(&self, current: u64) -> HistoryInfo {
+        let (oldest, newest) = self.window(current);
+        let state = (self.keyframes.len() + self.spare.len()) * self.size * 8;
+        let bytes = state
+            + self.keyframes.capacity() * std::mem::size_of::<Keyframe>()
+            + self.records.capacity() * std::mem::size_of::<Record>()
+            + (self.values.capacity() + self.hashes.capacity() + self.scratch.capacity()) * 8;
+        HistoryInfo {
+            oldest,
+            newest,
+            keyframes: self.keyframes.len() as u64,
+            bytes: bytes as u64,
+        }
+    }
+
+    /// The hash the state at `tick` must have: the one recorded when the endpoint left it,
+    /// else (the newest tick) its keyframe's when nothing was recorded at it after that.
+    fn expected(&self, tick: u64, kf: usize) -> Option<u64> {
+        if tick >= self.first_hash && tick < self.first_hash + self.hashes.len() as u64 {
+            return Some(self.hashes[(tick - self.first_hash) as usize]);
+        }
+        let k = &self.keyframes[kf];
+        let after = (k.record - self.first_record) as usize;
+        let more = self.records.get(after).is_some_and(|r| r.tick <= tick);
+        (k.tick == tick && !more).then_some(k.hash)
+    }
+}
+
+impl Native {
+    /// Record input writes about to be made at the current tick (a recording endpoint).
+    pub(super) fn record_inputs(&mut self, inputs: &[Input]) {
+        if let Some(h) = self.history.as_mut() {
+            h.begin(&self.mj, self.tick);
+            h.record(self.tick, inputs);
+        }
+    }
+}
+
+/// Discontinuity keyframes a window keeps beyond its periodic ones.
+const DISCONTINUITIES: usize = 32;
+
+impl Endpoint {
+    /// Restore the exact state the endpoint had at `tick` (see the module's doc): admitted,
+    /// fenced and stop-ruled like a restore (admitted while stopped, the stop history kept),
+    /// the replay verified against the recorded hash and rolled back when it differs.
+    pub fn rewind(&self, tick: u64, call: impl Into<Call>) -> Answer {
+        if self.history.is_none() {
+            let r = Refusal::rejected(
+                Reason::OutOfRange,
+                "the endpoint keeps no history (config \"history\"); nothing was done",
+            );
+            return Answer::refused_at(r, self.safety.view_tick());
+        }
+        self.mutate(call.into(), |n, _| {
+            let mut h = n.history.take().expect("configured history");
+            let a = self.rewind_locked(n, &mut h, tick);
+            self.history_summary.publish(h.info(n.tick));
+            n.history = Some(h);
+            a
+        })
+    }
+
+    /// The recorder's window, keyframes and bytes, published by the last mutation (no lock).
+    pub fn history_info(&self) -> Result<HistoryInfo, Refusal> {
+        match self.history {
+            None => Err(Refusal::rejected(
+                Reason::OutOfRange,
+                "the endpoint keeps no history (config \"history\")",
+            )),
+            Some(_) => Ok(self.history_summary.read()),
+        }
+    }
+
+    /// Publish the recorder's summary after a mutation (under the native lock).
+    pub(super) fn publish_history(&self, n: &Native) {
+        if let Some(h) = &n.history {
+            self.history_summary.publish(h.info(n.tick));
+        }
+    }
+
+    fn rewind_locked(&self, n: &mut Native, h: &mut History, tick: u64) -> Answer {
+        let before = n.tick;
+        let (oldest, newest) = h.window(before);
+        if tick < oldest || tick > newest {
+            let r = Refusal::rejected(
+                Reason::OutOfRange,
+                format!(
+                    "tick {tick} is outside the history window {oldest}..={newest}; nothing was done"
+                ),
+            );
+            return Answer::refused_at(r, before);
+        }
+        if !h.scrubbed {
+            // Leaving the tip: keep it, so that a rewind can come back to it.
+            h.push_keyframe(before, None, Some(&n.mj));
+            if h.keyframes.is_empty() {
+                let r = Refusal::rejected(Reason::EngineError, "reading the current state failed");
+                return Answer::refused_at(r, before);
+            }
+        }
+        let kf = h
+            .keyframes
+            .iter()
+            .rposition(|k| k.tick <= tick)
+            .expect("the window starts at a keyframe");
+        let Some(expected) = h.expected(tick, kf) else {
+            let r = Refusal::rejected(
+                Reason::OutOfRange,
+                format!("tick {tick} has no recorded state in the window {oldest}..={newest}"),
+            );
+            return Answer::refused_at(r, before);
+        };
+        let pre = match self.put(n, Image::State(&h.keyframes[kf].state)) {
+            Ok(pre) => pre,
+            Err(a) => return a,
+        };
+        if let Err((e, reset)) = replay(&mut n.mj, h, kf, tick) {
+            return self.roll_back(n, pre, reset, Reason::EngineError, e, before);
+        }
+        let got = n
+            .shape
+            .layout
+            .as_ref()
+            .map(|l| {
+                n.readback.resize(l.size, 0.0);
+                n.mj.get_state(l.sig, &mut n.readback)
+                    .map(|()| state_hash(&n.readback))
+            })
+            .expect("history needs the state layout");
+        match got {
+            Ok(got) if got == expected => {}
+            Ok(got) => {
+                let what = format!(
+                    "replaying to tick {tick} from the keyframe at {} reached state hash {got:016x}, not the recorded {expected:016x}",
+                    h.keyframes[kf].tick
+                );
+                return self.roll_back(n, pre, false, Reason::ReplayDiverged, what, before);
+            }
+            Err(e) => {
+                let what = format!("reading the replayed state raised: {}", e.message());
+                return self.roll_back(n, pre, true, Reason::EngineError, what, before);
+            }
+        }
+        h.scrubbed = true;
+        n.tick = tick;
+        self.safety.publish_tick(tick);
+        n.writer.publish(&mut n.mj, tick, Cause::Restore);
+        Answer::ok(before, tick)
+    }
+}
+
+/// From keyframe `kf` (installed), re-apply the records after it up to `tick`, stepping
+/// between them, and step to `tick`. An engine error: its message, and whether the data
+/// needs a reset before the rollback.
+fn replay(mj: &mut Mujoco, h: &mut History, kf: usize, tick: u64) -> Result<(), (String, bool)> {
+    let k = &h.keyframes[kf];
+    let mut at = k.tick;
+    let mut rec = (k.record - h.first_record) as usize;
+    let mut val = (k.value - h.first_value) as usize;
+    let step = |mj: &mut Mujoco, at: u64| {
+        mj.step().map(|_| ()).map_err(|e: NativeError| {
+            (
+                format!("mj_step raised while replaying tick {at}: {}", e.message()),
+                true,
+            )
+        })
+    };
+    while let Some(r) = h.records.get(rec).copied().filter(|r| r.tick <= tick) {
+        while at < r.tick {
+            step(mj, at)?;
+            at += 1;
+        }
+        h.scratch.clear();
+        h.scratch
+            .extend(h.values.range(val..val + r.len as usize).copied());
+        let input = Input {
+            field: r.field,
+            id: r.id,
+            values: &h.scratch,
+        };
+        crate::inputs::apply(mj, &[input]);
+        rec += 1;
+        val += r.len as usize;
+    }
+    while at < tick {
+        step(mj, at)?;
+        at += 1;
+    }
+    Ok(())
+}

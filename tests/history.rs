@@ -1,0 +1,691 @@
+//! History and rewind (config `"history"`, `mjb_rewind`, `mjb_history_info`): every tick of
+//! the window comes back byte for byte, through input writes every tick, world writes,
+//! restores and restore-point applies; refusals change nothing; a replay that diverges is
+//! caught and rolled back; rewinds race stop and free.
+
+mod common;
+
+use common::*;
+use mjbridge::endpoint::WAIT_FOREVER;
+use mjbridge::ffi::*;
+use mjbridge::outcome::{Outcome, Reason};
+use std::collections::BTreeMap;
+
+const WINDOW: u64 = 200;
+const EVERY: u64 = 16;
+
+fn history(window: u64, every: u64) -> String {
+    format!("\"history\":{{\"window_ticks\":{window},\"keyframe_every\":{every}}}")
+}
+
+fn rewind(ep: &Ep, tick: u64) -> (Outcome, mjb_report) {
+    let mut r = mjb_report::default();
+    let o = unsafe { mjb_rewind(ep.0, tick, WAIT_FOREVER, &mut r) };
+    assert_eq!(r.outcome, o as i32);
+    (o.into(), r)
+}
+
+fn info(ep: &Ep) -> (Outcome, mjb_history_state) {
+    let mut i = mjb_history_state {
+        oldest_tick: 7,
+        ..Default::default()
+    };
+    let o = unsafe { mjb_history_info(ep.0, &mut i) };
+    (o.into(), i)
+}
+
+fn info_ok(ep: &Ep) -> mjb_history_state {
+    let (o, i) = info(ep);
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    i
+}
+
+/// A small deterministic generator (the test's random ticks and inputs).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() % 2001) as f64 / 1000.0 - 1.0
+    }
+}
+
+/// What a host leaves at each tick: every mutation of the recorder's kinds. Returns the
+/// checkpoint read at each tick just before the endpoint left it (after the tick's inputs),
+/// and the final one at the newest tick.
+fn drive(ep: &Ep, ticks: u64, rng: &mut Lcg) -> BTreeMap<u64, String> {
+    let d = ep.dims();
+    let (nv, nx) = (d.nv as usize, 6 * d.nbody as usize);
+    let mut seen: BTreeMap<u64, String> = BTreeMap::new();
+    let mut saved: Vec<(u64, String)> = Vec::new();
+    let mut rp: *mut mjb_restore_point = std::ptr::null_mut();
+    for i in 0..ticks {
+        let tick = ep.frame_info().tick;
+        // Discontinuities: a restore of a checkpoint taken 20-40 ticks earlier, and a
+        // restore-point apply; the ticks after the restored one are then the new branch's.
+        let jump = if i % 97 == 96 {
+            saved.iter().rev().find(|(t, _)| *t + 20 <= tick).cloned()
+        } else {
+            None
+        };
+        if let Some((t, cp)) = jump {
+            assert_eq!(ep.restore(&cp).0, Outcome::Ok, "{:?}", last_error());
+            seen.retain(|k, _| *k < t);
+        } else if i % 61 == 60 && !rp.is_null() {
+            let mut info = mjb_read_info::default();
+            assert_eq!(
+                unsafe { mjb_restore_point_info(rp, &mut info) },
+                Outcome::Ok
+            );
+            if info.tick > tick {
+                // Not a jump ahead (that clears the history: its own test).
+                continue;
+            }
+            let mut r = mjb_report::default();
+            let o = unsafe { mjb_restore_point_apply(ep.0, rp, WAIT_FOREVER, &mut r) };
+            assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+            seen.retain(|k, _| *k < info.tick);
+        }
+        let tick = ep.frame_info().tick;
+        assert_eq!(ep.set_ctrl(&[rng.unit(), rng.unit()]), Outcome::Ok);
+        if i % 3 == 0 {
+            let f: Vec<f64> = (0..nv).map(|_| rng.unit()).collect();
+            ep.input_ok(Field::QfrcApplied, -1, &f);
+        }
+        if i % 5 == 0 {
+            let w: Vec<f64> = (0..nx).map(|_| rng.unit() * 0.01).collect();
+            ep.input_ok(Field::XfrcApplied, -1, &w);
+            let p = [0.5 + rng.unit() * 0.1, rng.unit() * 0.1, 0.7];
+            ep.input_ok(Field::MocapPos, 0, &p);
+        }
+        if i % 7 == 0 && Field::EqActive.available() {
+            ep.input_ok(Field::EqActive, 1, &[(i % 2) as f64]);
+        }
+        if i % 11 == 0 {
+            let doc = format!("{{\"world\":{{\"ctrl\":[{},{}]}}}}", rng.unit(), rng.unit());
+            assert_eq!(ep.world_write(&doc), Outcome::Ok, "{:?}", last_error());
+        }
+        let cp = ep.checkpoint();
+        if i % 10 == 0 {
+            saved.push((tick, cp.clone()));
+        }
+        if i % 37 == 0 {
+            if !rp.is_null() {
+                assert_eq!(unsafe { mjb_restore_point_free(rp) }, Outcome::Ok);
+            }
+            rp = std::ptr::null_mut();
+            let o = unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) };
+            assert_eq!(o, Outcome::Ok);
+        }
+        seen.insert(tick, cp);
+        ep.step_ok(1);
+    }
+    if !rp.is_null() {
+        assert_eq!(unsafe { mjb_restore_point_free(rp) }, Outcome::Ok);
+    }
+    seen.insert(ep.frame_info().tick, ep.checkpoint());
+    seen
+}
+
+#[cfg(mjb_integration)]
+fn recording(window: u64, every: u64) -> Ep {
+    open_model(
+        "contact_act.xml",
+        &format!(
+            "\"profile\":\"mujoco_integration_v1\",{}",
+            history(window, every)
+        ),
+    )
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn rewind_restores_every_tick_of_the_window_byte_for_byte() {
+    let ep = recording(WINDOW, EVERY);
+    let mut rng = Lcg(26);
+    let seen = drive(&ep, 800, &mut rng);
+    let newest = ep.frame_info().tick;
+    let i = info_ok(&ep);
+    assert_eq!(i.newest_tick, newest);
+    // The window is the last WINDOW ticks of the newest tick reached; a restore back (at most
+    // 40 ticks here) shortens it until the endpoint is there again.
+    assert!(i.oldest_tick + WINDOW <= newest + 80, "{i:?}");
+    assert!(i.oldest_tick + WINDOW + EVERY > newest, "{i:?}");
+    assert!(
+        i.keyframes >= WINDOW / EVERY && i.keyframes <= WINDOW / EVERY + 36,
+        "{i:?}"
+    );
+    assert!(i.bytes > 0);
+    // Random ticks across the window, its two ends and back to the tip, in any order.
+    let mut ticks: Vec<u64> = (0..60)
+        .map(|_| i.oldest_tick + rng.next() % (newest - i.oldest_tick + 1))
+        .collect();
+    ticks.extend([
+        i.oldest_tick,
+        newest,
+        newest - 1,
+        i.oldest_tick + EVERY,
+        newest,
+    ]);
+    for t in ticks {
+        let (o, r) = rewind(&ep, t);
+        assert_eq!(o, Outcome::Ok, "rewind to {t}: {:?}", last_error());
+        assert_eq!((r.tick_after, reason_of(&r)), (t, Reason::None));
+        assert_eq!(ep.checkpoint(), seen[&t], "tick {t}");
+        // Scrubbing keeps the window.
+        assert_eq!(info_ok(&ep).newest_tick, newest);
+    }
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn a_mutation_after_a_rewind_starts_a_new_branch() {
+    let ep = recording(100, 10);
+    let mut rng = Lcg(7);
+    let seen = drive(&ep, 150, &mut rng);
+    let newest = ep.frame_info().tick;
+    let mid = newest - 40;
+    assert_eq!(rewind(&ep, mid).0, Outcome::Ok);
+    // A new branch from mid: other inputs, 5 ticks.
+    let mut branch = BTreeMap::new();
+    for _ in 0..5 {
+        assert_eq!(ep.set_ctrl(&[0.9, -0.9]), Outcome::Ok);
+        branch.insert(ep.frame_info().tick, ep.checkpoint());
+        ep.step_ok(1);
+    }
+    branch.insert(ep.frame_info().tick, ep.checkpoint());
+    let i = info_ok(&ep);
+    assert_eq!(i.newest_tick, mid + 5);
+    // The old branch's ticks after mid + 5 are gone: refused, nothing changed.
+    let (hash, tick) = (ep.hash(), ep.frame_info());
+    let (o, r) = rewind(&ep, newest);
+    assert_eq!((o, reason_of(&r)), (Outcome::Rejected, Reason::OutOfRange));
+    assert_eq!((ep.hash(), ep.frame_info().frame), (hash, tick.frame));
+    // Before mid: the recorded past; from mid on: the new branch.
+    for (t, want) in [(mid - 3, &seen[&(mid - 3)]), (mid + 2, &branch[&(mid + 2)])] {
+        assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+        assert_eq!(&ep.checkpoint(), want, "tick {t}");
+    }
+    assert_eq!(rewind(&ep, mid + 5).0, Outcome::Ok);
+    assert_eq!(ep.checkpoint(), branch[&(mid + 5)]);
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn ticks_outside_the_window_are_refused_with_nothing_changed() {
+    let ep = recording(50, 10);
+    let mut rng = Lcg(3);
+    drive(&ep, 130, &mut rng);
+    let i = info_ok(&ep);
+    let before = (ep.hash(), ep.frame_info(), ep.safety());
+    for t in [0, i.oldest_tick - 1, i.newest_tick + 1, u64::MAX] {
+        let (o, r) = rewind(&ep, t);
+        assert_eq!((o, reason_of(&r)), (Outcome::Rejected, Reason::OutOfRange));
+        assert_eq!(
+            (r.tick_before, r.tick_after),
+            (i.newest_tick, i.newest_tick)
+        );
+        let e = last_error();
+        let window = format!("{}..={}", i.oldest_tick, i.newest_tick);
+        assert!(e["message"].as_str().unwrap().contains(&window), "{e}");
+        assert_eq!((ep.hash(), ep.frame_info(), ep.safety()), before);
+        assert_eq!(info_ok(&ep), i);
+    }
+    // A precondition that no longer holds: nothing done.
+    let stale = mjb_expect {
+        flags: MJB_EXPECT_TICK,
+        tick: i.newest_tick - 1,
+        ..Default::default()
+    };
+    let mut r = mjb_report::default();
+    let o = unsafe { mjb_rewind_if(ep.0, &stale, i.newest_tick - 5, WAIT_FOREVER, &mut r) };
+    assert_eq!(
+        (Outcome::from(o), reason_of(&r)),
+        (Outcome::Rejected, Reason::Precondition)
+    );
+    assert_eq!((ep.hash(), ep.frame_info(), ep.safety()), before);
+    let fresh = mjb_expect {
+        flags: MJB_EXPECT_TICK | MJB_EXPECT_FRAME,
+        tick: i.newest_tick,
+        frame: before.1.frame,
+        ..Default::default()
+    };
+    let o = unsafe { mjb_rewind_if(ep.0, &fresh, i.newest_tick - 5, WAIT_FOREVER, &mut r) };
+    assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+}
+
+#[test]
+fn without_history_nothing_is_recorded_and_rewind_is_refused() {
+    let ep = open_model("contact_act.xml", "");
+    ep.set_ctrl(&[0.3, -0.3]);
+    ep.step_ok(10);
+    let before = (ep.hash(), ep.frame_info());
+    let (o, r) = rewind(&ep, 5);
+    assert_eq!((o, reason_of(&r)), (Outcome::Rejected, Reason::OutOfRange));
+    assert!(last_error()["message"]
+        .as_str()
+        .unwrap()
+        .contains("no history"));
+    let (o, i) = info(&ep);
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(i, mjb_history_state::default(), "zeroed on entry");
+    assert_eq!((ep.hash(), ep.frame_info()), before);
+    let o = unsafe { mjb_history_info(ep.0, std::ptr::null_mut()) };
+    assert_eq!(Outcome::from(o), Outcome::InvalidArgument);
+    assert_eq!((ep.hash(), ep.frame_info()), before);
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn a_model_replacement_clears_the_history() {
+    let ep = recording(40, 8);
+    ep.set_ctrl(&[0.3, -0.3]);
+    ep.step_ok(30);
+    assert_eq!(info_ok(&ep).oldest_tick, 0);
+    let cfg = format!(
+        "{{\"model\":{{\"xml_path\":{}}}}}",
+        js(&model_path("contact_act.xml"))
+    );
+    let mut r = mjb_report::default();
+    let o = unsafe {
+        mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
+    };
+    assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+    let i = info_ok(&ep);
+    assert_eq!((i.oldest_tick, i.newest_tick, i.keyframes), (30, 30, 0));
+    let hash = ep.hash();
+    assert_eq!(rewind(&ep, 10).0, Outcome::Rejected);
+    assert_eq!(ep.hash(), hash);
+    // Recording starts again on the new model.
+    ep.step_ok(12);
+    let cp = ep.checkpoint();
+    ep.step_ok(3);
+    assert_eq!(rewind(&ep, 42).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), cp);
+}
+
+/// The config's `"history"`: strict, bounds stated, each refusal with its reason and pointer;
+/// nothing is opened.
+#[test]
+fn history_config_refusals_carry_reason_and_pointer() {
+    let cases: &[(&str, Reason, &str)] = &[
+        ("5", Reason::WrongType, "/history"),
+        ("[]", Reason::WrongType, "/history"),
+        (
+            "{\"window_ticks\":\"10\",\"keyframe_every\":1}",
+            Reason::WrongType,
+            "/history/window_ticks",
+        ),
+        (
+            "{\"window_ticks\":10.5,\"keyframe_every\":1}",
+            Reason::NotAnInteger,
+            "/history/window_ticks",
+        ),
+        (
+            "{\"window_ticks\":true,\"keyframe_every\":1}",
+            Reason::NotAnInteger,
+            "/history/window_ticks",
+        ),
+        (
+            "{\"window_ticks\":0,\"keyframe_every\":1}",
+            Reason::OutOfRange,
+            "/history/window_ticks",
+        ),
+        (
+            "{\"window_ticks\":1000001,\"keyframe_every\":1000}",
+            Reason::OutOfRange,
+            "/history/window_ticks",
+        ),
+        (
+            "{\"window_ticks\":10,\"keyframe_every\":0}",
+            Reason::OutOfRange,
+            "/history/keyframe_every",
+        ),
+        (
+            "{\"window_ticks\":10,\"keyframe_every\":11}",
+            Reason::OutOfRange,
+            "/history/keyframe_every",
+        ),
+        (
+            "{\"window_ticks\":1000000,\"keyframe_every\":10}",
+            Reason::OutOfRange,
+            "/history/keyframe_every",
+        ),
+        (
+            "{\"window_ticks\":10}",
+            Reason::MissingField,
+            "/history/keyframe_every",
+        ),
+        (
+            "{\"keyframe_every\":1}",
+            Reason::MissingField,
+            "/history/window_ticks",
+        ),
+        (
+            "{\"window_ticks\":10,\"keyframe_every\":2,\"keep\":1}",
+            Reason::UnknownField,
+            "/history/keep",
+        ),
+        (
+            "{\"window_ticks\":10,\"keyframe_every\":2,\"window_ticks\":10}",
+            Reason::DuplicateField,
+            "/history/window_ticks",
+        ),
+    ];
+    for (history, reason, pointer) in cases {
+        let cfg = format!(
+            "{{\"model\":{{\"xml_path\":{}}},\"history\":{history}}}",
+            js(&model_path("contact_act.xml"))
+        );
+        let (o, e) = match try_open(&cfg) {
+            Ok(_) => panic!("{history} opened"),
+            Err(e) => e,
+        };
+        assert_eq!(o, Outcome::Rejected, "{history}: {e}");
+        assert_eq!(e["reason"], reason.name(), "{history}: {e}");
+        assert_eq!(e["pointer"], *pointer, "{history}: {e}");
+    }
+    // The largest window and the fewest keyframes it allows are accepted; null is none.
+    for ok in [
+        "{\"window_ticks\":1000000,\"keyframe_every\":245}",
+        "{\"window_ticks\":1,\"keyframe_every\":1}",
+        "null",
+    ] {
+        let cfg = format!(
+            "{{\"model\":{{\"xml_path\":{}}},\"history\":{ok}}}",
+            js(&model_path("contact_act.xml"))
+        );
+        let opened = try_open(&cfg);
+        if cfg!(mjb_integration) {
+            assert!(opened.is_ok(), "{ok}: {:?}", opened.err());
+        }
+    }
+}
+
+/// The basic profile keeps no complete state: a history is refused at open, with nothing
+/// opened.
+#[test]
+fn the_basic_profile_refuses_a_history_at_open() {
+    let cfg = format!(
+        "{{\"model\":{{\"xml_path\":{}}},\"profile\":\"mujoco_basic_v1\",{}}}",
+        js(&model_path("contact_act.xml")),
+        history(10, 2)
+    );
+    let (o, e) = try_open(&cfg).err().expect("refused");
+    assert_eq!(o, Outcome::Rejected);
+    assert_eq!(e["reason"], "MJB_REASON_PROFILE");
+    assert_eq!(e["pointer"], "/history");
+}
+
+/// A rewind is admitted while stopped, like a restore: the endpoint stays stopped and its stop
+/// history is kept.
+#[cfg(mjb_integration)]
+#[test]
+fn a_rewind_is_admitted_while_stopped_and_keeps_the_stop_history() {
+    let ep = recording(60, 6);
+    let mut rng = Lcg(11);
+    let seen = drive(&ep, 40, &mut rng);
+    let stopped = ep.stop();
+    let (o, _) = ep.step(1);
+    assert_eq!(o, Outcome::Rejected);
+    let t = ep.frame_info().tick - 17;
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&t]);
+    let s = ep.safety();
+    assert!(s.stopped);
+    assert_eq!(
+        (s.stop_count, s.first_stop_tick, s.last_stop_tick),
+        (
+            stopped.stop_count,
+            stopped.first_stop_tick,
+            stopped.last_stop_tick
+        )
+    );
+}
+
+/// Rewinds on several threads while another latches stops and the endpoint is freed: every
+/// call answers (done, or the handle closed), nothing crashes, and the pair outlives the
+/// calls inside it.
+#[cfg(mjb_integration)]
+#[test]
+fn rewinds_race_stop_and_free() {
+    let mut rewound = 0;
+    for round in 0..4 {
+        let mut ep = recording(80, 8);
+        let mut rng = Lcg(round);
+        drive(&ep, 90, &mut rng);
+        let i = info_ok(&ep);
+        let raw = ep.0 as usize;
+        let span = i.newest_tick - i.oldest_tick + 1;
+        let rewinders: Vec<_> = (0..2)
+            .map(|k| {
+                std::thread::spawn(move || {
+                    let mut rng = Lcg(round * 10 + k);
+                    let mut done = 0u32;
+                    loop {
+                        let t = i.oldest_tick + rng.next() % span;
+                        let mut r = mjb_report::default();
+                        let o = unsafe {
+                            mjb_rewind(raw as *mut mjb_endpoint, t, WAIT_FOREVER, &mut r)
+                        };
+                        match Outcome::from(o) {
+                            Outcome::Ok => {
+                                assert_eq!(r.tick_after, t);
+                                done += 1;
+                            }
+                            Outcome::InvalidArgument => return done,
+                            other => panic!("rewind answered {other:?}: {:?}", last_error()),
+                        }
+                    }
+                })
+            })
+            .collect();
+        let stopper = std::thread::spawn(move || {
+            for _ in 0..50 {
+                let mut s = mjb_safety_state::default();
+                let o = unsafe { mjb_stop(raw as *mut mjb_endpoint, &mut s) };
+                if Outcome::from(o) != Outcome::Ok {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+        });
+        // The summary read without the lock never tears: a window, within the first one.
+        let reader = std::thread::spawn(move || loop {
+            let mut h = mjb_history_state::default();
+            let o = unsafe { mjb_history_info(raw as *mut mjb_endpoint, &mut h) };
+            if Outcome::from(o) != Outcome::Ok {
+                return;
+            }
+            assert!(h.oldest_tick <= h.newest_tick, "{h:?}");
+            assert!(
+                h.oldest_tick >= i.oldest_tick && h.newest_tick == i.newest_tick,
+                "{h:?}"
+            );
+            assert!(h.keyframes >= 1 && h.bytes > 0, "{h:?}");
+        });
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        assert_eq!(mjb_endpoint_free(ep.0), Outcome::Ok);
+        ep.0 = std::ptr::null_mut();
+        for t in rewinders {
+            rewound += t.join().expect("a rewinder panicked");
+        }
+        stopper.join().expect("the stopper panicked");
+        reader.join().expect("the summary reader panicked");
+    }
+    assert!(rewound > 0, "no rewind ran before the frees");
+}
+
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_replay_that_diverges_is_refused_and_rolled_back() {
+    use mjbridge::native::Fault;
+    // One keyframe (at 0) and no discontinuity in 60 ticks: a rewind to 40 replays 40 steps.
+    let ep = recording(100, 100);
+    let mut rng = Lcg(5);
+    let seen = drive(&ep, 60, &mut rng);
+    assert_eq!(info_ok(&ep).keyframes, 1);
+    let t = 40;
+    let before = (
+        ep.hash(),
+        ep.frame_info().tick,
+        ep.safety(),
+        ep.checkpoint(),
+    );
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StepPerturbed as i32),
+        Outcome::Ok
+    );
+    let (o, r) = rewind(&ep, t);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::RolledBack, Reason::ReplayDiverged),
+        "{:?}",
+        last_error()
+    );
+    assert!(last_error()["message"]
+        .as_str()
+        .unwrap()
+        .contains("not the recorded"));
+    assert_eq!(
+        (
+            ep.hash(),
+            ep.frame_info().tick,
+            ep.safety(),
+            ep.checkpoint()
+        ),
+        before
+    );
+    assert!(!ep.safety().fenced);
+    // The fault was one-shot: the same rewind now reproduces the tick.
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&t]);
+}
+
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn an_engine_error_in_a_replay_is_rolled_back() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 100);
+    let mut rng = Lcg(9);
+    drive(&ep, 60, &mut rng);
+    assert_eq!(info_ok(&ep).keyframes, 1);
+    let t = 40;
+    let before = (ep.hash(), ep.frame_info().tick, ep.checkpoint());
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StepError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = rewind(&ep, t);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::RolledBack, Reason::EngineError),
+        "{:?}",
+        last_error()
+    );
+    assert_eq!((ep.hash(), ep.frame_info().tick, ep.checkpoint()), before);
+}
+
+/// A restore ahead of the newest tick leaves a gap: the history restarts at the restored tick.
+#[cfg(mjb_integration)]
+#[test]
+fn a_restore_ahead_clears_the_history_and_starts_from_it() {
+    let ep = recording(100, 10);
+    let mut rng = Lcg(13);
+    drive(&ep, 60, &mut rng);
+    let ahead = ep.checkpoint();
+    let tick = ep.frame_info().tick;
+    let back = tick - 30;
+    assert_eq!(rewind(&ep, back).0, Outcome::Ok);
+    let before = info_ok(&ep);
+    assert_eq!(before.newest_tick, tick);
+    // A restore (a mutation) of the tip's checkpoint from the rewound tick: a jump ahead.
+    assert_eq!(ep.restore(&ahead).0, Outcome::Ok, "{:?}", last_error());
+    let i = info_ok(&ep);
+    assert_eq!((i.oldest_tick, i.newest_tick, i.keyframes), (tick, tick, 1));
+    let hash = ep.hash();
+    let (o, r) = rewind(&ep, back);
+    assert_eq!((o, reason_of(&r)), (Outcome::Rejected, Reason::OutOfRange));
+    assert_eq!(ep.hash(), hash);
+    ep.set_ctrl(&[0.1, 0.2]);
+    let cp = ep.checkpoint();
+    ep.step_ok(4);
+    assert_eq!(rewind(&ep, tick).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), cp);
+}
+
+/// Without discontinuities the window is the last `window_ticks` ticks (at most one keyframe
+/// interval more), with one keyframe per interval, and its memory stops growing once full.
+#[cfg(mjb_integration)]
+#[test]
+fn the_window_is_bounded_and_its_memory_steady() {
+    let ep = recording(50, 10);
+    // Before anything is recorded: an empty window at tick 0, the hash ring already held.
+    let at_open = info_ok(&ep);
+    assert_eq!(
+        (at_open.oldest_tick, at_open.newest_tick, at_open.keyframes),
+        (0, 0, 0)
+    );
+    assert!(at_open.bytes >= (50 + 10) * 8, "{at_open:?}");
+    let run = |ticks: u64| {
+        for k in 0..ticks {
+            assert_eq!(ep.set_ctrl(&[(k % 7) as f64 / 7.0, -0.2]), Outcome::Ok);
+            ep.step_ok(1);
+        }
+        info_ok(&ep)
+    };
+    let full = run(200);
+    assert_eq!(full.newest_tick, 200);
+    assert!(
+        full.oldest_tick <= 150 && full.oldest_tick > 140,
+        "{full:?}"
+    );
+    assert!(full.keyframes <= 50 / 10 + 2, "{full:?}");
+    let later = run(400);
+    assert_eq!(later.newest_tick, 600);
+    assert_eq!((later.keyframes, later.bytes), (full.keyframes, full.bytes));
+    let cp = ep.checkpoint();
+    assert_eq!(rewind(&ep, later.oldest_tick).0, Outcome::Ok);
+    assert_eq!(rewind(&ep, 600).0, Outcome::Ok);
+    assert_eq!(ep.checkpoint(), cp);
+}
+
+/// The state at a past tick is the one its step started from: the inputs of `mjb_write_step`
+/// at that tick included. Rewinding to it and stepping once reproduces the next tick exactly.
+#[cfg(mjb_integration)]
+#[test]
+fn a_rewound_tick_continues_exactly_into_the_next() {
+    let ep = recording(100, 10);
+    let mut arrival = BTreeMap::new();
+    for i in 0..80u64 {
+        let tick = ep.frame_info().tick;
+        arrival.insert(tick, ep.checkpoint());
+        let ctrl = [((i * 7) % 11) as f64 / 11.0 - 0.5, 0.3];
+        if i % 2 == 0 {
+            assert_eq!(ep.set_ctrl(&ctrl), Outcome::Ok);
+            ep.step_ok(1);
+        } else {
+            let f = vec![0.01 * i as f64; ep.dims().nv as usize];
+            let (o, _) =
+                ep.write_step(&[(Field::Ctrl, -1, &ctrl), (Field::QfrcApplied, -1, &f)], 1);
+            assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+        }
+    }
+    let newest = ep.frame_info().tick;
+    arrival.insert(newest, ep.checkpoint());
+    let oldest = info_ok(&ep).oldest_tick;
+    // Downwards: each step after a rewind drops the ticks after it, not the ones below.
+    for t in (oldest..newest).rev().step_by(3) {
+        assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{t}: {:?}", last_error());
+        ep.step_ok(1);
+        assert_eq!(ep.checkpoint(), arrival[&(t + 1)], "tick {t} + 1");
+        assert_eq!(info_ok(&ep).newest_tick, t + 1);
+    }
+}
