@@ -132,6 +132,21 @@ struct mjData_;
 #define MJB_EXPECT_FRAME 4
 
 /**
+ * Recordings over this many bytes are refused before parsing (64 MiB: a window of a
+ * million ticks of a few inputs each; the 1 MiB limit of the documents an endpoint reads
+ * does not apply to recordings).
+ */
+#define MAX_RECORDING_BYTES (64 << 20)
+
+/**
+ * At most this many events and tick hashes (a window is at most 1,000,000 + its keyframe
+ * interval ticks).
+ */
+#define MAX_EVENTS 4000000
+
+#define MAX_TICKS 2000001
+
+/**
  * What happened to the endpoint's native state. Values are part of the ABI: never renumber.
  */
 enum mjb_outcome
@@ -1350,6 +1365,30 @@ mjb_outcome mjb_rewind_if(struct mjb_endpoint *ep,
  * `MJB_INVALID_ARGUMENT`.
  */
 MJB_API mjb_outcome mjb_history_info(struct mjb_endpoint *ep, struct mjb_history_state *info);
+
+/**
+ * Export ticks `from_tick..=to_tick` of the history window as a recording document
+ * (`mjbridge_recording_v1`, strict JSON; see docs/contract.md, "History and rewind"):
+ * the checkpoint of the last keyframe at or before `from_tick` (the recording starts there,
+ * exactly: no replay is needed to write it), every input write and discontinuity (restore,
+ * restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the state
+ * hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's, the
+ * engine, the model fingerprint, the descriptor and the profile; `mjbridge replay` re-executes
+ * and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the native lock
+ * (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
+ * stopped endpoint (after a stop, steps are refused, so the history ends at the stop).
+ * On `MJB_OK`, `*out_string` is a new string the caller frees with `mjb_string_free`
+ * (ownership as for `mjb_checkpoint_read`). Refused (`MJB_REJECTED`,
+ * `MJB_REASON_OUT_OF_RANGE`, nothing changed; the message names the window): an endpoint
+ * without `"history"`, `from_tick > to_tick`, a tick outside the window.
+ * `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+ */
+MJB_API
+mjb_outcome mjb_history_export(struct mjb_endpoint *ep,
+                               uint64_t from_tick,
+                               uint64_t to_tick,
+                               uint32_t timeout_ms,
+                               struct mjb_string **out_string);
 
 /**
  * The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed

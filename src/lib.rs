@@ -159,6 +159,7 @@ pub(crate) mod log;
 pub mod native;
 pub mod outcome;
 pub(crate) mod panics;
+pub mod recording;
 pub(crate) mod safety;
 pub mod world;
 

@@ -16,7 +16,8 @@ mod write;
 
 pub(crate) use read::{validate_document, Embedded};
 pub(crate) use write::{
-    estimated_bytes, write_basic, write_integration, write_values, Printed, COPIED,
+    estimated_bytes, write_basic, write_descriptor, write_integration, write_values, Printed,
+    COPIED,
 };
 
 use crate::native::{Dims, EngineInfo, Layout, Public};

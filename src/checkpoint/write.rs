@@ -7,7 +7,7 @@ use crate::doc::write::{Piece, Writer};
 use crate::native::{Layout, Public};
 use crate::outcome::{Reason, Refusal};
 
-fn write_descriptor(w: &mut Writer, f: &Facts) -> Canon {
+pub(crate) fn write_descriptor(w: &mut Writer, f: &Facts) -> Canon {
     w.begin_object();
     for (k, v) in f.dims.named() {
         w.i64_field(k, v);

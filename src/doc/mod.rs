@@ -53,6 +53,14 @@ impl<'a> Text<'a> {
         })
     }
 
+    /// Bytes whose size the caller bounded with its own limit (a recording): the encoding
+    /// only.
+    pub fn unbounded(bytes: &'a [u8]) -> Result<Self, Refusal> {
+        std::str::from_utf8(bytes).map(Text).map_err(|e| {
+            Refusal::rejected(Reason::InvalidUtf8, format!("document is not UTF-8: {e}")).at("")
+        })
+    }
+
     /// Text whose encoding was checked already (at the C boundary): the size only.
     pub fn checked(s: &'a str) -> Result<Self, Refusal> {
         check_size(s.len())?;

@@ -10,7 +10,7 @@
 //!
 //! What is strict: one top-level object; no duplicate keys (at any depth); finite numbers only
 //! (`1e400` is refused with `MJB_REASON_NOT_FINITE`, `NaN`/`Infinity` are not JSON); no bad
-//! escapes or lone surrogates; nesting at most [`MAX_DEPTH`]; at most [`MAX_DOCUMENT_BYTES`].
+//! escapes or lone surrogates; nesting at most [`MAX_DEPTH`]; at most [`super::MAX_DOCUMENT_BYTES`] (a recording: its own limit).
 //! Those are *parse* errors: the first one in document order ends the read, with the JSON
 //! pointer of where it happened. Field-level problems (unknown, missing, wrong type) are the
 //! caller's, which records them and keeps reading so that a later parse error still wins.
@@ -22,7 +22,7 @@
 //! objects currently open (duplicates are found by sorting them when an object closes, or
 //! when a parse error needs to know whether a duplicate came first), so at most about one
 //! byte per byte of input; JSON pointers are built only when something is refused.
-use super::{Text, MAX_DEPTH, MAX_DOCUMENT_BYTES};
+use super::{Text, MAX_DEPTH};
 use crate::outcome::{Reason, Refusal};
 use std::borrow::Cow;
 
@@ -89,7 +89,6 @@ impl<'a> Reader<'a> {
     /// at the first value, which must be an object.
     pub fn new(text: Text<'a>) -> Result<Self, Refusal> {
         let s = text.as_str();
-        debug_assert!(s.len() <= MAX_DOCUMENT_BYTES);
         #[cfg(test)]
         PARSES.with(|n| n.set(n.get() + 1));
         let mut r = Reader {

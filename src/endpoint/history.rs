@@ -76,6 +76,10 @@ struct Keyframe {
     value: u64,
     state: Box<[f64]>,
     hash: u64,
+    /// A discontinuity (a restore, a restore-point apply): a state no step reaches, which an
+    /// export carries as a `restore` event. Periodic, first and tip keyframes are states the
+    /// timeline reaches by stepping (an export names only their hash).
+    restore: bool,
 }
 
 /// What `mjb_history_info` reports.
@@ -200,9 +204,13 @@ impl History {
 
     /// Keep `state` as the keyframe at `tick` (after every record so far); a keyframe already
     /// at that tick is superseded (a rewind to a tick replays from its last keyframe).
+    /// A keyframe superseding a discontinuity at its tick stays one (its state holds the
+    /// restore and what was written after it).
     fn push_keyframe(&mut self, tick: u64, state: Option<&[f64]>, mj: Option<&Mujoco>) {
+        let mut restore = state.is_some();
         if self.keyframes.back().is_some_and(|k| k.tick == tick) {
             let k = self.keyframes.pop_back().expect("a keyframe");
+            restore |= k.restore;
             self.spare.push(k.state);
         }
         let mut buf = self.buffer();
@@ -225,6 +233,7 @@ impl History {
             value: self.next_value(),
             state: buf,
             hash,
+            restore,
         });
         if self.hashes.is_empty() {
             self.first_hash = tick;
@@ -395,6 +404,20 @@ impl Native {
     }
 }
 
+/// An export's event for keyframe `k` (a restore event for a discontinuity) and its check.
+fn take<'a>(
+    events: &mut Vec<crate::recording::Out<'a>>,
+    k: &'a Keyframe,
+) -> crate::recording::Check {
+    if k.restore {
+        events.push(crate::recording::Out::Restore {
+            tick: k.tick,
+            state: &k.state,
+        });
+    }
+    (k.tick, events.len() as u64, k.hash)
+}
+
 /// Discontinuity keyframes a window keeps beyond its periodic ones.
 const DISCONTINUITIES: usize = 32;
 
@@ -546,4 +569,116 @@ fn replay(mj: &mut Mujoco, h: &mut History, kf: usize, tick: u64) -> Result<(), 
         at += 1;
     }
     Ok(())
+}
+
+impl Endpoint {
+    /// The recording document of ticks `from..=to` of the window (`to` = `u64::MAX`: the
+    /// newest tick): a read under the native lock (works on a fenced or stopped endpoint).
+    /// It starts at the last keyframe at or before `from` (its checkpoint and tick), carries
+    /// every input write and discontinuity after it up to `to`, and the state hash of every
+    /// tick from the keyframe's to `to` (see [`crate::recording`]).
+    pub fn history_export(&self, from: u64, to: u64, timeout_ms: u32) -> Result<String, Refusal> {
+        if self.history.is_none() {
+            return Err(Refusal::rejected(
+                Reason::OutOfRange,
+                "the endpoint keeps no history (config \"history\"); nothing was exported",
+            ));
+        }
+        let mut guard = self.admit(timeout_ms)?;
+        let n = &mut *guard;
+        let h = n.history.as_ref().expect("configured history");
+        let (oldest, newest) = h.window(n.tick);
+        let to = if to == u64::MAX { newest } else { to };
+        if from > to {
+            return Err(Refusal::rejected(
+                Reason::OutOfRange,
+                format!("from_tick {from} is after to_tick {to}; nothing was exported"),
+            ));
+        }
+        if h.keyframes.is_empty() || from < oldest || to > newest {
+            return Err(Refusal::rejected(
+                Reason::OutOfRange,
+                format!(
+                    "ticks {from}..={to} are not within the history window {oldest}..={newest}; nothing was exported"
+                ),
+            ));
+        }
+        let kf = h
+            .keyframes
+            .iter()
+            .rposition(|k| k.tick <= from)
+            .expect("the window starts at a keyframe");
+        // The current state's hash: the newest tick's when the endpoint is at its tip.
+        let current = match (h.scrubbed, n.shape.layout.as_ref()) {
+            (false, Some(l)) => {
+                n.readback.resize(l.size, 0.0);
+                n.mj.get_state(l.sig, &mut n.readback)
+                    .map_err(|e| super::engine_refusal(&e, "reading the state"))?;
+                Some(state_hash(&n.readback))
+            }
+            _ => None,
+        };
+        let start = &h.keyframes[kf];
+        let mut hashes = Vec::with_capacity((to - start.tick + 1) as usize);
+        for t in start.tick..=to {
+            let k = h.keyframes.iter().rposition(|k| k.tick <= t).unwrap_or(kf);
+            let got = match h.expected(t, k) {
+                Some(x) => Some(x),
+                None if t == n.tick => current,
+                None => None,
+            };
+            match got {
+                Some(x) => hashes.push(x),
+                None => {
+                    return Err(Refusal::rejected(
+                        Reason::OutOfRange,
+                        format!("tick {t} has no recorded state in the window {oldest}..={newest}"),
+                    ))
+                }
+            }
+        }
+        // Events in record order; each later keyframe where it was taken (a discontinuity as
+        // a restore event, then its hash; others their hash before the next record).
+        let mut events = Vec::new();
+        let mut keyframes = vec![(start.tick, 0, start.hash)];
+        let mut later = h
+            .keyframes
+            .iter()
+            .skip(kf + 1)
+            .filter(|k| k.tick <= to)
+            .peekable();
+        let mut val = (start.value - h.first_value) as usize;
+        let first = (start.record - h.first_record) as usize;
+        for (i, r) in h.records.iter().enumerate().skip(first) {
+            if r.tick > to {
+                break;
+            }
+            let abs = h.first_record + i as u64;
+            while let Some(k) = later.next_if(|k| k.record <= abs) {
+                keyframes.push(take(&mut events, k));
+            }
+            let values = h.values.range(val..val + r.len as usize).copied().collect();
+            val += r.len as usize;
+            events.push(crate::recording::Out::Input {
+                tick: r.tick,
+                field: r.field,
+                id: r.id,
+                values,
+            });
+        }
+        for k in later {
+            keyframes.push(take(&mut events, k));
+        }
+        let export = crate::recording::Export {
+            facts: self.facts(&n.shape),
+            from_tick: from,
+            end_tick: to,
+            start_tick: start.tick,
+            start: &start.state,
+            events,
+            hashes,
+            keyframes,
+        };
+        crate::recording::write(&export)
+    }
 }

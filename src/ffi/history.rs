@@ -3,9 +3,10 @@
 //! back the exact state of any of them. The work is the endpoint's
 //! (`crate::endpoint::Endpoint::rewind`).
 
-use super::boundary::{call, mutation, on_endpoint, refuse_early};
+use super::boundary::{call, mutation, on_endpoint, read, refuse_early};
 use super::enums::mjb_outcome;
 use super::pointer::{admission, out_param};
+use super::string::mjb_string;
 use super::types::{mjb_endpoint, mjb_expect, mjb_history_state, mjb_report};
 use crate::outcome::Outcome;
 
@@ -66,5 +67,34 @@ pub unsafe extern "C" fn mjb_history_info(
         let info = out_param(info, Default::default(), "info")?;
         *info = on_endpoint(ep, |e| e.history_info())?.into();
         Ok(Outcome::Ok)
+    })
+}
+
+/// Export ticks `from_tick..=to_tick` of the history window as a recording document
+/// (`mjbridge_recording_v1`, strict JSON; see docs/contract.md, "History and rewind"):
+/// the checkpoint of the last keyframe at or before `from_tick` (the recording starts there,
+/// exactly: no replay is needed to write it), every input write and discontinuity (restore,
+/// restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the state
+/// hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's, the
+/// engine, the model fingerprint, the descriptor and the profile; `mjbridge replay` re-executes
+/// and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the native lock
+/// (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
+/// stopped endpoint (after a stop, steps are refused, so the history ends at the stop).
+/// On `MJB_OK`, `*out_string` is a new string the caller frees with `mjb_string_free`
+/// (ownership as for `mjb_checkpoint_read`). Refused (`MJB_REJECTED`,
+/// `MJB_REASON_OUT_OF_RANGE`, nothing changed; the message names the window): an endpoint
+/// without `"history"`, `from_tick > to_tick`, a tick outside the window.
+/// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn mjb_history_export(
+    ep: *mut mjb_endpoint,
+    from_tick: u64,
+    to_tick: u64,
+    timeout_ms: u32,
+    out_string: *mut *mut mjb_string,
+) -> mjb_outcome {
+    read(ep, out_string, std::ptr::null_mut(), |e| {
+        let text = e.history_export(from_tick, to_tick, timeout_ms)?;
+        Ok((text, Default::default()))
     })
 }

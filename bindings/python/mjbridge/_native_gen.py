@@ -716,6 +716,22 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # `"history"`. `ep`: a live handle; NULL, closed or foreign handles return
     # `MJB_INVALID_ARGUMENT`.
     "mjb_history_info": (OUTCOME, [ENDPOINT, POINTER(HistoryState)]),
+    # Export ticks `from_tick..=to_tick` of the history window as a recording document
+    # (`mjbridge_recording_v1`, strict JSON; see docs/contract.md, "History and rewind"): the
+    # checkpoint of the last keyframe at or before `from_tick` (the recording starts there,
+    # exactly: no replay is needed to write it), every input write and discontinuity (restore,
+    # restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the state
+    # hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's, the
+    # engine, the model fingerprint, the descriptor and the profile; `mjbridge replay` re-executes
+    # and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the native lock
+    # (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
+    # stopped endpoint (after a stop, steps are refused, so the history ends at the stop). On
+    # `MJB_OK`, `*out_string` is a new string the caller frees with `mjb_string_free` (ownership as
+    # for `mjb_checkpoint_read`). Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing
+    # changed; the message names the window): an endpoint without `"history"`, `from_tick >
+    # to_tick`, a tick outside the window. `ep`: a live handle; NULL, closed or foreign handles
+    # return `MJB_INVALID_ARGUMENT`.
+    "mjb_history_export": (OUTCOME, [ENDPOINT, c_uint64, c_uint64, c_uint32, POINTER(STRING)]),
     # The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
     # on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
     # replaced with the model). Any thread. `ep`: a live handle; NULL, closed or foreign handles

@@ -1,0 +1,219 @@
+//! Recordings (`mjb_history_export`, `mjbridge replay`): an export after a drive with inputs
+//! every tick, world writes, restores and restore-point applies holds every tick's exact
+//! state hash; `mjbridge replay` re-executes it in a fresh process; an edited recording
+//! diverges at its tick; another model is refused; hostile documents are refused with reason
+//! and pointer; bad export calls change nothing.
+
+mod common;
+
+use common::*;
+use mjbridge::endpoint::{state_hash, WAIT_FOREVER};
+use mjbridge::ffi::*;
+use mjbridge::outcome::Outcome;
+use mjbridge::recording::{self, Event};
+use std::collections::BTreeMap;
+
+fn history(window: u64, every: u64) -> String {
+    format!("\"history\":{{\"window_ticks\":{window},\"keyframe_every\":{every}}}")
+}
+
+/// A small deterministic generator.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() % 2001) as f64 / 1000.0 - 1.0
+    }
+}
+
+fn export(ep: &Ep, from: u64, to: u64) -> Result<String, (Outcome, serde_json::Value)> {
+    let mut s: *mut mjb_string = std::ptr::null_mut();
+    let o: Outcome = unsafe { mjb_history_export(ep.0, from, to, WAIT_FOREVER, &mut s) }.into();
+    match o {
+        Outcome::Ok => Ok(take_string(s)),
+        o => {
+            assert!(s.is_null());
+            Err((o, last_error()))
+        }
+    }
+}
+
+fn info(ep: &Ep) -> mjb_history_state {
+    let mut i = mjb_history_state::default();
+    let o = unsafe { mjb_history_info(ep.0, &mut i) };
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    i
+}
+
+/// Every mutation of the recorder's kinds, for `ticks` steps: ctrl every tick, qfrc/xfrc/
+/// mocap writes, world writes, a restore every 97 ticks and a restore-point apply every 61.
+/// Returns the hash of the state each tick was left with (and of the newest tick's).
+fn drive(ep: &Ep, ticks: u64, rng: &mut Lcg) -> BTreeMap<u64, u64> {
+    let d = ep.dims();
+    let (nv, nx) = (d.nv as usize, 6 * d.nbody as usize);
+    let mut seen = BTreeMap::new();
+    let mut saved: Vec<(u64, String)> = Vec::new();
+    let mut rp: *mut mjb_restore_point = std::ptr::null_mut();
+    for i in 0..ticks {
+        let tick = ep.frame_info().tick;
+        let jump = match i % 97 == 96 {
+            true => saved.iter().rev().find(|(t, _)| *t + 20 <= tick).cloned(),
+            false => None,
+        };
+        if let Some((t, cp)) = jump {
+            assert_eq!(ep.restore(&cp).0, Outcome::Ok, "{:?}", last_error());
+            seen.retain(|k, _| *k < t);
+        } else if i % 61 == 60 && !rp.is_null() {
+            let mut ri = mjb_read_info::default();
+            assert_eq!(unsafe { mjb_restore_point_info(rp, &mut ri) }, Outcome::Ok);
+            if ri.tick <= tick {
+                let mut r = mjb_report::default();
+                let o = unsafe { mjb_restore_point_apply(ep.0, rp, WAIT_FOREVER, &mut r) };
+                assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+                seen.retain(|k, _| *k < ri.tick);
+            }
+        }
+        let tick = ep.frame_info().tick;
+        assert_eq!(ep.set_ctrl(&[rng.unit(), rng.unit()]), Outcome::Ok);
+        if i % 3 == 0 {
+            let f: Vec<f64> = (0..nv).map(|_| rng.unit()).collect();
+            ep.input_ok(Field::QfrcApplied, -1, &f);
+        }
+        if i % 5 == 0 {
+            let w: Vec<f64> = (0..nx).map(|_| rng.unit() * 0.01).collect();
+            ep.input_ok(Field::XfrcApplied, -1, &w);
+            ep.input_ok(
+                Field::MocapPos,
+                0,
+                &[0.5 + rng.unit() * 0.1, rng.unit() * 0.1, 0.7],
+            );
+        }
+        if i % 11 == 0 {
+            let doc = format!("{{\"world\":{{\"ctrl\":[{},{}]}}}}", rng.unit(), rng.unit());
+            assert_eq!(ep.world_write(&doc), Outcome::Ok, "{:?}", last_error());
+        }
+        if i % 10 == 0 {
+            saved.push((tick, ep.checkpoint()));
+        }
+        if i % 37 == 0 {
+            if !rp.is_null() {
+                assert_eq!(unsafe { mjb_restore_point_free(rp) }, Outcome::Ok);
+            }
+            rp = std::ptr::null_mut();
+            let o = unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) };
+            assert_eq!(o, Outcome::Ok);
+        }
+        seen.insert(tick, state_hash(&ep.state_vector().unwrap()));
+        ep.step_ok(1);
+    }
+    if !rp.is_null() {
+        assert_eq!(unsafe { mjb_restore_point_free(rp) }, Outcome::Ok);
+    }
+    seen.insert(
+        ep.frame_info().tick,
+        state_hash(&ep.state_vector().unwrap()),
+    );
+    seen
+}
+
+#[cfg(mjb_integration)]
+fn recorder(window: u64, every: u64) -> Ep {
+    open_model(
+        "contact_act.xml",
+        &format!(
+            "\"profile\":\"mujoco_integration_v1\",{}",
+            history(window, every)
+        ),
+    )
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn an_export_holds_every_tick_and_mutation_of_its_range() {
+    let ep = recorder(300, 16);
+    let mut rng = Lcg(4);
+    let seen = drive(&ep, 400, &mut rng);
+    let i = info(&ep);
+    let from = i.oldest_tick + 5;
+    let text = export(&ep, from, u64::MAX).unwrap();
+    let rec = recording::read(text.as_bytes()).unwrap();
+    assert_eq!((rec.from_tick, rec.end_tick), (from, i.newest_tick));
+    assert!(rec.first_tick <= from && from - rec.first_tick < 16 + 40);
+    for t in rec.first_tick..=rec.end_tick {
+        if let Some(h) = seen.get(&t) {
+            assert_eq!(rec.hash_at(t), Some(*h), "tick {t}");
+        }
+    }
+    let restores = rec
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Restore { .. }))
+        .count();
+    assert!(restores >= 2, "{restores} restores");
+    let inputs = rec.events.len() - restores;
+    assert!(inputs as u64 >= rec.end_tick - rec.first_tick, "{inputs}");
+    // A sub-range ends where asked; the export is a read (nothing changed).
+    let before = (ep.hash(), ep.frame_info(), info(&ep));
+    let part = recording::read(export(&ep, from, from + 20).unwrap().as_bytes()).unwrap();
+    assert_eq!(part.end_tick, from + 20);
+    assert_eq!(part.hash_at(from + 20), rec.hash_at(from + 20));
+    assert_eq!((ep.hash(), ep.frame_info(), info(&ep)), before);
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn bad_export_calls_are_refused_with_nothing_changed() {
+    let ep = recorder(50, 10);
+    let mut rng = Lcg(5);
+    drive(&ep, 120, &mut rng);
+    let i = info(&ep);
+    let before = (ep.hash(), ep.frame_info(), ep.safety(), i);
+    let window = format!("{}..={}", i.oldest_tick, i.newest_tick);
+    for (from, to) in [
+        (0, i.newest_tick),
+        (i.oldest_tick - 1, i.newest_tick),
+        (i.oldest_tick, i.newest_tick + 1),
+        (i.newest_tick, i.oldest_tick),
+        (u64::MAX, u64::MAX),
+    ] {
+        let (o, e) = export(&ep, from, to).unwrap_err();
+        assert_eq!(o, Outcome::Rejected, "{from}..={to}");
+        assert_eq!(e["reason"], "MJB_REASON_OUT_OF_RANGE", "{e}");
+        let msg = e["message"].as_str().unwrap();
+        assert!(msg.contains(&window) || msg.contains("after"), "{e}");
+        assert_eq!((ep.hash(), ep.frame_info(), ep.safety(), info(&ep)), before);
+    }
+    // NULL out parameter and NULL handle.
+    let o =
+        unsafe { mjb_history_export(ep.0, i.oldest_tick, i.newest_tick, 0, std::ptr::null_mut()) };
+    assert_eq!(o, Outcome::InvalidArgument);
+    let mut s: *mut mjb_string = std::ptr::null_mut();
+    let o = unsafe { mjb_history_export(std::ptr::null_mut(), 0, 1, 0, &mut s) };
+    assert_eq!(
+        (Outcome::from(o), s.is_null()),
+        (Outcome::InvalidArgument, true)
+    );
+    assert_eq!((ep.hash(), ep.frame_info(), ep.safety(), info(&ep)), before);
+}
+
+#[test]
+fn without_history_an_export_is_refused() {
+    let ep = open_model("contact_act.xml", "");
+    ep.step_ok(3);
+    let before = (ep.hash(), ep.frame_info());
+    let (o, e) = export(&ep, 0, u64::MAX).unwrap_err();
+    assert_eq!(
+        (o, e["reason"].as_str()),
+        (Outcome::Rejected, Some("MJB_REASON_OUT_OF_RANGE"))
+    );
+    assert!(e["message"].as_str().unwrap().contains("no history"), "{e}");
+    assert_eq!((ep.hash(), ep.frame_info()), before);
+}
