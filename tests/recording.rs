@@ -217,3 +217,279 @@ fn without_history_an_export_is_refused() {
     assert!(e["message"].as_str().unwrap().contains("no history"), "{e}");
     assert_eq!((ep.hash(), ep.frame_info()), before);
 }
+
+/// `mjbridge replay FILE --model MODEL` in a fresh process: exit code and stdout.
+fn replay(doc: &str, model: &str) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "mjb-recording-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("recording.json");
+    std::fs::write(&file, doc).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mjbridge"))
+        .arg("replay")
+        .arg(&file)
+        .arg("--model")
+        .arg(model_path(model))
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code().unwrap_or(-1), text)
+}
+
+static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The exit codes docs/command.md states for `replay`.
+const REFUSED: i32 = 4;
+const DIVERGED: i32 = 5;
+
+/// Re-hash a recording after an edit (so that only the edit differs, not the document hash).
+fn rehash(doc: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(doc).unwrap();
+    rehash_text(&serde_json::to_string(&v["recording"]).unwrap())
+}
+
+/// A document of this `recording` text, with its hash.
+fn rehash_text(inner: &str) -> String {
+    let hash = mjbridge::doc::jcs::hash_value(&inner).unwrap();
+    format!("{{\"recording\":{inner},\"recording_hash\":\"{hash}\"}}")
+}
+
+/// The `recording` text of a document as exported.
+fn inner_text(doc: &str) -> &str {
+    let end = doc.rfind(",\"recording_hash\"").unwrap();
+    &doc["{\"recording\":".len()..end]
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn a_replay_in_a_fresh_process_verifies_every_tick() {
+    let ep = recorder(300, 16);
+    let mut rng = Lcg(7);
+    drive(&ep, 260, &mut rng);
+    let i = info(&ep);
+    let doc = export(&ep, i.oldest_tick + 3, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+    let range = format!("verified ticks {}..={}", rec.first_tick, rec.end_tick);
+    assert!(out.contains(&range), "{out}");
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn an_input_edited_by_one_ulp_diverges_at_its_tick() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(8);
+    drive(&ep, 150, &mut rng);
+    let i = info(&ep);
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    // A ctrl input in the middle of the range, after the last restore before it (so no
+    // restore hides the edit).
+    let (index, tick) = rec
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(k, e)| match e {
+            Event::Input {
+                tick,
+                field,
+                values,
+                ..
+            } if *field == Field::Ctrl && values[0] != 0.0 && *tick > rec.first_tick + 30 => {
+                Some((k, *tick))
+            }
+            _ => None,
+        })
+        .find(|(k, t)| {
+            !rec.events[*k..]
+                .iter()
+                .any(|e| matches!(e, Event::Restore { tick, .. } if *tick <= t + 1))
+        })
+        .expect("a ctrl input not followed by a restore at once");
+    let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    let x = &mut v["recording"]["events"][index]["input"]["values"][0];
+    let old = x.as_f64().unwrap();
+    let new = f64::from_bits(old.to_bits() + 1);
+    *x = serde_json::json!(new);
+    let edited = rehash(&serde_json::to_string(&v).unwrap());
+    let (code, out) = replay(&edited, "contact_act.xml");
+    assert_eq!(code, DIVERGED, "{out}");
+    assert!(
+        out.contains(&format!("first diverging tick {tick}:")),
+        "{out}"
+    );
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn a_recording_of_another_model_or_engine_is_refused() {
+    let ep = recorder(100, 10);
+    let mut rng = Lcg(9);
+    drive(&ep, 40, &mut rng);
+    let doc = export(&ep, info(&ep).oldest_tick, u64::MAX).unwrap();
+    let (code, out) = replay(&doc, "pendulum.xml");
+    assert_eq!(code, REFUSED, "{out}");
+    assert!(out.contains("MJB_REASON_MODEL_FINGERPRINT"), "{out}");
+    let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    v["recording"]["engine"] = serde_json::json!("0.0.1");
+    let (code, out) = replay(&rehash(&v.to_string()), "contact_act.xml");
+    assert_eq!(code, REFUSED, "{out}");
+    assert!(out.contains("MJB_REASON_ENGINE"), "{out}");
+    // A recording edited without its hash.
+    let (code, out) = replay(
+        &doc.replacen("\"tick\":", "\"tick\": ", 1),
+        "contact_act.xml",
+    );
+    assert_eq!(code, 0, "whitespace is not content: {out}");
+    let tampered = v.to_string();
+    let (code, out) = replay(&tampered, "contact_act.xml");
+    assert_eq!(code, REFUSED, "{out}");
+    assert!(
+        out.contains("MJB_REASON_STATE_HASH") && out.contains("/recording_hash"),
+        "{out}"
+    );
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn hostile_recordings_are_refused_with_reason_and_pointer() {
+    let ep = recorder(60, 10);
+    let mut rng = Lcg(10);
+    drive(&ep, 30, &mut rng);
+    let doc = export(&ep, info(&ep).oldest_tick, u64::MAX).unwrap();
+    let good: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = good.clone();
+        f(&mut v);
+        rehash(&v.to_string())
+    };
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            doc[..doc.len() / 2].to_owned(),
+            "MJB_REASON_MALFORMED_JSON",
+            "?",
+        ),
+        (
+            edit(&|v| v["recording"]["extra"] = 1.into()),
+            "MJB_REASON_UNKNOWN_FIELD",
+            "/recording/extra",
+        ),
+        (
+            edit(&|v| v["recording"]["end_tick"] = "10".into()),
+            "MJB_REASON_WRONG_TYPE",
+            "/recording/end_tick",
+        ),
+        (
+            rehash_text(&inner_text(&doc).replacen(
+                "\"end_tick\":",
+                "\"end_tick\":123456789012345678901234567890,\"x\":",
+                1,
+            )),
+            "MJB_REASON_OUT_OF_RANGE",
+            "/recording/end_tick",
+        ),
+        (
+            edit(&|v| v["recording"]["tick_hashes"]["xxh3_64"][2] = "abc".into()),
+            "MJB_REASON_WRONG_TYPE",
+            "/recording/tick_hashes/xxh3_64/2",
+        ),
+        (
+            edit(&|v| v["recording"]["tick_hashes"]["xxh3_64"][0] = "0123456789ABCDEF".into()),
+            "MJB_REASON_WRONG_TYPE",
+            "/recording/tick_hashes/xxh3_64/0",
+        ),
+        (
+            edit(&|v| {
+                v["recording"]["tick_hashes"]["xxh3_64"]
+                    .as_array_mut()
+                    .unwrap()
+                    .pop();
+            }),
+            "MJB_REASON_SIZE",
+            "/recording/tick_hashes/xxh3_64",
+        ),
+        (
+            edit(&|v| v["recording"]["events"][0]["input"]["field"] = "qacc".into()),
+            "MJB_REASON_UNKNOWN_NAME",
+            "/recording/events/0/input/field",
+        ),
+        (
+            edit(&|v| v["recording"]["events"][0]["tick"] = serde_json::json!(u64::MAX)),
+            "MJB_REASON_OUT_OF_RANGE",
+            "/recording/events/0/tick",
+        ),
+        (
+            edit(&|v| v["recording"]["format"] = "mjbridge_recording_v9".into()),
+            "MJB_REASON_UNSUPPORTED",
+            "/recording/format",
+        ),
+        (
+            edit(&|v| {
+                v["recording"].as_object_mut().unwrap().remove("start");
+            }),
+            "MJB_REASON_MISSING_FIELD",
+            "/recording/start",
+        ),
+        (
+            edit(&|v| v["recording"]["start"]["seed"] = 99.into()),
+            "MJB_REASON_SEED",
+            "/recording/start/seed",
+        ),
+    ];
+    for (text, reason, pointer) in &cases {
+        let (code, out) = replay(text, "contact_act.xml");
+        assert_eq!(code, REFUSED, "{reason}: {out}");
+        assert!(out.contains(reason), "{reason}: {out}");
+        // "?": a pointer, wherever the text was cut.
+        let shown = format!("at \"{pointer}\"");
+        assert!(out.contains(&shown) || *pointer == "?", "{pointer}: {out}");
+        if !reason.ends_with("SEED") {
+            // The library's reader says the same.
+            let r = recording::read(text.as_bytes()).unwrap_err();
+            assert_eq!(r.reason.name(), *reason, "{r:?}");
+            match *pointer {
+                "?" => assert!(
+                    r.pointer
+                        .as_ref()
+                        .is_some_and(|p| p.starts_with("/recording")),
+                    "{r:?}"
+                ),
+                p => assert_eq!(r.pointer.as_deref(), Some(p), "{r:?}"),
+            }
+        }
+    }
+    // Oversize: refused before parsing.
+    let big = vec![b' '; recording::MAX_RECORDING_BYTES + 1];
+    let r = recording::read(&big).unwrap_err();
+    assert_eq!(
+        (r.reason.name(), r.pointer.as_deref()),
+        ("MJB_REASON_TOO_LARGE", Some(""))
+    );
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn an_export_after_an_emergency_stop_holds_the_ticks_up_to_the_stop() {
+    let ep = recorder(500, 25);
+    let mut rng = Lcg(11);
+    drive(&ep, 120, &mut rng);
+    let at_stop = ep.frame_info().tick;
+    let hash_at_stop = state_hash(&ep.state_vector().unwrap());
+    ep.stop();
+    // Steps are refused: the history stops growing.
+    assert_eq!(ep.step(1).0, Outcome::Rejected);
+    let i = info(&ep);
+    assert_eq!(i.newest_tick, at_stop);
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.end_tick, at_stop);
+    assert_eq!(rec.hash_at(at_stop), Some(hash_at_stop));
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("..={at_stop}")), "{out}");
+}

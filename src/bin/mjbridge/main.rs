@@ -7,6 +7,7 @@
 //! - `package gate [--check] DIR...`: compare the reference with the live endpoint, run the
 //!   checkpoint conformance checks, write a fresh `gate.json` with a digest ([`gate`]).
 //! - `checkpoint validate --package DIR FILE`, `checkpoint inspect FILE` ([`inspect`]).
+//! - `replay RECORDING --model MODEL.xml`: re-execute and verify a recording ([`replay`]).
 //!
 //! Exit codes: 0 ok, 1 a gate or a validation failed, 2 usage, 3 a package (or a file it
 //! names) could not be read or loaded.
@@ -19,6 +20,7 @@ mod manifest;
 mod pretty;
 mod progress;
 mod reference;
+mod replay;
 
 use clap::{Parser, Subcommand};
 use std::io::Write as _;
@@ -69,6 +71,9 @@ Exit codes:
   3  a package, or a file it names, could not be read or loaded
      (package.json, reference.json, a model file, a checkpoint file, a plugin folder; or
      MuJoCo refused to compile the model)
+  4  replay: the recording was refused (malformed, another engine or model; the reason and
+     JSON pointer are printed)
+  5  replay: the replay diverged (the first diverging tick is printed)
 A closed standard output (a pipe into `head`) ends the output only: the command finishes and
 exits with one of these codes.";
 
@@ -99,6 +104,16 @@ enum Command {
     /// Checkpoint documents (what `mjb_checkpoint_read` serves and `mjb_restore` takes).
     #[command(subcommand, after_help = EXIT_CODES)]
     Checkpoint(CheckpointCommand),
+    /// Re-execute a recording (`mjb_history_export`) on a fresh endpoint of MODEL and verify
+    /// the state hash of every tick: prints the verified tick range, or the first diverging
+    /// tick.
+    #[command(after_help = EXIT_CODES)]
+    Replay {
+        /// The model the recording was made of (its fingerprint must match).
+        #[arg(long, value_name = "MODEL.xml")]
+        model: PathBuf,
+        recording: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -300,6 +315,7 @@ fn main() -> ExitCode {
                 p.code()
             }
         },
+        Command::Replay { model, recording } => replay::run(&recording, &model),
     };
     ExitCode::from(code)
 }
