@@ -43,6 +43,11 @@ fn shown(input: &[u8]) -> String {
 pub fn pointer_resolves(input: &[u8]) {
     let e = last_error();
     assert!(e["reason"].is_string(), "{e}");
+    resolves_in(input, &e);
+}
+
+/// `e`'s pointer (if any) resolves in the input, when serde_json can read the input.
+fn resolves_in(input: &[u8], e: &serde_json::Value) {
     let Some(p) = e["pointer"].as_str() else {
         return;
     };
@@ -333,4 +338,44 @@ pub fn shared_harnesses() -> &'static [Harness] {
         Endpoints(harnesses(&models))
     })
     .0
+}
+
+/// Read `input` as a recording (`mjbridge::recording::read`, what `mjbridge replay` reads):
+/// the same answer twice; a refusal's pointer resolves in the input; an accepted recording is
+/// consistent (one hash per tick from its start to its end, events and keyframe checks in
+/// order within that range).
+pub fn recording(input: &[u8]) {
+    let first = mjbridge::recording::read(input);
+    assert_eq!(first, mjbridge::recording::read(input), "{}", shown(input));
+    match first {
+        Err(r) => {
+            let e = serde_json::json!({
+                "reason": r.reason.name(),
+                "pointer": r.pointer,
+                "message": r.message,
+            });
+            resolves_in(input, &e);
+        }
+        Ok(rec) => {
+            assert!(rec.first_tick <= rec.from_tick && rec.from_tick <= rec.end_tick);
+            assert_eq!(
+                rec.tick_hashes.len() as u64,
+                rec.end_tick - rec.first_tick + 1,
+                "{}",
+                shown(input)
+            );
+            let ticks: Vec<u64> = rec.events.iter().map(|e| e.tick()).collect();
+            assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "{}", shown(input));
+            assert!(ticks
+                .iter()
+                .all(|t| (rec.first_tick..=rec.end_tick).contains(t)));
+            let checks = &rec.keyframe_hashes;
+            assert!(checks
+                .windows(2)
+                .all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1));
+            assert!(checks
+                .iter()
+                .all(|c| c.1 <= rec.events.len() as u64 && c.0 <= rec.end_tick));
+        }
+    }
 }

@@ -475,12 +475,16 @@ fn read_events(
             return Ok(());
         }
         let ev = match (m.has(1), m.has(2)) {
-            (true, true) | (false, false) => {
+            (true, true) => {
                 bad.get_or_insert(refuse(
-                    Reason::MissingField,
-                    &ptr,
-                    "an event has exactly one of \"input\" and \"restore\"",
+                    Reason::UnknownField,
+                    &format!("{ptr}/restore"),
+                    "an event has one of \"input\" and \"restore\", not both",
                 ));
+                return Ok(());
+            }
+            (false, false) => {
+                bad.get_or_insert(schema::missing(&ptr, "input"));
                 return Ok(());
             }
             _ => (tick, input, restore),

@@ -68,6 +68,7 @@ fn bless(harnesses: &[invariants::Harness]) {
         .unwrap();
         std::fs::write(seeds.join(format!("world_write/{name}-world.json")), &world).unwrap();
     }
+    bless_recordings(&tag);
     let xml = std::fs::read_to_string(root().join("tests/models/pendulum.xml")).unwrap();
     for (name, cfg) in [
         (
@@ -91,6 +92,45 @@ fn bless(harnesses: &[invariants::Harness]) {
     }
 }
 
+/// Recording seeds: real exports (`mjb_history_export`) of a short drive of the model with
+/// contacts (ctrl every tick, a world write, a restore), where the engine has the
+/// integration profile.
+fn bless_recordings(tag: &str) {
+    use mjbridge::endpoint::{Endpoint, WAIT_FOREVER};
+    if !mjbridge::native::engine().has_state_api {
+        return;
+    }
+    let dir = root().join("fuzz/seeds/recording");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = root().join("tests/models/contact_act.xml");
+    let config = serde_json::json!({
+        "model": {"xml_path": path.to_string_lossy()},
+        "profile": "mujoco_integration_v1",
+        "history": {"window_ticks": 12, "keyframe_every": 4},
+    });
+    let ep = Endpoint::open(config.to_string().as_bytes()).unwrap();
+    let mut saved = String::new();
+    for i in 0..16u32 {
+        let x = f64::from(i) / 16.0;
+        assert!(ep.set_ctrl(&[x, -x], WAIT_FOREVER).detail.is_none());
+        if i == 3 {
+            saved = ep.checkpoint_read(WAIT_FOREVER).unwrap();
+            let w = r#"{"world":{"ctrl":[0.25,-0.5]}}"#;
+            assert!(ep.world_write(w, WAIT_FOREVER).detail.is_none());
+        }
+        if i == 9 {
+            assert!(ep.restore(&saved, WAIT_FOREVER).detail.is_none());
+        }
+        assert!(ep.step(1, WAIT_FOREVER).detail.is_none());
+    }
+    for (name, from, to) in [("window", 0, u64::MAX), ("short", 6, 8)] {
+        let info = ep.history_info().unwrap();
+        let from = from.max(info.oldest);
+        let doc = ep.history_export(from, to, WAIT_FOREVER).unwrap();
+        std::fs::write(dir.join(format!("{tag}-contact_act-{name}.json")), doc).unwrap();
+    }
+}
+
 #[test]
 fn fuzz_seeds_and_kept_crashers_replay_through_the_fuzz_invariants() {
     let harnesses = invariants::harnesses(&root().join("tests/models"));
@@ -99,13 +139,14 @@ fn fuzz_seeds_and_kept_crashers_replay_through_the_fuzz_invariants() {
         bless(&harnesses);
     }
     let mut counts = Vec::new();
-    for target in ["restore", "world_write", "endpoint_config"] {
+    for target in ["restore", "world_write", "endpoint_config", "recording"] {
         let inputs = inputs(target);
         assert!(!inputs.is_empty(), "no seeds for {target}");
         for (path, bytes) in &inputs {
             let run = std::panic::catch_unwind(|| match target {
                 "restore" => harnesses.iter().for_each(|h| h.restore(bytes)),
                 "world_write" => harnesses.iter().for_each(|h| h.world_write(bytes)),
+                "recording" => invariants::recording(bytes),
                 _ => invariants::endpoint_config(bytes),
             });
             assert!(
