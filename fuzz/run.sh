@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run one cargo-fuzz target for a while: bash fuzz/run.sh TARGET SECONDS
-# (targets: restore, world_write, endpoint_config). New corpus entries go to fuzz/corpus/
+# (targets: restore, world_write, endpoint_config, recording). New corpus entries go to fuzz/corpus/
 # (not committed); a crash leaves an artifact in fuzz/artifacts/TARGET/ — copy it into
 # fuzz/regressions/TARGET/ so `cargo test` (tests/fuzz_replay.rs) replays it from then on.
 set -euo pipefail

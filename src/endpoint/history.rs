@@ -32,6 +32,7 @@ use crate::inputs::Input;
 use crate::native::fields::Field;
 use crate::native::{Mujoco, NativeError};
 use crate::outcome::{Reason, Refusal};
+use crate::recording::{Check, Out};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 
@@ -404,13 +405,89 @@ impl Native {
     }
 }
 
+impl History {
+    /// The state hash of every tick from keyframe `kf`'s to `to` (`current`: the hash of the
+    /// state now, at tick `now`, when the endpoint is at its tip).
+    fn export_hashes(
+        &self,
+        kf: usize,
+        to: u64,
+        now: u64,
+        current: Option<u64>,
+        (oldest, newest): (u64, u64),
+    ) -> Result<Vec<u64>, Refusal> {
+        let start = &self.keyframes[kf];
+        let mut hashes = Vec::with_capacity((to - start.tick + 1) as usize);
+        let mut k = kf;
+        for t in start.tick..=to {
+            while self.keyframes.get(k + 1).is_some_and(|n| n.tick <= t) {
+                k += 1;
+            }
+            let got = match self.expected(t, k) {
+                Some(x) => Some(x),
+                None if t == now => current,
+                None => None,
+            };
+            match got {
+                Some(x) => hashes.push(x),
+                None => {
+                    return Err(Refusal::rejected(
+                        Reason::OutOfRange,
+                        format!("tick {t} has no recorded state in the window {oldest}..={newest}"),
+                    ))
+                }
+            }
+        }
+        Ok(hashes)
+    }
+
+    /// The events after keyframe `kf` up to tick `to`, and the keyframe checks.
+    fn export_events(&self, kf: usize, to: u64) -> (Vec<Out<'_>>, Vec<Check>) {
+        let start = &self.keyframes[kf];
+        // Events in record order; each later keyframe where it was taken (a discontinuity as
+        // a restore event, then its hash; others their hash before the next record).
+        let mut events = Vec::new();
+        let mut keyframes = vec![(start.tick, 0, start.hash)];
+        let mut later = self
+            .keyframes
+            .iter()
+            .skip(kf + 1)
+            .filter(|k| k.tick <= to)
+            .peekable();
+        let mut val = (start.value - self.first_value) as usize;
+        let first = (start.record - self.first_record) as usize;
+        for (i, r) in self.records.iter().enumerate().skip(first) {
+            if r.tick > to {
+                break;
+            }
+            let abs = self.first_record + i as u64;
+            while let Some(k) = later.next_if(|k| k.record <= abs) {
+                keyframes.push(take(&mut events, k));
+            }
+            let values = self
+                .values
+                .range(val..val + r.len as usize)
+                .copied()
+                .collect();
+            val += r.len as usize;
+            events.push(Out::Input {
+                tick: r.tick,
+                field: r.field,
+                id: r.id,
+                values,
+            });
+        }
+        for k in later {
+            keyframes.push(take(&mut events, k));
+        }
+        (events, keyframes)
+    }
+}
+
 /// An export's event for keyframe `k` (a restore event for a discontinuity) and its check.
-fn take<'a>(
-    events: &mut Vec<crate::recording::Out<'a>>,
-    k: &'a Keyframe,
-) -> crate::recording::Check {
+fn take<'a>(events: &mut Vec<Out<'a>>, k: &'a Keyframe) -> Check {
     if k.restore {
-        events.push(crate::recording::Out::Restore {
+        events.push(Out::Restore {
             tick: k.tick,
             state: &k.state,
         });
@@ -619,56 +696,8 @@ impl Endpoint {
             _ => None,
         };
         let start = &h.keyframes[kf];
-        let mut hashes = Vec::with_capacity((to - start.tick + 1) as usize);
-        for t in start.tick..=to {
-            let k = h.keyframes.iter().rposition(|k| k.tick <= t).unwrap_or(kf);
-            let got = match h.expected(t, k) {
-                Some(x) => Some(x),
-                None if t == n.tick => current,
-                None => None,
-            };
-            match got {
-                Some(x) => hashes.push(x),
-                None => {
-                    return Err(Refusal::rejected(
-                        Reason::OutOfRange,
-                        format!("tick {t} has no recorded state in the window {oldest}..={newest}"),
-                    ))
-                }
-            }
-        }
-        // Events in record order; each later keyframe where it was taken (a discontinuity as
-        // a restore event, then its hash; others their hash before the next record).
-        let mut events = Vec::new();
-        let mut keyframes = vec![(start.tick, 0, start.hash)];
-        let mut later = h
-            .keyframes
-            .iter()
-            .skip(kf + 1)
-            .filter(|k| k.tick <= to)
-            .peekable();
-        let mut val = (start.value - h.first_value) as usize;
-        let first = (start.record - h.first_record) as usize;
-        for (i, r) in h.records.iter().enumerate().skip(first) {
-            if r.tick > to {
-                break;
-            }
-            let abs = h.first_record + i as u64;
-            while let Some(k) = later.next_if(|k| k.record <= abs) {
-                keyframes.push(take(&mut events, k));
-            }
-            let values = h.values.range(val..val + r.len as usize).copied().collect();
-            val += r.len as usize;
-            events.push(crate::recording::Out::Input {
-                tick: r.tick,
-                field: r.field,
-                id: r.id,
-                values,
-            });
-        }
-        for k in later {
-            keyframes.push(take(&mut events, k));
-        }
+        let hashes = h.export_hashes(kf, to, n.tick, current, (oldest, newest))?;
+        let (events, keyframes) = h.export_events(kf, to);
         let export = crate::recording::Export {
             facts: self.facts(&n.shape),
             from_tick: from,
