@@ -254,7 +254,7 @@ fn rehash(doc: &str) -> String {
 
 /// A document of this `recording` text, with its hash.
 fn rehash_text(inner: &str) -> String {
-    let hash = mjbridge::doc::jcs::hash_value(&inner).unwrap();
+    let hash = mjbridge::doc::jcs::hash_value(inner).unwrap();
     format!("{{\"recording\":{inner},\"recording_hash\":\"{hash}\"}}")
 }
 
@@ -492,4 +492,50 @@ fn an_export_after_an_emergency_stop_holds_the_ticks_up_to_the_stop() {
     let (code, out) = replay(&doc, "contact_act.xml");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(&format!("..={at_stop}")), "{out}");
+}
+
+#[cfg(mjb_integration)]
+#[test]
+fn an_export_after_a_rewind_is_of_the_kept_timeline() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(12);
+    drive(&ep, 150, &mut rng);
+    let i = info(&ep);
+    let whole = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let mut r = mjb_report::default();
+    let o = unsafe { mjb_rewind(ep.0, i.oldest_tick + 40, WAIT_FOREVER, &mut r) };
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    // Scrubbed back: the same timeline, to the same newest tick (and one more keyframe
+    // check: the tip the rewind left).
+    let scrubbed = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let (a, b) = (
+        recording::read(whole.as_bytes()).unwrap(),
+        recording::read(scrubbed.as_bytes()).unwrap(),
+    );
+    assert_eq!((b.first_tick, b.end_tick), (a.first_tick, a.end_tick));
+    assert!(a.tick_hashes == b.tick_hashes && a.events == b.events && a.start == b.start);
+    assert!(b.keyframe_hashes.starts_with(&a.keyframe_hashes));
+    for doc in [&whole, &scrubbed] {
+        let (code, out) = replay(doc, "contact_act.xml");
+        assert_eq!(code, 0, "{out}");
+    }
+}
+
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn an_export_works_on_a_fenced_endpoint() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(13);
+    drive(&ep, 60, &mut rng);
+    let i = info(&ep);
+    let before = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let cp = ep.checkpoint();
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, mjbridge::native::Fault::SetterUnexpected as i32),
+        Outcome::Ok
+    );
+    assert_eq!(ep.restore(&cp).0, Outcome::Unknown);
+    assert!(ep.safety().fenced);
+    let after = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    assert_eq!(after, before);
 }
