@@ -336,7 +336,7 @@ struct Raw {
     end_tick: Option<u64>,
     start: Option<String>,
     events: Vec<Event>,
-    /// Where each event is (its pointer), for refusals judged after the pass.
+    /// `tick_hashes.first`.
     first_tick: Option<u64>,
     tick_hashes: Vec<u64>,
     keyframe_hashes: Vec<Check>,

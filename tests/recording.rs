@@ -277,6 +277,21 @@ fn a_replay_in_a_fresh_process_verifies_every_tick() {
     assert_eq!(code, 0, "{out}");
     let range = format!("verified ticks {}..={}", rec.first_tick, rec.end_tick);
     assert!(out.contains(&range), "{out}");
+    // A restore event whose checkpoint is of another tick than the event's: refused there.
+    let k = rec
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::Restore { .. }))
+        .expect("the drive restores");
+    let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    let t = &mut v["recording"]["events"][k]["restore"]["tick"];
+    *t = serde_json::json!(t.as_u64().unwrap() + 1);
+    let (code, out) = replay(&rehash(&v.to_string()), "contact_act.xml");
+    assert_eq!(code, REFUSED, "{out}");
+    assert!(
+        out.contains(&format!("at \"/recording/events/{k}/restore/tick\"")),
+        "{out}"
+    );
 }
 
 #[cfg(mjb_integration)]

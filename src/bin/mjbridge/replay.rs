@@ -201,6 +201,18 @@ fn verify(
                         Event::Restore { checkpoint, .. } => ep.restore(checkpoint, WAIT_FOREVER),
                     };
                     answer(a, &format!("event {cursor} at tick {t}")).map_err(|f| at(f, &ptr))?;
+                    let now = ep
+                        .with_native(WAIT_FOREVER, |_, tick| tick)
+                        .map_err(|r| refused(r, "reading the tick"))?;
+                    if now != t {
+                        return Err(Failure::Refused(
+                            Reason::OutOfRange,
+                            Some(format!("{ptr}/restore/tick")),
+                            format!(
+                                "the restore event at tick {t} holds a checkpoint of tick {now}"
+                            ),
+                        ));
+                    }
                     cursor += 1;
                 }
                 _ => break,
