@@ -554,3 +554,25 @@ fn an_export_works_on_a_fenced_endpoint() {
     let after = export(&ep, i.oldest_tick, u64::MAX).unwrap();
     assert_eq!(after, before);
 }
+
+#[test]
+fn replay_usage_and_unreadable_files_have_their_exit_codes() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mjbridge"))
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    let model = model_path("contact_act.xml");
+    assert_eq!(run(&["replay", "recording.json"]), Some(2), "no --model");
+    assert_eq!(
+        run(&["replay", "/nonexistent/recording.json", "--model", &model]),
+        Some(3)
+    );
+    // Not a recording at all: refused (4), before the model is opened.
+    let (code, out) = replay("{}", "contact_act.xml");
+    assert_eq!(code, REFUSED, "{out}");
+    assert!(out.contains("MJB_REASON_MISSING_FIELD"), "{out}");
+}
