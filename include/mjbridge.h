@@ -132,21 +132,6 @@ struct mjData_;
 #define MJB_EXPECT_FRAME 4
 
 /**
- * Recordings over this many bytes are refused before parsing (64 MiB: a window of a
- * million ticks of a few inputs each; the 1 MiB limit of the documents an endpoint reads
- * does not apply to recordings).
- */
-#define MAX_RECORDING_BYTES (64 << 20)
-
-/**
- * At most this many events and tick hashes (a window is at most 1,000,000 + its keyframe
- * interval ticks).
- */
-#define MAX_EVENTS 4000000
-
-#define MAX_TICKS 2000001
-
-/**
  * What happened to the endpoint's native state. Values are part of the ABI: never renumber.
  */
 enum mjb_outcome
