@@ -66,6 +66,9 @@ pub struct Record {
     pub len: u32,
 }
 
+// README.md's memory bound counts 32 bytes per record.
+const _: () = assert!(std::mem::size_of::<Record>() <= 32);
+
 /// A complete state of the timeline: where replays start.
 #[derive(Debug)]
 struct Keyframe {
