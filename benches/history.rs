@@ -2,7 +2,10 @@
 //! (`mjb_write_step` with `ctrl`, the bindings' per-step call), on an endpoint without
 //! `"history"` and on one with `{"window_ticks": 1000, "keyframe_every": 100}`, interleaved in
 //! rounds on one pinned CPU; the figure is the median over rounds of each round's ratio.
-//! Also what one rewind costs across the window.
+//! Also what one rewind costs across the window, against what a host would do without the
+//! recorder (one `mjb_restore_point_apply` of a saved state, then the replayed steps as raw
+//! `mj_step` calls from the same state with the same ctrl writes, measured beside each rewind), and what the recorder holds for a window of
+//! 10,000 ticks (`mjb_history_info`), against the bound README.md states.
 //!
 //! Model: the shared humanoid (`../shared/models/mujoco/humanoid.xml`, or `MJB_MODELS_DIR`)
 //! when it is there, the project's walker otherwise.
@@ -13,7 +16,7 @@
 mod common;
 #[path = "support.rs"]
 mod support;
-use support::{median, pin};
+use support::{median, mj_setState, mj_step, pin, Raw};
 
 use common::*;
 use mjbridge::endpoint::WAIT_FOREVER;
@@ -40,14 +43,21 @@ fn model() -> (String, PathBuf) {
     ("walker (own)".into(), p)
 }
 
+/// The ctrl written at `tick` (a function of the tick, so the raw side of the rewind figure
+/// can write the same values).
+fn ctrl_at(tick: u64, ctrl: &mut [f64]) {
+    for (j, c) in ctrl.iter_mut().enumerate() {
+        *c = (((tick + j as u64) % 17) as f64 / 17.0 - 0.5) * 0.4;
+    }
+}
+
 /// Nanoseconds per tick of `TICKS` ticks of ctrl write + step.
-fn loop_ns(ep: &Ep, nu: usize, k: u64) -> f64 {
+fn loop_ns(ep: &Ep, nu: usize) -> f64 {
     let mut ctrl = vec![0.0; nu];
+    let tick = ep.frame_info().tick;
     let t = Instant::now();
     for i in 0..TICKS {
-        for (j, c) in ctrl.iter_mut().enumerate() {
-            *c = (((i + k + j as u64) % 17) as f64 / 17.0 - 0.5) * 0.4;
-        }
+        ctrl_at(tick + i, &mut ctrl);
         let input = mjb_input {
             field: Field::Ctrl as i32,
             id: -1,
@@ -84,16 +94,16 @@ fn main() {
     ));
     let nu = plain.dims().nu as usize;
     // Warm up: the recorder's rings reach their steady size.
-    loop_ns(&plain, nu, 0);
-    loop_ns(&recording, nu, 0);
+    loop_ns(&plain, nu);
+    loop_ns(&recording, nu);
     let (mut ratios, mut base, mut with) = (Vec::new(), Vec::new(), Vec::new());
     for k in 0..rounds as u64 {
         let (a, b) = if k % 2 == 0 {
-            let a = loop_ns(&plain, nu, k);
-            (a, loop_ns(&recording, nu, k))
+            let a = loop_ns(&plain, nu);
+            (a, loop_ns(&recording, nu))
         } else {
-            let b = loop_ns(&recording, nu, k);
-            (loop_ns(&plain, nu, k), b)
+            let b = loop_ns(&recording, nu);
+            (loop_ns(&plain, nu), b)
         };
         base.push(a);
         with.push(b);
@@ -104,16 +114,8 @@ fn main() {
         unsafe { mjb_history_info(recording.0, &mut info) },
         Outcome::Ok
     );
-    let span = info.newest_tick - info.oldest_tick;
-    let mut rewinds = Vec::new();
-    for k in 0..20u64 {
-        let t = info.oldest_tick + (k * 7919) % span;
-        let start = Instant::now();
-        let mut r = mjb_report::default();
-        let o = unsafe { mjb_rewind(recording.0, t, WAIT_FOREVER, &mut r) };
-        assert_eq!(o, Outcome::Ok);
-        rewinds.push(start.elapsed().as_secs_f64() * 1e6);
-    }
+    let (rewind, raw) = rewinds(&plain, &recording, &path, &info);
+    let memory = memory(&cfg, nu);
     println!("{name}, nu = {nu}, {rounds} rounds of {TICKS} ticks (ctrl write + step), CPU {cpu}");
     println!(
         "  no history: {:.2} us/tick; history (1000 ticks, keyframe every 100): {:.2} us/tick; median ratio {:.4} ({:+.2} %)",
@@ -123,9 +125,104 @@ fn main() {
         (median(ratios) - 1.0) * 100.0
     );
     println!(
-        "  recorder: {} keyframes, {} bytes; a rewind across the window: median {:.0} us",
+        "  recorder: {} keyframes, {} bytes; a rewind across the window: median {:.0} us, {:.3}x a restore-point apply + the replayed steps raw ({:.0} us)",
         info.keyframes,
         info.bytes,
-        median(rewinds)
+        median(rewind.clone()),
+        median(
+            rewind
+                .iter()
+                .zip(&raw)
+                .map(|(a, b)| a / b)
+                .collect::<Vec<_>>()
+        ),
+        median(raw)
     );
+    println!("{memory}");
+}
+
+/// Rewinds to ticks spread across the window (below the tip, so the keyframe before each is
+/// on the 100-tick grid), each beside its raw alternative: microseconds of each.
+fn rewinds(
+    plain: &Ep,
+    recording: &Ep,
+    path: &std::path::Path,
+    info: &mjb_history_state,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut rp: *mut mjb_restore_point = std::ptr::null_mut();
+    let o = unsafe { mjb_restore_point_capture(plain.0, WAIT_FOREVER, &mut rp) };
+    assert_eq!(o, Outcome::Ok);
+    let raw = Raw::open(path);
+    let span = info.newest_tick - info.oldest_tick;
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let engine = mjbridge::native::engine();
+    let sig = engine.sig_integration;
+    let ctrl_bit = engine
+        .components
+        .iter()
+        .find(|(n, _)| *n == "ctrl")
+        .expect("mjSTATE_CTRL")
+        .1 as std::ffi::c_int;
+    let mut ctrl = vec![0.0; recording.dims().nu as usize];
+    let mut state = Vec::new();
+    for k in 0..40u64 {
+        let t = info.oldest_tick + (k * 7919) % span;
+        // The raw pair starts where the replay does (the keyframe's state: a step's cost
+        // depends on the contacts), set outside the timing.
+        let kt = t - t % 100;
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_rewind(recording.0, kt, WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::Ok);
+        with_endpoint(recording, |e| {
+            e.with_native(WAIT_FOREVER, |mj, _| {
+                state.resize(mj.state_size(sig).expect("a state size"), 0.0);
+                mj.get_state(sig, &mut state).expect("the state");
+            })
+            .expect("the native lock")
+        });
+        unsafe { mj_setState(raw.m, raw.d, state.as_ptr(), sig as std::ffi::c_int) };
+        let start = Instant::now();
+        let o = unsafe { mjb_rewind(recording.0, t, WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::Ok);
+        ours.push(start.elapsed().as_secs_f64() * 1e6);
+        let start = Instant::now();
+        let o = unsafe { mjb_restore_point_apply(plain.0, rp, WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::Ok);
+        for s in kt..t {
+            ctrl_at(s, &mut ctrl);
+            unsafe { mj_setState(raw.m, raw.d, ctrl.as_ptr(), ctrl_bit) };
+            unsafe { mj_step(raw.m, raw.d) };
+        }
+        theirs.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    assert_eq!(unsafe { mjb_restore_point_free(rp) }, Outcome::Ok);
+    (ours, theirs)
+}
+
+/// A window of 10,000 ticks, a keyframe every 100 and a ctrl write every tick, filled (12,000
+/// ticks): what `mjb_history_info` reports against README.md's bound,
+/// `(ceil(N/K) + 3) × S + 2 × (N + K) × (8 + 32·r + 8·w)` bytes (S the state's bytes; here
+/// r = 1 write of w = nu values per tick; the rings grow by doubling).
+fn memory(cfg: &dyn Fn(&str) -> String, nu: usize) -> String {
+    let (n, k) = (10_000u64, 100u64);
+    let ep = open(&cfg(&format!(
+        ",\"history\":{{\"window_ticks\":{n},\"keyframe_every\":{k}}}"
+    )));
+    for _ in 0..6 {
+        loop_ns(&ep, nu);
+    }
+    let mut info = mjb_history_state::default();
+    assert_eq!(unsafe { mjb_history_info(ep.0, &mut info) }, Outcome::Ok);
+    let state = with_endpoint(&ep, |e| e.shape().layout.as_ref().expect("a layout").size) * 8;
+    let bound = (n.div_ceil(k) as usize + 3) * state + 2 * (n + k) as usize * (8 + 32 + 8 * nu);
+    format!(
+        "  window 10000 ticks, keyframe every 100, ctrl every tick: {} keyframes, {} bytes ({:.2} MB); bound {} bytes ({:.2} MB): {:.2} of it; state {} bytes",
+        info.keyframes,
+        info.bytes,
+        info.bytes as f64 / 1e6,
+        bound,
+        bound as f64 / 1e6,
+        info.bytes as f64 / bound as f64,
+        state
+    )
 }

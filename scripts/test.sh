@@ -75,7 +75,8 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64-static
     cargo test --target aarch64-unknown-linux-gnu --features fault-injection \
     --test faults --test foundation --test frames --test fuzz_replay --test host_surface \
     --test inputs --test memory --test step_path --test validate_only --test properties \
-    --test concurrency --test plugins --test conformance --test checkpoint --test numbers
+    --test concurrency --test plugins --test conformance --test checkpoint --test numbers \
+    --test history
   echo "aarch64 suite under qemu: $(( $(date +%s) - aarch64_start )) s"
 elif [ "${MJB_REQUIRE_ALL_TOOLCHAINS:-}" = 1 ]; then
   echo "aarch64 cross toolchain (gcc-aarch64-linux-gnu, qemu-user-static, rustup target add aarch64-unknown-linux-gnu) is missing and MJB_REQUIRE_ALL_TOOLCHAINS=1" >&2

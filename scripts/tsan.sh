@@ -31,4 +31,4 @@ export CARGO_TARGET_DIR=target/tsan
 # not involved here.
 cargo +nightly test -Zbuild-std --target "$triple" --features fault-injection \
   --test concurrency --test frames --test faults --test inputs --test host_surface \
-  --test step_path --test restore_points --test preconditions
+  --test step_path --test restore_points --test preconditions --test history

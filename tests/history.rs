@@ -689,3 +689,158 @@ fn a_rewound_tick_continues_exactly_into_the_next() {
         assert_eq!(info_ok(&ep).newest_tick, t + 1);
     }
 }
+
+/// Every fault the fault-injection build can arm, during a rewind, ends in one of the
+/// restore's outcomes: rolled back with the world unchanged (and the endpoint still working),
+/// or unknown / panic with the endpoint fenced. Nothing ends in a silently different state.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn every_fault_during_a_rewind_ends_in_a_restore_outcome() {
+    use mjbridge::native::Fault;
+    let cases = [
+        (
+            Fault::SetterError,
+            Outcome::RolledBack,
+            Reason::SetterFailed,
+        ),
+        (
+            Fault::SetterUnexpected,
+            Outcome::Unknown,
+            Reason::SetterUnexpectedCompletion,
+        ),
+        (
+            Fault::ReadbackMismatch,
+            Outcome::RolledBack,
+            Reason::VerificationMismatch,
+        ),
+        (
+            Fault::RollbackUnproven,
+            Outcome::Unknown,
+            Reason::RollbackUnproven,
+        ),
+        (Fault::StepError, Outcome::RolledBack, Reason::EngineError),
+        (Fault::Panic, Outcome::Panic, Reason::Panic),
+        (
+            Fault::StepPerturbed,
+            Outcome::RolledBack,
+            Reason::ReplayDiverged,
+        ),
+    ];
+    for (fault, outcome, reason) in cases {
+        let ep = recording(100, 25);
+        let mut rng = Lcg(fault as u64);
+        let seen = drive(&ep, 60, &mut rng);
+        // 40 is 15 ticks past the keyframe at 25: a put and 15 replayed steps.
+        let t = 40;
+        let before = (ep.hash(), ep.frame_info().tick, ep.checkpoint());
+        let hist = info_ok(&ep);
+        assert_eq!(
+            mjb_test_inject_fault(ep.0, fault as i32),
+            Outcome::Ok,
+            "{fault:?}"
+        );
+        let (o, r) = rewind(&ep, t);
+        assert_eq!(o, outcome, "{fault:?}: {:?}", last_error());
+        if outcome != Outcome::Panic {
+            assert_eq!(reason_of(&r), reason, "{fault:?}: {:?}", last_error());
+        }
+        let s = ep.safety();
+        if outcome == Outcome::RolledBack {
+            assert!(!s.fenced, "{fault:?}");
+            assert_eq!(
+                (ep.hash(), ep.frame_info().tick, ep.checkpoint()),
+                before,
+                "{fault:?}: the world is the one before the rewind"
+            );
+            // The same window and keyframes (its bytes may include the replay's scratch
+            // buffer, kept for the next replay).
+            let now = info_ok(&ep);
+            assert_eq!(
+                (now.oldest_tick, now.newest_tick, now.keyframes),
+                (hist.oldest_tick, hist.newest_tick, hist.keyframes),
+                "{fault:?}: the history is as it was"
+            );
+            // The faults are one-shot: the same rewind now lands on the recorded bits.
+            assert_eq!(
+                rewind(&ep, t).0,
+                Outcome::Ok,
+                "{fault:?}: {:?}",
+                last_error()
+            );
+            assert_eq!(ep.checkpoint(), seen[&t], "{fault:?}");
+        } else {
+            assert!(s.fenced, "{fault:?}");
+            assert_eq!(s.fence_reason, reason as i32, "{fault:?}");
+            assert_eq!(rewind(&ep, t).0, Outcome::Fenced, "{fault:?}");
+            assert_eq!(ep.step(1).0, Outcome::Fenced, "{fault:?}");
+        }
+    }
+}
+
+/// A model replacement racing rewinds: each rewind either lands on a tick of the history it
+/// was admitted against, or is refused because the replacement cleared it; never a state of
+/// one model rewound with the other's records.
+#[cfg(mjb_integration)]
+#[test]
+fn rewinds_race_a_model_replacement() {
+    for round in 0..3 {
+        let ep = recording(80, 8);
+        let mut rng = Lcg(100 + round);
+        drive(&ep, 90, &mut rng);
+        let i = info_ok(&ep);
+        let raw = ep.0 as usize;
+        let span = i.newest_tick - i.oldest_tick + 1;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let rewinders: Vec<_> = (0..2)
+            .map(|k| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut rng = Lcg(round * 10 + k);
+                    let (mut done, mut refused) = (0u32, 0u32);
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let t = i.oldest_tick + rng.next() % span;
+                        let mut r = mjb_report::default();
+                        let o = unsafe {
+                            mjb_rewind(raw as *mut mjb_endpoint, t, WAIT_FOREVER, &mut r)
+                        };
+                        match Outcome::from(o) {
+                            Outcome::Ok => {
+                                assert_eq!(r.tick_after, t);
+                                done += 1;
+                            }
+                            Outcome::Rejected => {
+                                assert_eq!(reason_of(&r), Reason::OutOfRange);
+                                refused += 1;
+                            }
+                            other => panic!("rewind answered {other:?}: {:?}", last_error()),
+                        }
+                    }
+                    (done, refused)
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let cfg = format!(
+            "{{\"model\":{{\"xml_path\":{}}}}}",
+            js(&model_path("contact_act.xml"))
+        );
+        let mut r = mjb_report::default();
+        let o = unsafe {
+            mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
+        };
+        assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut refused = 0;
+        for t in rewinders {
+            refused += t.join().expect("a rewinder panicked").1;
+        }
+        assert!(refused > 0, "no rewind ran after the replacement");
+        // After the replacement the endpoint is at the tick it had; its history is empty
+        // until the next mutation, and a rewind to an old tick is refused with nothing changed.
+        let before = (ep.hash(), ep.frame_info().tick);
+        let (o, r) = rewind(&ep, i.oldest_tick);
+        assert_eq!((o, reason_of(&r)), (Outcome::Rejected, Reason::OutOfRange));
+        assert_eq!((ep.hash(), ep.frame_info().tick), before);
+    }
+}

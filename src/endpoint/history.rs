@@ -31,7 +31,7 @@ use crate::frame::Cause;
 use crate::inputs::Input;
 use crate::native::fields::Field;
 use crate::native::{Mujoco, NativeError};
-use crate::outcome::{Reason, Refusal};
+use crate::outcome::{Outcome, Reason, Refusal};
 use crate::recording::{Check, Out};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicU64, Ordering};
@@ -66,6 +66,9 @@ pub struct Record {
     pub id: Option<usize>,
     pub len: u32,
 }
+
+// README.md's memory bound counts 32 bytes per record.
+const _: () = assert!(std::mem::size_of::<Record>() <= 32);
 
 /// A complete state of the timeline: where replays start.
 #[derive(Debug)]
@@ -161,6 +164,8 @@ pub(super) struct History {
     max_keyframes: usize,
     /// Reused by replays: one record's values, contiguous.
     scratch: Vec<f64>,
+    /// The pool's size before a rewind's tip keyframe took a buffer from it (`drop_tip`).
+    tip_spare: usize,
 }
 
 impl History {
@@ -186,6 +191,7 @@ impl History {
             scrubbed: false,
             max_keyframes,
             scratch: Vec::new(),
+            tip_spare: 0,
         }
     }
 
@@ -238,6 +244,16 @@ impl History {
         });
         if self.hashes.is_empty() {
             self.first_hash = tick;
+        }
+    }
+
+    /// Take back the tip keyframe a rewind that did not land added: its buffer goes back to
+    /// the pool when it came from there (else it is freed), so the history is as it was.
+    fn drop_tip(&mut self) {
+        if let Some(k) = self.keyframes.pop_back() {
+            if self.spare.len() < self.tip_spare {
+                self.spare.push(k.state);
+            }
         }
     }
 
@@ -549,14 +565,28 @@ impl Endpoint {
             );
             return Answer::refused_at(r, before);
         }
+        // Leaving the tip: keep it, so that a rewind can come back to it. A keyframe the tip
+        // adds is taken back when the rewind does not land (its history is then unchanged).
+        let tip = !h.scrubbed && h.keyframes.back().is_none_or(|k| k.tick != before);
         if !h.scrubbed {
-            // Leaving the tip: keep it, so that a rewind can come back to it.
+            let spare = h.spare.len();
             h.push_keyframe(before, None, Some(&n.mj));
             if h.keyframes.is_empty() {
                 let r = Refusal::rejected(Reason::EngineError, "reading the current state failed");
                 return Answer::refused_at(r, before);
             }
+            h.tip_spare = spare;
         }
+        let a = self.replay_to(n, h, tick, (oldest, newest));
+        if tip && a.report.outcome != Outcome::Ok {
+            h.drop_tip();
+        }
+        a
+    }
+
+    /// Install the keyframe at or before `tick`, replay to it and verify the state reached.
+    fn replay_to(&self, n: &mut Native, h: &mut History, tick: u64, window: (u64, u64)) -> Answer {
+        let (before, (oldest, newest)) = (n.tick, window);
         let kf = h
             .keyframes
             .iter()
