@@ -76,7 +76,7 @@ struct mjData_;
  * The version of the bridge this header belongs to, as text. Compare it with
  * mjb_version() at run time to see which library a host actually loaded.
  */
-#define MJB_VERSION "0.3.0"
+#define MJB_VERSION "0.4.0"
 
 /** The major part of #MJB_VERSION. */
 #define MJB_VERSION_MAJOR 0
@@ -85,7 +85,7 @@ struct mjData_;
  * The minor part of #MJB_VERSION. Within one major version the ABI only grows: a host
  * built against this header runs with a library of this minor version or a later one.
  */
-#define MJB_VERSION_MINOR 3
+#define MJB_VERSION_MINOR 4
 
 /** The patch part of #MJB_VERSION. */
 #define MJB_VERSION_PATCH 0

@@ -401,14 +401,14 @@ namespace MjBridge
         /// The version of the bridge this header belongs to, as text. Compare it with mjb_version()
         /// at run time to see which library a host actually loaded.
         /// </summary>
-        public const string Version = "0.3.0";
+        public const string Version = "0.4.0";
         /// <summary>The major part of #MJB_VERSION.</summary>
         public const int VersionMajor = 0;
         /// <summary>
         /// The minor part of #MJB_VERSION. Within one major version the ABI only grows: a host
         /// built against this header runs with a library of this minor version or a later one.
         /// </summary>
-        public const int VersionMinor = 3;
+        public const int VersionMinor = 4;
         /// <summary>The patch part of #MJB_VERSION.</summary>
         public const int VersionPatch = 0;
         /// <summary>`timeout_ms` value that waits for the native lock without a deadline.</summary>

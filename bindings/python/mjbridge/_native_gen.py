@@ -25,12 +25,12 @@ from typing import Any, Dict, List, Tuple
 
 # The version of the bridge this header belongs to, as text. Compare it with mjb_version() at run
 # time to see which library a host actually loaded.
-VERSION = "0.3.0"
+VERSION = "0.4.0"
 # The major part of #MJB_VERSION.
 VERSION_MAJOR = 0
 # The minor part of #MJB_VERSION. Within one major version the ABI only grows: a host built against
 # this header runs with a library of this minor version or a later one.
-VERSION_MINOR = 3
+VERSION_MINOR = 4
 # The patch part of #MJB_VERSION.
 VERSION_PATCH = 0
 # `timeout_ms` value that waits for the native lock without a deadline.
