@@ -1134,6 +1134,18 @@ class Endpoint {
     if (o != MJB_OK) return Expected<mjb_history_state>::refused(o);
     return s;
   }
+  // Ticks from_tick..=to_tick of the history window as a recording document
+  // (mjbridge_recording_v1, strict JSON) that `mjbridge replay` re-executes and verifies;
+  // to_tick = UINT64_MAX: the newest tick. A read under the native lock: it changes nothing
+  // and works on a stopped or fenced endpoint. Refused (MJB_REASON_OUT_OF_RANGE) outside the
+  // window or without "history".
+  Expected<std::string> history_export(uint64_t from_tick = 0, uint64_t to_tick = UINT64_MAX,
+                                       uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    mjb_string* s = nullptr;
+    mjb_outcome o = mjb_history_export(ep_, from_tick, to_tick, timeout_ms, &s);
+    if (o != MJB_OK) return Expected<std::string>::refused(o);
+    return take(s);
+  }
   // Refused (MJB_REASON_NOT_STOPPED, ..._UNRESOLVED_NATIVE_WORK, MJB_FENCED) unless stopped,
   // idle and not fenced.
   Status confirm_paused() { return Status::of(mjb_confirm_paused(ep_)); }

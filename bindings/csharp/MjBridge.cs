@@ -1915,6 +1915,19 @@ namespace MjBridge
             return s;
         }
 
+        /// <summary>Ticks <paramref name="fromTick"/>..=<paramref name="toTick"/> of the history
+        /// window as a recording document (mjbridge_recording_v1, strict JSON) that
+        /// `mjbridge replay` re-executes and verifies; <paramref name="toTick"/> = ulong.MaxValue:
+        /// the newest tick. A read under the native lock: changes nothing, works on a stopped or
+        /// fenced endpoint. Throws MjbException (Reason.OutOfRange) outside the window or without
+        /// "history".</summary>
+        public string HistoryExport(ulong fromTick = 0, ulong toTick = ulong.MaxValue, uint timeoutMs = WaitForever)
+        {
+            IntPtr s;
+            Check(Native.mjb_history_export(handle, fromTick, toTick, timeoutMs, out s));
+            return Text.Take(s);
+        }
+
         public Outcome ConfirmPaused() { return Native.mjb_confirm_paused(handle); }
         public Outcome SafetyReset() { return Native.mjb_safety_reset(handle); }
 

@@ -1236,6 +1236,24 @@ class Endpoint:
             raise _refusal(o)
         return s
 
+    def history_export(
+        self,
+        from_tick: int = 0,
+        to_tick: Optional[int] = None,
+        timeout_ms: int = WAIT_FOREVER,
+    ) -> str:
+        """Ticks ``from_tick..=to_tick`` of the history window as a recording document
+        (``mjbridge_recording_v1``, strict JSON) that ``mjbridge replay`` re-executes and
+        verifies; ``to_tick=None``: the newest tick. A read under the native lock: it
+        changes nothing and works on a stopped or fenced endpoint. MjbError
+        (``Reason.OUT_OF_RANGE``) outside the window or without ``"history"``."""
+        s = ctypes.c_void_p()
+        to = (1 << 64) - 1 if to_tick is None else to_tick
+        o = self._lib.mjb_history_export(self._ep, from_tick, to, timeout_ms, ctypes.byref(s))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return _take(s)
+
     def confirm_paused(self) -> None:
         """Positive acknowledgement of the pause; MjbError unless stopped, with no native work
         in flight, and not fenced."""
