@@ -484,6 +484,13 @@ class Config {
     fidelity_ = std::string(object);
     return *this;
   }
+  // A history (rewind, export): the last `window_ticks` ticks, a keyframe every
+  // `keyframe_every` (docs/contract.md, "History and rewind").
+  Config& history(uint64_t window_ticks, uint64_t keyframe_every) {
+    history_ = "{\"window_ticks\":" + std::to_string(window_ticks) +
+               ",\"keyframe_every\":" + std::to_string(keyframe_every) + "}";
+    return *this;
+  }
   // {"model": {...}} alone: what Endpoint::replace_model takes.
   std::string model_json() const { return "{\"model\":" + model_ + "}"; }
   std::string json() const {
@@ -506,11 +513,12 @@ class Config {
       }
     }
     if (!fidelity_.empty()) j += ",\"fidelity\":" + fidelity_;
+    if (!history_.empty()) j += ",\"history\":" + history_;
     return j + "}";
   }
 
  private:
-  std::string model_, name_, seed_, profile_, publish_, fidelity_;
+  std::string model_, name_, seed_, profile_, publish_, fidelity_, history_;
   std::vector<mjb_field> frame_;
   bool has_frame_ = false;
 };
