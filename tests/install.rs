@@ -572,6 +572,51 @@ fn cmake_cpp17_example_finds_mjbridge_0_1_and_runs() {
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
+    estop_export_example_writes_a_recording_that_replays(&build.join("mjbridge_estop_export"));
+}
+
+/// examples/cpp/estop_export.cpp: a control loop thread steps with a ten-second history, a
+/// second thread latches the stop, the node exports the window to a file. The file is a
+/// recording ending at the stop's tick, and the installed `mjbridge replay` verifies it. On an
+/// engine with the basic profile only, the history is refused at open (and the example fails
+/// naming `/history`).
+fn estop_export_example_writes_a_recording_that_replays(exe: &Path) {
+    let i = installed();
+    let model = root().join("examples/models/cart_pole.xml");
+    let file = i.work.join("estop-recording.json");
+    let _ = std::fs::remove_file(&file);
+    if !cfg!(mjb_integration) {
+        let o = Command::new(exe).arg(&model).arg(&file).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("/history"), "{err}");
+        assert!(!file.exists());
+        return;
+    }
+    let out = run(Command::new(exe).arg(&model).arg(&file).arg("7000"));
+    assert!(out.contains("history window 5000 ticks (10 s at dt 0.002)"), "{out}");
+    assert!(out.contains("estop-cpp: done"), "{out}");
+    let stopped: u64 = out
+        .split("stopped at tick ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no stop tick in:\n{out}"));
+    assert!(stopped >= 7000, "{out}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("{\"recording\":"), "{}", &text[..200.min(text.len())]);
+    assert!(text.contains("\"mjbridge_recording_v1\""));
+    let end = format!("\"end_tick\":{stopped}");
+    let at = text.find(&end).unwrap_or_else(|| panic!("no {end} in the recording"));
+    assert!(!text.as_bytes()[at + end.len()].is_ascii_digit(), "{end}: a longer number");
+    let replay = run(Command::new(i.prefix.join("bin/mjbridge"))
+        .arg("replay")
+        .arg(&file)
+        .arg("--model")
+        .arg(&model));
+    assert!(
+        replay.starts_with("verified ticks ") && replay.contains(&format!("..={stopped} (")),
+        "{replay}"
+    );
 }
 
 #[test]
