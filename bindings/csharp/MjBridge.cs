@@ -2511,6 +2511,11 @@ namespace MjBridge
         public string Publish { get; set; }
         /// <summary>A fidelity declaration as a JSON object, written as given.</summary>
         public string FidelityJson { get; set; }
+        /// <summary>A history (Rewind, HistoryExport): the last HistoryWindowTicks ticks, a
+        /// keyframe every HistoryKeyframeEvery (0: no history; docs/contract.md, "History and
+        /// rewind").</summary>
+        public ulong HistoryWindowTicks { get; set; }
+        public ulong HistoryKeyframeEvery { get; set; }
 
         /// <summary>{"model": {...}} alone: what ReplaceModel takes.</summary>
         public string ModelJson()
@@ -2553,6 +2558,9 @@ namespace MjBridge
                 if (Publish != null) sb.Append('}');
             }
             if (FidelityJson != null) sb.Append(",\"fidelity\":").Append(FidelityJson);
+            if (HistoryWindowTicks != 0)
+                sb.Append(",\"history\":{\"window_ticks\":").Append(HistoryWindowTicks.ToString(System.Globalization.CultureInfo.InvariantCulture))
+                  .Append(",\"keyframe_every\":").Append(HistoryKeyframeEvery.ToString(System.Globalization.CultureInfo.InvariantCulture)).Append('}');
             return sb.Append('}').ToString();
         }
 
