@@ -600,7 +600,8 @@ class Config:
 
     Exactly one of ``xml_path`` and ``xml``. ``frame``: the fields frames carry (Field values
     or names); ``publish``: ``"every_step"`` or ``"end_of_call"``; ``fidelity``: a declaration
-    object (see docs/command.md, "Packages"). Unset members are left out (the bridge's
+    object (see docs/command.md, "Packages"); ``history``: ``(window_ticks, keyframe_every)``
+    (``rewind``, ``history_export``). Unset members are left out (the bridge's
     defaults apply).
     """
 
@@ -615,6 +616,7 @@ class Config:
         frame: Optional[Iterable[Union[int, str]]] = None,
         publish: Optional[str] = None,
         fidelity: Optional[Mapping[str, Any]] = None,
+        history: Optional[Tuple[int, int]] = None,
     ) -> None:
         if (xml_path is None) == (xml is None):
             raise ValueError("a Config names exactly one model source: xml_path or xml")
@@ -628,6 +630,9 @@ class Config:
             self.frame = [f if isinstance(f, str) else field_name_of(f) for f in frame]
         self.publish = publish
         self.fidelity = None if fidelity is None else dict(fidelity)
+        self.history: Optional[Dict[str, int]] = None
+        if history is not None:
+            self.history = {"window_ticks": history[0], "keyframe_every": history[1]}
 
     def model(self) -> Dict[str, Any]:
         """``{"model": {...}}`` alone: what ``Endpoint.replace_model`` takes."""
@@ -636,7 +641,7 @@ class Config:
 
     def to_dict(self) -> Dict[str, Any]:
         d = self.model()
-        for key in ("name", "seed", "profile", "fidelity"):
+        for key in ("name", "seed", "profile", "fidelity", "history"):
             value = getattr(self, key)
             if value is not None:
                 d[key] = value
