@@ -21,7 +21,7 @@ int main(void) {
     mjb_string_free(info);
     return basic_only && strstr(buf, "\"pointer\":\"/history\"") ? 0 : 1;
   }
-  if (mjb_step(ep, 300, MJB_WAIT_FOREVER, NULL) != MJB_OK) return 1;
+  if (mjb_endpoint_step(ep, 300, MJB_WAIT_FOREVER, NULL) != MJB_OK) return 1;
   mjb_string* exported = NULL;
   uint64_t landed = 0;
   {
