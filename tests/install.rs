@@ -572,6 +572,63 @@ fn cmake_cpp17_example_finds_mjbridge_0_1_and_runs() {
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
+    estop_export_example_writes_a_recording_that_replays(&build.join("mjbridge_estop_export"));
+}
+
+/// examples/cpp/estop_export.cpp: a control loop thread steps with a ten-second history, a
+/// second thread latches the stop, the node exports the window to a file. The file is a
+/// recording ending at the stop's tick, and the installed `mjbridge replay` verifies it. On an
+/// engine with the basic profile only, the history is refused at open (and the example fails
+/// naming `/history`).
+fn estop_export_example_writes_a_recording_that_replays(exe: &Path) {
+    let i = installed();
+    let model = root().join("examples/models/cart_pole.xml");
+    let file = i.work.join("estop-recording.json");
+    let _ = std::fs::remove_file(&file);
+    if !cfg!(mjb_integration) {
+        let o = Command::new(exe).arg(&model).arg(&file).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("/history"), "{err}");
+        assert!(!file.exists());
+        return;
+    }
+    let out = run(Command::new(exe).arg(&model).arg(&file).arg("7000"));
+    assert!(
+        out.contains("history window 5000 ticks (10 s at dt 0.002)"),
+        "{out}"
+    );
+    assert!(out.contains("estop-cpp: done"), "{out}");
+    let stopped: u64 = out
+        .split("stopped at tick ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no stop tick in:\n{out}"));
+    assert!(stopped >= 7000, "{out}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with("{\"recording\":"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    assert!(text.contains("\"mjbridge_recording_v1\""));
+    let end = format!("\"end_tick\":{stopped}");
+    let at = text
+        .find(&end)
+        .unwrap_or_else(|| panic!("no {end} in the recording"));
+    assert!(
+        !text.as_bytes()[at + end.len()].is_ascii_digit(),
+        "{end}: a longer number"
+    );
+    let replay = run(Command::new(i.prefix.join("bin/mjbridge"))
+        .arg("replay")
+        .arg(&file)
+        .arg("--model")
+        .arg(&model));
+    assert!(
+        replay.starts_with("verified ticks ") && replay.contains(&format!("..={stopped} (")),
+        "{replay}"
+    );
 }
 
 #[test]
@@ -727,7 +784,7 @@ fn csharp_example_runs_from_a_unity_style_plugin_folder() {
     ) else {
         return;
     };
-    let out = run(Command::new(mono)
+    let out = run(Command::new(&mono)
         .arg(&planner)
         .current_dir(i.work.join("unity"))
         .env_remove("LD_LIBRARY_PATH"));
@@ -739,6 +796,42 @@ fn csharp_example_runs_from_a_unity_style_plugin_folder() {
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }
+    // The timeline scrub (examples/csharp/Scrub.cs): record, scrub with Rewind (each scrubbed
+    // frame's checkpoint byte-identical to the one read when it was recorded), branch.
+    let Some(scrub) = mcs(
+        &plugins.join("scrub.exe"),
+        &[root().join("examples/csharp/Scrub.cs")],
+    ) else {
+        return;
+    };
+    let mut cmd = Command::new(&mono);
+    cmd.arg(&scrub)
+        .current_dir(i.work.join("unity"))
+        .env_remove("LD_LIBRARY_PATH");
+    if !cfg!(mjb_integration) {
+        // The basic profile only: a history is refused at open.
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("Profile at /history"),
+            "{err}"
+        );
+        return;
+    }
+    let out = run(&mut cmd);
+    for want in [
+        "scrub-csharp: recorded ticks 0..=300",
+        "scrub-csharp: frame at tick 250 byte-identical",
+        "scrub-csharp: frame at tick 0 byte-identical",
+        "scrub-csharp: 10 of 10 scrubbed frames byte-identical",
+        "scrub-csharp: branched at tick 100; timeline now 0..=120",
+        "scrub-csharp: the old timeline's tick 250: OutOfRange (tick 250 is outside the history window 0..=120",
+        "scrub-csharp: tick 100 on the branch differs from the recording",
+        "scrub-csharp: done",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    assert!(!out.contains("DIFFERS"), "{out}");
 }
 
 /// A venv with pytest and numpy, and the binding installed into it by pip from

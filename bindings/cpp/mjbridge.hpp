@@ -484,6 +484,13 @@ class Config {
     fidelity_ = std::string(object);
     return *this;
   }
+  // A history (rewind, export): the last `window_ticks` ticks, a keyframe every
+  // `keyframe_every` (docs/contract.md, "History and rewind").
+  Config& history(uint64_t window_ticks, uint64_t keyframe_every) {
+    history_ = "{\"window_ticks\":" + std::to_string(window_ticks) +
+               ",\"keyframe_every\":" + std::to_string(keyframe_every) + "}";
+    return *this;
+  }
   // {"model": {...}} alone: what Endpoint::replace_model takes.
   std::string model_json() const { return "{\"model\":" + model_ + "}"; }
   std::string json() const {
@@ -506,11 +513,12 @@ class Config {
       }
     }
     if (!fidelity_.empty()) j += ",\"fidelity\":" + fidelity_;
+    if (!history_.empty()) j += ",\"history\":" + history_;
     return j + "}";
   }
 
  private:
-  std::string model_, name_, seed_, profile_, publish_, fidelity_;
+  std::string model_, name_, seed_, profile_, publish_, fidelity_, history_;
   std::vector<mjb_field> frame_;
   bool has_frame_ = false;
 };
@@ -1133,6 +1141,18 @@ class Endpoint {
     mjb_outcome o = mjb_history_info(ep_, &s);
     if (o != MJB_OK) return Expected<mjb_history_state>::refused(o);
     return s;
+  }
+  // Ticks from_tick..=to_tick of the history window as a recording document
+  // (mjbridge_recording_v1, strict JSON) that `mjbridge replay` re-executes and verifies;
+  // to_tick = UINT64_MAX: the newest tick. A read under the native lock: it changes nothing
+  // and works on a stopped or fenced endpoint. Refused (MJB_REASON_OUT_OF_RANGE) outside the
+  // window or without "history".
+  Expected<std::string> history_export(uint64_t from_tick = 0, uint64_t to_tick = UINT64_MAX,
+                                       uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    mjb_string* s = nullptr;
+    mjb_outcome o = mjb_history_export(ep_, from_tick, to_tick, timeout_ms, &s);
+    if (o != MJB_OK) return Expected<std::string>::refused(o);
+    return take(s);
   }
   // Refused (MJB_REASON_NOT_STOPPED, ..._UNRESOLVED_NATIVE_WORK, MJB_FENCED) unless stopped,
   // idle and not fenced.

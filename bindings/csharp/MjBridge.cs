@@ -1915,6 +1915,19 @@ namespace MjBridge
             return s;
         }
 
+        /// <summary>Ticks <paramref name="fromTick"/>..=<paramref name="toTick"/> of the history
+        /// window as a recording document (mjbridge_recording_v1, strict JSON) that
+        /// `mjbridge replay` re-executes and verifies; <paramref name="toTick"/> = ulong.MaxValue:
+        /// the newest tick. A read under the native lock: changes nothing, works on a stopped or
+        /// fenced endpoint. Throws MjbException (Reason.OutOfRange) outside the window or without
+        /// "history".</summary>
+        public string HistoryExport(ulong fromTick = 0, ulong toTick = ulong.MaxValue, uint timeoutMs = WaitForever)
+        {
+            IntPtr s;
+            Check(Native.mjb_history_export(handle, fromTick, toTick, timeoutMs, out s));
+            return Text.Take(s);
+        }
+
         public Outcome ConfirmPaused() { return Native.mjb_confirm_paused(handle); }
         public Outcome SafetyReset() { return Native.mjb_safety_reset(handle); }
 
@@ -2498,6 +2511,11 @@ namespace MjBridge
         public string Publish { get; set; }
         /// <summary>A fidelity declaration as a JSON object, written as given.</summary>
         public string FidelityJson { get; set; }
+        /// <summary>A history (Rewind, HistoryExport): the last HistoryWindowTicks ticks, a
+        /// keyframe every HistoryKeyframeEvery (0: no history; docs/contract.md, "History and
+        /// rewind").</summary>
+        public ulong HistoryWindowTicks { get; set; }
+        public ulong HistoryKeyframeEvery { get; set; }
 
         /// <summary>{"model": {...}} alone: what ReplaceModel takes.</summary>
         public string ModelJson()
@@ -2540,6 +2558,9 @@ namespace MjBridge
                 if (Publish != null) sb.Append('}');
             }
             if (FidelityJson != null) sb.Append(",\"fidelity\":").Append(FidelityJson);
+            if (HistoryWindowTicks != 0)
+                sb.Append(",\"history\":{\"window_ticks\":").Append(HistoryWindowTicks.ToString(System.Globalization.CultureInfo.InvariantCulture))
+                  .Append(",\"keyframe_every\":").Append(HistoryKeyframeEvery.ToString(System.Globalization.CultureInfo.InvariantCulture)).Append('}');
             return sb.Append('}').ToString();
         }
 

@@ -362,6 +362,125 @@ static class Tests
 
     static long Allocated() { return GC.GetAllocatedBytesForCurrentThread(); }
 
+    const string History = ",\"history\":{\"window_ticks\":100,\"keyframe_every\":10}";
+
+    // An endpoint of host.xml with a history, or null on an engine that serves only the basic
+    // profile: there the open must be refused with Reason.Profile (checked, not skipped).
+    static Endpoint HistoryEndpoint()
+    {
+        try
+        {
+            return Endpoint.Open(Config("host.xml", History));
+        }
+        catch (MjbException e)
+        {
+            Equal(Reason.Profile, e.Reason, "a history refused at open");
+            Check(Bridge.BuildInfo().Contains("\"engine_runtime_version\":\"2."), "only a 2.x engine lacks the integration profile: " + e.Message);
+            return null;
+        }
+    }
+
+    // 60 ticks with a control written every tick; the checkpoint read at each tick (after its
+    // input, before its step), as a rewind must give it back.
+    static Dictionary<ulong, string> Record(Endpoint ep)
+    {
+        var seen = new Dictionary<ulong, string>();
+        var ctrl = new double[2];
+        for (int t = 0; t < 60; t++)
+        {
+            ctrl[0] = Math.Sin(0.3 * t);
+            ctrl[1] = 0.01 * t;
+            Check(ep.SetCtrl(ctrl).Ok, "set ctrl");
+            seen[(ulong)t] = ep.Checkpoint();
+            Check(ep.Step(1).Ok, "step");
+        }
+        seen[60] = ep.Checkpoint();
+        return seen;
+    }
+
+    static void RewindGivesBackTheCheckpointReadAtATickAndRefusesOutsideTheWindow()
+    {
+        Endpoint ep = HistoryEndpoint();
+        if (ep == null) return;
+        using (ep)
+        {
+            var seen = Record(ep);
+            HistoryState h = ep.HistoryInfo();
+            Equal(0UL, h.OldestTick, "oldest tick");
+            Equal(60UL, h.NewestTick, "newest tick");
+            Check(h.Keyframes > 0 && h.Bytes > 0, "keyframes and bytes");
+            foreach (ulong t in new ulong[] { 37, 5, 59, 0, 12, 60, 13 })
+            {
+                Result r = ep.Rewind(t);
+                Check(r.Ok, "rewind to " + t + ": " + r.Detail.Message);
+                Equal(t, r.Report.TickAfter, "tick after the rewind");
+                Equal(seen[t], (string)ep.Checkpoint(), "the checkpoint at tick " + t);
+            }
+            // Scrubbing keeps the timeline: the newest tick is still 60.
+            Equal(60UL, ep.HistoryInfo().NewestTick, "newest tick after scrubbing");
+
+            // Outside the window, and a stale precondition: refused, nothing changed.
+            string before = ep.Checkpoint();
+            Result o = ep.Rewind(61);
+            Equal(Outcome.Rejected, o.Outcome, "out of window outcome");
+            Equal(Reason.OutOfRange, o.Reason, "out of window reason");
+            Check(o.Detail.Message.Contains("outside the history window 0..=60"), o.Detail.Message);
+            Equal(before, (string)ep.Checkpoint(), "checkpoint unchanged by the refused rewind");
+            Result p = ep.Rewind(20, Endpoint.WaitForever, Expect.AtTick(999));
+            Equal(Reason.Precondition, p.Reason, "stale precondition");
+            Equal(before, (string)ep.Checkpoint(), "checkpoint unchanged by the stale rewind");
+            Equal(60UL, ep.HistoryInfo().NewestTick, "history unchanged by the refusals");
+
+            // Export: a recording of the window; a range outside it refused, nothing changed.
+            string doc = ep.HistoryExport();
+            Check(doc.StartsWith("{\"recording\":", StringComparison.Ordinal), "a recording document");
+            Check(doc.Contains("\"mjbridge_recording_v1\""), "its format");
+            Check(doc.Contains("\"end_tick\":60"), "its end tick");
+            Check(ep.HistoryExport(10, 20).Contains("\"end_tick\":20"), "a range's end tick");
+            bool threw = false;
+            try { ep.HistoryExport(0, 500); }
+            catch (MjbException e) { threw = e.Reason == Reason.OutOfRange; }
+            Check(threw, "an export past the window refused with OutOfRange");
+            Equal(before, (string)ep.Checkpoint(), "checkpoint unchanged by the exports");
+        }
+        using (var none = Endpoint.Open(Config("host.xml")))
+        {
+            string before = none.Checkpoint();
+            Equal(Reason.OutOfRange, none.Rewind(0).Reason, "no history: rewind refused");
+            Equal(before, (string)none.Checkpoint(), "no history: nothing changed");
+        }
+    }
+
+    static void RewindAllocatesNothing()
+    {
+        Endpoint ep = HistoryEndpoint();
+        if (ep == null) return;
+        using (ep)
+        {
+            Record(ep);
+            int n = 300;
+            Action run = () =>
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    Check(ep.Rewind((ulong)(i % 2 == 0 ? 17 : 44)).Ok, "rewind");
+                    Check(ep.Rewind(44, Endpoint.WaitForever, Expect.AtTick(44)).Ok || i % 2 == 0, "conditional rewind");
+                    Check(ep.Rewind(500).Reason == Reason.OutOfRange, "refused rewind");
+                    Check(ep.Rewind(3, Endpoint.WaitForever, Expect.AtTick(999)).Reason == Reason.Precondition, "stale rewind");
+                    Check(ep.HistoryInfo().NewestTick == 60, "history info");
+                }
+            };
+            run(); // warm: JIT, thread tables, the detail buffer
+            int gcs = GC.CollectionCount(0);
+            long before = Allocated();
+            run();
+            long bytes = Allocated() - before;
+            Equal(0L, bytes, "bytes allocated by " + (5 * n) + " rewind and history calls");
+            Equal(gcs, GC.CollectionCount(0), "collections");
+        }
+    }
+
+
     static void AcceptedAndRefusedCallsAllocateNothing()
     {
         using (var ep = Endpoint.Open(Config("host.xml", LoopFrame)))
@@ -930,6 +1049,8 @@ static class Tests
             ModelFingerprintNamesTheCompiledModelAndRefusesAnother,
             EveryMutationTakesAPreconditionAndAStaleOneChangesNothing,
             RestorePointsRestoreBitForBitAndRefuseWhatIsNotTheirs,
+            RewindGivesBackTheCheckpointReadAtATickAndRefusesOutsideTheWindow,
+            RewindAllocatesNothing,
         };
         int passed = 0, failed = 0;
         foreach (var t in tests)

@@ -600,7 +600,8 @@ class Config:
 
     Exactly one of ``xml_path`` and ``xml``. ``frame``: the fields frames carry (Field values
     or names); ``publish``: ``"every_step"`` or ``"end_of_call"``; ``fidelity``: a declaration
-    object (see docs/command.md, "Packages"). Unset members are left out (the bridge's
+    object (see docs/command.md, "Packages"); ``history``: ``(window_ticks, keyframe_every)``
+    (``rewind``, ``history_export``). Unset members are left out (the bridge's
     defaults apply).
     """
 
@@ -615,6 +616,7 @@ class Config:
         frame: Optional[Iterable[Union[int, str]]] = None,
         publish: Optional[str] = None,
         fidelity: Optional[Mapping[str, Any]] = None,
+        history: Optional[Tuple[int, int]] = None,
     ) -> None:
         if (xml_path is None) == (xml is None):
             raise ValueError("a Config names exactly one model source: xml_path or xml")
@@ -628,6 +630,9 @@ class Config:
             self.frame = [f if isinstance(f, str) else field_name_of(f) for f in frame]
         self.publish = publish
         self.fidelity = None if fidelity is None else dict(fidelity)
+        self.history: Optional[Dict[str, int]] = None
+        if history is not None:
+            self.history = {"window_ticks": history[0], "keyframe_every": history[1]}
 
     def model(self) -> Dict[str, Any]:
         """``{"model": {...}}`` alone: what ``Endpoint.replace_model`` takes."""
@@ -636,7 +641,7 @@ class Config:
 
     def to_dict(self) -> Dict[str, Any]:
         d = self.model()
-        for key in ("name", "seed", "profile", "fidelity"):
+        for key in ("name", "seed", "profile", "fidelity", "history"):
             value = getattr(self, key)
             if value is not None:
                 d[key] = value
@@ -1235,6 +1240,24 @@ class Endpoint:
         if o != Outcome.OK:
             raise _refusal(o)
         return s
+
+    def history_export(
+        self,
+        from_tick: int = 0,
+        to_tick: Optional[int] = None,
+        timeout_ms: int = WAIT_FOREVER,
+    ) -> str:
+        """Ticks ``from_tick..=to_tick`` of the history window as a recording document
+        (``mjbridge_recording_v1``, strict JSON) that ``mjbridge replay`` re-executes and
+        verifies; ``to_tick=None``: the newest tick. A read under the native lock: it
+        changes nothing and works on a stopped or fenced endpoint. MjbError
+        (``Reason.OUT_OF_RANGE``) outside the window or without ``"history"``."""
+        s = ctypes.c_void_p()
+        to = (1 << 64) - 1 if to_tick is None else to_tick
+        o = self._lib.mjb_history_export(self._ep, from_tick, to, timeout_ms, ctypes.byref(s))
+        if o != Outcome.OK:
+            raise _refusal(o)
+        return _take(s)
 
     def confirm_paused(self) -> None:
         """Positive acknowledgement of the pause; MjbError unless stopped, with no native work
