@@ -67,6 +67,9 @@ impl Endpoint {
         Ok(match image {
             Image::State(want) => {
                 let l = shape.layout.as_ref().expect("state image needs a layout");
+                if let Some(same) = mj.state_matches(l.sig, want) {
+                    return Ok(same);
+                }
                 readback.resize(l.size, 0.0);
                 mj.get_state(l.sig, readback)?;
                 readback.len() == want.len()

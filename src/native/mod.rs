@@ -466,6 +466,30 @@ impl StatePlan {
         }
     }
 
+    /// Whether the live components equal `want` (of length `size`) bit for bit.
+    fn matches(&self, want: &[f64]) -> bool {
+        let mut at = 0;
+        for p in &self.pieces {
+            let w = &want[at..at + p.len];
+            let same = if p.byte {
+                // SAFETY: `src` holds `len` bytes of the live data (proven at `prove`).
+                let src = unsafe { std::slice::from_raw_parts(p.src, p.len) };
+                src.iter()
+                    .zip(w)
+                    .all(|(&b, v)| f64::from(b).to_bits() == v.to_bits())
+            } else {
+                // SAFETY: `src` holds `len` doubles of the live data, under the native lock.
+                let src = unsafe { std::slice::from_raw_parts(p.src.cast::<u64>(), p.len) };
+                src.iter().zip(w).all(|(&a, v)| a == v.to_bits())
+            };
+            if !same {
+                return false;
+            }
+            at += p.len;
+        }
+        true
+    }
+
     /// The plan of `sig` for `mj`'s data, or None when it is not exactly `mj_getState`.
     fn prove(mj: &Mujoco, sig: u32) -> Option<StatePlan> {
         let size = mj.state_size(sig).ok()?;
@@ -778,6 +802,37 @@ impl Mujoco {
         let want = self.state_size(sig)?;
         assert_eq!(out.len(), want, "state buffer length");
         self.engine_get_state(self.d.as_ptr(), sig, out)
+    }
+
+    /// Whether the state vector of `sig` equals `want` bit for bit, compared in place where
+    /// the pair's plan for `sig` was proven (no readback buffer: a many-body state is hundreds
+    /// of KiB, and writing then reading a copy of it doubled the readback's memory traffic);
+    /// `None` where there is no plan (the caller reads back through [`Mujoco::get_state`]).
+    /// The verdict is exactly that of comparing `get_state`'s vector with `want`: the plan
+    /// is `mj_getState`'s layout, proven bit for bit ([`StatePlan::prove`]).
+    pub fn state_matches(&self, sig: u32, want: &[f64]) -> Option<bool> {
+        let plan = self.plan(sig)?;
+        let same = want.len() == plan.size && plan.matches(want);
+        #[cfg(debug_assertions)]
+        {
+            // Test builds check the verdict against the engine's own getter.
+            let mut engine = plan.check.borrow_mut();
+            if self
+                .engine_get_state(self.d.as_ptr(), sig, &mut engine)
+                .is_ok()
+            {
+                let by_engine = engine.len() == want.len()
+                    && engine
+                        .iter()
+                        .zip(want)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert_eq!(
+                    same, by_engine,
+                    "the state plan of signature {sig} compares unlike mj_getState"
+                );
+            }
+        }
+        Some(same)
     }
 
     /// Guarded `mj_getState` of `d` (this pair's data or a data of its model).
