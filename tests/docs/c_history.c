@@ -17,7 +17,7 @@ int main(void) {
     mjb_last_error(buf, sizeof buf, &needed);
     mjb_string* info = NULL;
     if (mjb_build_info(&info) != MJB_OK) return 1;
-    int basic_only = strstr(mjb_string_data(info), "\"engine_runtime_version\":\"2.") != NULL;
+    int basic_only = strstr(mjb_string_data(info), "\"integration_profile\":false") != NULL;
     mjb_string_free(info);
     return basic_only && strstr(buf, "\"pointer\":\"/history\"") ? 0 : 1;
   }

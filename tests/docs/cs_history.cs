@@ -16,7 +16,7 @@ static class {{name}}
         try { opened = Endpoint.Open(config); }
         catch (MjbException e)
         {
-            if (e.Pointer != "/history" || !Bridge.BuildInfo().Contains("\"engine_runtime_version\":\"2."))
+            if (e.Pointer != "/history" || !Bridge.BuildInfo().Contains("\"integration_profile\":false"))
                 throw;
             return;
         }

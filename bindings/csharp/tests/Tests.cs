@@ -375,7 +375,7 @@ static class Tests
         catch (MjbException e)
         {
             Equal(Reason.Profile, e.Reason, "a history refused at open");
-            Check(Bridge.BuildInfo().Contains("\"engine_runtime_version\":\"2."), "only a 2.x engine lacks the integration profile: " + e.Message);
+            Check(Bridge.BuildInfo().Contains("\"integration_profile\":false"), "only a 2.x engine lacks the integration profile: " + e.Message);
             return null;
         }
     }

@@ -29,7 +29,7 @@ def open_with_history():
         return Endpoint.open(config(history=HISTORY))
     except MjbError as e:
         assert e.reason is Reason.PROFILE, e
-        assert mjbridge.build_info()["engine_runtime_version"].startswith("2."), e
+        assert mjbridge.build_info()["integration_profile"] is False, e
         return None
 
 
