@@ -59,8 +59,8 @@ pub(crate) fn recycle(rp: Arc<RestorePoint>) {
 /// A restore point's state vector: a heap buffer whose placement is chosen, not left to the
 /// allocator. A 256 KiB state (1032 boxes) from glibc's brk heap lands at whatever page offset
 /// the heap's history gives it, and some offsets made `mj_setState`'s copy from it into mjData
-/// 3-4x slower (the apply 100-140 us against 28; notes/perf3.md): large buffers are
-/// page-aligned, small ones cache-line aligned.
+/// 3-4x slower (the apply 100-140 us against 28; docs/performance.md, "The 1032-box apply"):
+/// large buffers are page-aligned, small ones cache-line aligned.
 pub(super) struct StateBuf {
     ptr: std::ptr::NonNull<f64>,
     len: usize,
