@@ -10,8 +10,11 @@
 # THIRD_PARTY_NOTICES.md is made by cargo-about from Cargo.lock with about.toml (the accepted
 # licenses, the release targets, no build or dev dependencies) and packaging/notices.md.hbs.
 # cargo-deny holds the policy (deny.toml): the same licenses, no crate from anywhere but
-# crates.io, no wildcard version. Both run with --offline, from cargo's registry cache; the
-# versions are pinned here, because another cargo-about may render the same graph differently.
+# crates.io, no wildcard version. Both run with --offline, from cargo's registry cache, which
+# `cargo fetch --locked` first completes: a build downloads only the crates of the host's
+# target, and both tools read the whole graph (a fresh machine's cache lacks the Windows-only
+# crates). The versions are pinned here, because another cargo-about may render the same graph
+# differently.
 #
 # A missing tool (or another version) is a loud skip, or a failure with
 # MJB_REQUIRE_ALL_TOOLCHAINS=1 (CI).
@@ -62,6 +65,8 @@ esac
 
 about="$(version_of about)"
 deny="$(version_of deny)"
+# Every crate of Cargo.lock, for every target, in cargo's cache (a no-op when it is there).
+cargo fetch --locked --quiet
 if [ "${1:-}" = --bless ]; then
   [ "$about" = "$ABOUT_VERSION" ] || {
     echo "licenses.sh: --bless needs cargo-about $ABOUT_VERSION${about:+ (found $about)}: bash scripts/licenses.sh --install" >&2
