@@ -278,8 +278,11 @@ impl View {
     /// Whether every request can be served from this configuration's frames: its field is
     /// selected and its buffer holds it (the pointer names the request). Zeroes `written`.
     pub fn check<R: Requests + ?Sized>(&self, requests: &mut R) -> Result<(), Refusal> {
+        // Every `written` first: a refusal at request k leaves none of them stale.
         for k in 0..requests.count() {
             requests.set_written(k, 0);
+        }
+        for k in 0..requests.count() {
             let f = requests.field(k);
             let Some(s) = self.frames.at[f.index()] else {
                 return Err(not_in_frame(f, k));

@@ -264,6 +264,23 @@ fn frame_read_refusals_copy_nothing_and_say_why() {
     assert_eq!(last_error()["pointer"], "/requests/1/field");
     assert!(a.iter().all(|x| *x == 5.0));
     assert_eq!((reqs[0].written, reqs[1].written), (0, 0));
+    // Every request's `written` is zeroed on entry, also those after the one refused: a field
+    // that is not an mjb_field (refused at the boundary) and one that is not selected (refused
+    // by the frames), each in the first request.
+    for (bad, outcome) in [
+        (77, Outcome::InvalidArgument),
+        (Sensordata as i32, Outcome::Rejected),
+    ] {
+        reqs[0].field = bad;
+        reqs[1].field = Qpos as i32;
+        reqs[0].written = 9;
+        reqs[1].written = 9;
+        let o = unsafe { mjb_frame_read_many(ep.0, reqs.as_mut_ptr(), 2, &mut info) };
+        assert_eq!(o, outcome);
+        assert_eq!(last_error()["pointer"], "/requests/0/field");
+        assert!(a.iter().all(|x| *x == 5.0));
+        assert_eq!((reqs[0].written, reqs[1].written), (0, 0), "field {bad}");
+    }
 }
 
 #[test]

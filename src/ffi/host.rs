@@ -612,8 +612,11 @@ unsafe fn frame_requests<'a>(
         )));
     }
     let reqs = slice_mut(requests, n, "requests")?;
-    for (k, r) in reqs.iter_mut().enumerate() {
+    // Every `written` first: a refusal at request k leaves none of them stale.
+    for r in reqs.iter_mut() {
         r.written = 0;
+    }
+    for (k, r) in reqs.iter_mut().enumerate() {
         fields[k] = to_field(r.field).map_err(|e| e.at(format!("/requests/{k}/field")))?;
         slice_mut(r.buf, r.cap, "requests[].buf")?;
     }
