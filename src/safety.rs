@@ -16,7 +16,10 @@
 //! then sees a count above zero and reports the pause as unconfirmed.
 
 use crate::outcome::Reason;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicU64,
+    Ordering::{Release, SeqCst},
+};
 
 const NO_TICK: u64 = u64::MAX;
 
@@ -107,8 +110,16 @@ impl Safety {
         InFlight(self)
     }
 
+    /// Publish the tick a call reached (under the native lock: every step, a restore, a
+    /// rewind). `Release`, not `SeqCst`: the tick is not part of the handshake above. A
+    /// stopper that found nothing in flight read the count from the worker's `fetch_sub` (a
+    /// release, after this store in the worker's order) with a `SeqCst` load (an acquire), so
+    /// its tick load that follows sees this store or a later one. Every other reader only
+    /// needs a tick that some call published, and a later release (the fence's, the count's)
+    /// still orders this store before it for whoever acquires that. On x86-64 a `SeqCst` store
+    /// is an `xchg`, a locked instruction on every step; this is a plain `mov`.
     pub fn publish_tick(&self, tick: u64) {
-        self.tick.store(tick, SeqCst);
+        self.tick.store(tick, Release);
     }
 
     pub fn fence(&self, reason: Reason) {
