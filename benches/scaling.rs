@@ -10,8 +10,10 @@
 //! thread-locals (MuJoCo 4.0's per-thread log handler) — see docs/performance.md, "Scaling
 //! across threads".
 //!
-//! Two models by default: `host.xml`, small (a step of 4–5 µs), where the bridge's fixed
-//! cost per call shows most, and `many_bodies.xml` (a few hundred µs per step).
+//! Three models by default: `host.xml`, tiny (a step of 4–5 µs), where the bridge's fixed
+//! cost per call shows most; `small_arm.xml`, the issue's small model (a three-joint arm and
+//! two boxes, a step of about 10 µs: 112,000 instructions of `mj_step` on MuJoCo 4.0); and
+//! `many_bodies.xml` (a few hundred µs per step).
 //!
 //! `cargo bench --bench scaling [-- --secs S --rounds R --model NAME]` (`--model` measures
 //! that one model alone)
@@ -98,7 +100,11 @@ fn throughput(which: Contender, threads: usize, path: &Path, window: Duration) -
 fn main() {
     let mut secs = 0.5f64;
     let mut rounds = 9usize;
-    let mut names = vec!["host.xml".to_owned(), "many_bodies.xml".to_owned()];
+    let mut names = vec![
+        "host.xml".to_owned(),
+        "small_arm.xml".to_owned(),
+        "many_bodies.xml".to_owned(),
+    ];
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
