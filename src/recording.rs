@@ -434,24 +434,40 @@ fn read_body(r: &mut Reader, raw: &mut Raw, bad: &mut Option<Refusal>) -> Result
     Ok(())
 }
 
-fn read_events(
+/// An array member of at most `max` elements, each read by `item`: a value that is not an
+/// array, or an element past `max` (refused as "a recording has at most {max} {what}"), is
+/// kept in `bad` and the pass goes on past it.
+fn bounded_array(
     r: &mut Reader,
-    out: &mut Vec<Event>,
     bad: &mut Option<Refusal>,
+    max: usize,
+    what: &str,
+    mut item: impl FnMut(&mut Reader, &mut Option<Refusal>) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
     if let Some(b) = schema::expect(r, Kind::Array, "an array")? {
         bad.get_or_insert(b);
         return Ok(());
     }
     r.array(|r, i| {
-        if i >= MAX_EVENTS {
+        if i >= max {
             bad.get_or_insert(refuse(
                 Reason::TooManyValues,
                 &r.pointer(),
-                format!("a recording has at most {MAX_EVENTS} events"),
+                format!("a recording has at most {max} {what}"),
             ));
             return r.skip();
         }
+        item(r, bad)
+    })?;
+    Ok(())
+}
+
+fn read_events(
+    r: &mut Reader,
+    out: &mut Vec<Event>,
+    bad: &mut Option<Refusal>,
+) -> Result<(), Refusal> {
+    bounded_array(r, bad, MAX_EVENTS, "events", |r, bad| {
         let ptr = r.pointer();
         if let Some(b) = schema::expect(r, Kind::Object, "an object")? {
             bad.get_or_insert(b);
@@ -500,8 +516,7 @@ fn read_events(
             _ => {} // a refusal is recorded
         }
         Ok(())
-    })?;
-    Ok(())
+    })
 }
 
 type InputParts = (Field, Option<usize>, Vec<f64>);
@@ -602,25 +617,12 @@ fn read_hash_list(
     out: &mut Vec<u64>,
     bad: &mut Option<Refusal>,
 ) -> Result<(), Refusal> {
-    if let Some(b) = schema::expect(r, Kind::Array, "an array")? {
-        bad.get_or_insert(b);
-        return Ok(());
-    }
-    r.array(|r, i| {
-        if i >= MAX_TICKS {
-            bad.get_or_insert(refuse(
-                Reason::TooManyValues,
-                &r.pointer(),
-                format!("a recording has at most {MAX_TICKS} tick hashes"),
-            ));
-            return r.skip();
-        }
+    bounded_array(r, bad, MAX_TICKS, "tick hashes", |r, bad| {
         if let Some(h) = keep(bad, "", "", read_hex16(r)?) {
             out.push(h);
         }
         Ok(())
-    })?;
-    Ok(())
+    })
 }
 
 fn read_keyframes(
@@ -628,20 +630,8 @@ fn read_keyframes(
     out: &mut Vec<Check>,
     bad: &mut Option<Refusal>,
 ) -> Result<(), Refusal> {
-    if let Some(b) = schema::expect(r, Kind::Array, "an array")? {
-        bad.get_or_insert(b);
-        return Ok(());
-    }
-    r.array(|r, i| {
+    bounded_array(r, bad, MAX_TICKS, "keyframe hashes", |r, bad| {
         let ptr = r.pointer();
-        if i >= MAX_TICKS {
-            bad.get_or_insert(refuse(
-                Reason::TooManyValues,
-                &ptr,
-                "too many keyframe hashes",
-            ));
-            return r.skip();
-        }
         if let Some(b) = schema::expect(r, Kind::Object, "an object")? {
             bad.get_or_insert(b);
             return Ok(());
@@ -666,8 +656,7 @@ fn read_keyframes(
             out.push((t, e, h));
         }
         Ok(())
-    })?;
-    Ok(())
+    })
 }
 
 /// The checks across members, after the pass.
