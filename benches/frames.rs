@@ -1,7 +1,8 @@
 //! Frames and the host loop, measured against MuJoCo used directly, ratios from one run.
 //!
 //! 1. `mjb_frame_read_many` of qpos+qvel+sensordata+xpos+xquat vs a plain copy of the same
-//!    arrays out of an mjData (what a host that broke ownership would do).
+//!    arrays out of an mjData (what a host that broke ownership would do); then the same read
+//!    through a prepared reader (`mjb_frame_reader_read`).
 //! 2. Frame-read latency while another thread steps flat out: the distribution.
 //! 3. What publishing the default frame adds to `mjb_step` (default selection vs none).
 //! 4. A host loop (write ctrl + step 1 + read the frame) vs the same loop against MuJoCo.
@@ -196,6 +197,37 @@ fn read_vs_memcpy(name: &str, path: &Path) {
         "{name:<12} read {doubles:>5} doubles: mjb_frame_read_many {bridge:>8.1} ns   memcpy from mjData {memcpy:>8.1} ns   ratio {:.2}x (target <= 1.5x)",
         bridge / memcpy
     );
+    // The same fields through a prepared reader: the requests checked once, at
+    // mjb_frame_reader_new.
+    let mut prepared = Reader::new(&ep, &READ);
+    let mut fr: *mut mjb_frame_reader = std::ptr::null_mut();
+    let o = unsafe {
+        mjb_frame_reader_new(
+            raw,
+            prepared.reqs.as_mut_ptr(),
+            prepared.reqs.len(),
+            &mut fr,
+        )
+    };
+    assert_eq!(o, Outcome::Ok);
+    let (bridge, memcpy) = interleaved(
+        rounds,
+        batch,
+        || {
+            let mut info = mjb_frame_info::default();
+            let o = unsafe { mjb_frame_reader_read(fr, &mut info) };
+            debug_assert_eq!(o, Outcome::Ok);
+            black_box(&prepared.bufs);
+            black_box(info);
+        },
+        || raw_copy(&mj, &mut bufs),
+    );
+    assert_eq!(prepared.bufs, reader.bufs, "the same frame, read both ways");
+    println!(
+        "{name:<12} read {doubles:>5} doubles: mjb_frame_reader_read {bridge:>8.1} ns   memcpy from mjData {memcpy:>8.1} ns   ratio {:.2}x (target <= 2x)",
+        bridge / memcpy
+    );
+    assert_eq!(unsafe { mjb_frame_reader_free(fr) }, Outcome::Ok);
 }
 
 fn latency_while_stepping(name: &str, path: &Path) {

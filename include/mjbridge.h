@@ -647,6 +647,12 @@ typedef int32_t mjb_log_level;
 typedef struct mjb_endpoint mjb_endpoint;
 
 /**
+ * A prepared frame reader as C sees it: library-owned, made by `mjb_frame_reader_new`, freed
+ * by `mjb_frame_reader_free`. Opaque: its value is not an address.
+ */
+typedef struct mjb_frame_reader mjb_frame_reader;
+
+/**
  * A restore point as C sees it: library-owned, immutable, freed by
  * `mjb_restore_point_free`. Opaque: its value is not an address.
  */
@@ -1030,7 +1036,8 @@ mjb_outcome mjb_endpoint_adopt(struct mjModel_ *model,
  * NULL is a no-op returning `MJB_OK`. A closed or foreign handle returns
  * `MJB_INVALID_ARGUMENT` (never undefined behaviour). Closing while another thread is inside
  * a call on the same endpoint is safe: that call finishes, and the native pair is freed when
- * it returns. Works on fenced endpoints. Takes no endpoint lock.
+ * it returns. Works on fenced endpoints. Takes no endpoint lock. The endpoint's frame readers
+ * stay to be freed; their reads are refused (`MJB_REASON_CLOSED`).
  */
 MJB_API mjb_outcome mjb_endpoint_free(struct mjb_endpoint *ep);
 
@@ -1820,6 +1827,50 @@ mjb_outcome mjb_restore_point_info(const struct mjb_restore_point *rp,
  * another thread applies it is safe: that call finishes with it. Any thread.
  */
 MJB_API mjb_outcome mjb_restore_point_free(struct mjb_restore_point *rp);
+
+/**
+ * Prepare a frame reader: check `n` requests once, exactly as `mjb_frame_read_many` checks
+ * them (the same refusals and JSON pointers, at most 64 requests, nothing made on a refusal),
+ * and keep each one's field, buffer and length. On `MJB_OK` each request's `written` is the
+ * number of doubles every read copies into its buffer.
+ * `requests`: read during the call only (NULL only with `n` 0). The buffers they point to are
+ * borrowed for the reader's whole life: they must stay valid, and be written by nothing else
+ * while a read runs, until `mjb_frame_reader_free`.
+ * `out`: must not be NULL; NULL on entry, on `MJB_OK` a new reader the caller owns and frees
+ * with `mjb_frame_reader_free`. A reader serves the model configuration it was made for: after
+ * `mjb_endpoint_replace_model` its reads are refused (`MJB_REASON_CONFIGURATION`), after
+ * `mjb_endpoint_free` too (`MJB_REASON_CLOSED`); it keeps the frames, not the endpoint,
+ * alive. Takes no lock. Any thread.
+ * `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+ */
+MJB_API
+mjb_outcome mjb_frame_reader_new(struct mjb_endpoint *ep,
+                                 struct mjb_frame_request *requests,
+                                 size_t n,
+                                 struct mjb_frame_reader **out);
+
+/**
+ * Copy the latest complete frame into the reader's buffers: every request's values of one
+ * tick, as `mjb_frame_read_many` copies them, without checking the requests again. `info`
+ * (nullable) is zeroed on entry and receives the frame's tick, time, cause, published and
+ * stale fields on `MJB_OK`. Never takes the native lock and never waits for a step in
+ * progress; works on fenced endpoints. Refused with the buffers untouched: a model replaced
+ * since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`, also once the
+ * endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`). One thread at a time per reader (a read
+ * writes its buffers); different readers, on any threads, read concurrently.
+ * `reader`: a live reader; NULL, freed or foreign handles return `MJB_INVALID_ARGUMENT`.
+ */
+MJB_API
+mjb_outcome mjb_frame_reader_read(struct mjb_frame_reader *reader,
+                                  struct mjb_frame_info *info);
+
+/**
+ * Free a frame reader (its buffers stay the caller's: after this returns the library never
+ * writes them). NULL is a no-op returning `MJB_OK`; a freed or foreign handle returns
+ * `MJB_INVALID_ARGUMENT`. Not while a read of the same reader runs on another thread (one
+ * thread at a time per reader, as for reads). Works after the endpoint was closed.
+ */
+MJB_API mjb_outcome mjb_frame_reader_free(struct mjb_frame_reader *reader);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -60,12 +60,14 @@ def read_restore_points(text):
 
 
 def read_frames(text):
-    """`NAME read ... ratio Rx` and `NAME host loop ... ratio Rx`."""
+    """`NAME read ... ratio Rx` (mjb_frame_read_many, or mjb_frame_reader_read: a prepared
+    reader) and `NAME host loop ... ratio Rx`."""
     figures = {}
     for line in text.splitlines():
-        m = re.match(r"^(\S+)\s+read\s+\d+ doubles: .* ratio ([\d.]+)x", line)
+        m = re.match(r"^(\S+)\s+read\s+\d+ doubles: (\S+) .* ratio ([\d.]+)x", line)
         if m:
-            figures.setdefault("frame read / memcpy", {})[m.group(1)] = float(m.group(2))
+            which = "prepared read / memcpy" if m.group(2) == "mjb_frame_reader_read" else "frame read / memcpy"
+            figures.setdefault(which, {})[m.group(1)] = float(m.group(3))
         m = re.match(r"^(\S+)\s+host loop .* ratio ([\d.]+)x", line)
         if m:
             figures.setdefault("host loop / MuJoCo directly", {})[m.group(1)] = float(m.group(2))
@@ -192,10 +194,12 @@ CHARTS = [
     {
         "file": "frames.svg",
         "title": "A frame read (lock-free, checked) against memcpy from mjData",
-        "axis": "mjb_frame_read_many time / memcpy time (lower is better)",
+        "axis": "frame read time / memcpy time (lower is better)",
         "bars": [
-            ("frames", "frame read / memcpy", "humanoid", "qpos+qvel+sensordata+xpos+xquat, humanoid (174 doubles)", 1.5),
-            ("frames", "frame read / memcpy", "many_bodies", "qpos+qvel+sensordata+xpos+xquat, many_bodies", 1.5),
+            ("frames", "frame read / memcpy", "humanoid", "mjb_frame_read_many, humanoid (174 doubles)", 1.5),
+            ("frames", "frame read / memcpy", "many_bodies", "mjb_frame_read_many, many_bodies (3,687 doubles)", 1.5),
+            ("frames", "prepared read / memcpy", "humanoid", "mjb_frame_reader_read, humanoid (174 doubles)", 2.0),
+            ("frames", "prepared read / memcpy", "many_bodies", "mjb_frame_reader_read, many_bodies (3,687 doubles)", 2.0),
         ],
     },
 ]

@@ -55,6 +55,9 @@ static MIN_LEVEL: AtomicI32 = AtomicI32::new(i32::MAX);
 
 thread_local! {
     static PENDING: RefCell<Vec<(Level, String)>> = const { RefCell::new(Vec::new()) };
+    /// Whether `PENDING` may hold messages: a plain flag (no destructor, so no state to
+    /// check), which is all that every export's return reads.
+    static QUEUED: Cell<bool> = const { Cell::new(false) };
     static DELIVERING: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -68,6 +71,7 @@ pub fn event(level: Level, message: impl Into<String>) {
     PENDING.with(|p| {
         if let Ok(mut p) = p.try_borrow_mut() {
             p.push((level, message));
+            QUEUED.set(true);
         }
     });
 }
@@ -95,11 +99,12 @@ pub fn install() {
 
 /// Whether this thread has messages waiting.
 pub fn pending() -> bool {
-    PENDING.with(|p| !p.borrow().is_empty())
+    QUEUED.get()
 }
 
 /// Deliver this thread's queued messages to the callback (called when an export returns).
 pub fn flush() {
+    QUEUED.set(false);
     let items = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
     if items.is_empty() {
         return;

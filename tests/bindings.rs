@@ -396,6 +396,7 @@ fn opaque(t: &str) -> bool {
         t,
         "mjb_endpoint"
             | "mjb_restore_point"
+            | "mjb_frame_reader"
             | "mjb_string"
             | "mjModel_"
             | "mjData_"
@@ -418,6 +419,8 @@ fn cs_kinds(t: &str, is_return: bool, h: &Header) -> Vec<String> {
         "mjb_endpoint**" => v(&["out:handle"]),
         "mjb_restore_point*" => v(&["handle", "ptr"]),
         "mjb_restore_point**" => v(&["out:handle"]),
+        "mjb_frame_reader*" => v(&["handle", "ptr"]),
+        "mjb_frame_reader**" => v(&["out:handle"]),
         "mjb_string**" => v(&["out:ptr"]),
         "char*" if is_return => v(&["ptr"]),
         "char*" => v(&["bytes", "ptr"]),

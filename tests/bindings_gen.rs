@@ -469,6 +469,7 @@ fn cs_param(f: &str, p: &Param, h: &Header) -> String {
     let handle = |c: &str| match c {
         "mjb_endpoint" => Some("EndpointHandle"),
         "mjb_restore_point" => Some("RestorePointHandle"),
+        "mjb_frame_reader" => Some("FrameReaderHandle"),
         "mjb_string" => Some("IntPtr"),
         _ => None,
     };
@@ -748,6 +749,7 @@ fn py_param(f: &str, t: &str, h: &Header) -> String {
         let inner = match base {
             "mjb_endpoint" => "ENDPOINT".to_owned(),
             "mjb_restore_point" => "RESTORE_POINT".to_owned(),
+            "mjb_frame_reader" => "FRAME_READER".to_owned(),
             "mjb_string" => "STRING".to_owned(),
             "mjModel_" | "mjData_" if stars == 1 => return "c_void_p".into(),
             b if stars == 1 && h.structs.iter().any(|s| s.name == b) => {
@@ -886,7 +888,7 @@ fn python(h: &Header) -> String {
     o.push_str(concat!(
         "\n# Opaque pointers: an mjb_endpoint* (a number, not an address), an mjb_restore_point*\n",
         "# (likewise), an mjb_string*; MuJoCo's mjModel*/mjData* are c_void_p.\n",
-        "ENDPOINT = c_void_p\nRESTORE_POINT = c_void_p\nSTRING = c_void_p\nOUTCOME = c_int32\n\n",
+        "ENDPOINT = c_void_p\nRESTORE_POINT = c_void_p\nFRAME_READER = c_void_p\nSTRING = c_void_p\nOUTCOME = c_int32\n\n",
         "SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {\n",
     ));
     for f in &h.functions {

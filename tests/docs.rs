@@ -938,10 +938,14 @@ fn performance_charts_read_the_benches_output() {
         1.783
     );
     let frames = read("frames");
-    assert_eq!(frames["figures"]["frame read / memcpy"]["humanoid"], 5.11);
+    assert_eq!(frames["figures"]["frame read / memcpy"]["humanoid"], 5.31);
+    assert_eq!(
+        frames["figures"]["prepared read / memcpy"]["humanoid"],
+        2.32
+    );
     assert_eq!(
         frames["figures"]["host loop / MuJoCo directly"]["many_bodies"],
-        0.944
+        1.043
     );
     let py = read("python_rl");
     let skip5 = &py["figures"]["mjbridge / MuJoCo throughput, frame skip 5"];

@@ -482,7 +482,23 @@ fn never_torn(model: &str, ticks: u64) {
                 let mut bufs: Vec<Vec<f64>> = lens.iter().map(|n| vec![0.0; *n]).collect();
                 let (mut reads, mut retries, mut seen) =
                     (0u64, 0u64, std::collections::BTreeSet::new());
-                while !done.load(Ordering::Acquire) || reads == 0 {
+                // Every other read through a prepared reader over the same buffers.
+                let prepared = reader_over(&ep, &fields, &mut bufs);
+                while !done.load(Ordering::Acquire) || reads < 2 {
+                    if reads % 2 == 1 {
+                        let (o, i) = reader_read(prepared);
+                        assert_eq!(o, Outcome::Ok);
+                        assert_eq!(
+                            expected.get(&i.tick),
+                            Some(&frame_hash(&bufs, &i)),
+                            "prepared read: frame of tick {} is not the one published then",
+                            i.tick
+                        );
+                        reads += 1;
+                        retries += i.retries;
+                        seen.insert(i.tick);
+                        continue;
+                    }
                     let mut reqs: Vec<mjb_frame_request> = fields
                         .iter()
                         .zip(bufs.iter_mut())
@@ -507,6 +523,7 @@ fn never_torn(model: &str, ticks: u64) {
                     retries += i.retries;
                     seen.insert(i.tick);
                 }
+                assert_eq!(unsafe { mjb_frame_reader_free(prepared) }, Outcome::Ok);
                 (reads, retries, seen.len())
             })
         })
@@ -530,4 +547,282 @@ fn never_torn(model: &str, ticks: u64) {
 fn frame_reads_are_never_torn_while_a_writer_steps_flat_out() {
     never_torn("host.xml", 3000);
     never_torn("many_bodies.xml", 150);
+}
+
+/// A prepared reader over `bufs` (one request per field, each buffer exactly as large).
+fn reader_over(ep: &Ep, fields: &[Field], bufs: &mut [Vec<f64>]) -> *mut mjb_frame_reader {
+    let mut reqs = requests(fields, bufs);
+    let mut fr = std::ptr::null_mut();
+    let o = unsafe { mjb_frame_reader_new(ep.0, reqs.as_mut_ptr(), reqs.len(), &mut fr) };
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    assert!(!fr.is_null());
+    for (r, f) in reqs.iter().zip(fields) {
+        assert_eq!(
+            r.written,
+            ep.field_len(*f),
+            "written: what every read copies"
+        );
+    }
+    fr
+}
+
+fn requests(fields: &[Field], bufs: &mut [Vec<f64>]) -> Vec<mjb_frame_request> {
+    fields
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(f, b)| mjb_frame_request {
+            field: *f as i32,
+            buf: b.as_mut_ptr(),
+            cap: b.len(),
+            written: 9,
+        })
+        .collect()
+}
+
+fn reader_read(fr: *mut mjb_frame_reader) -> (Outcome, mjb_frame_info) {
+    let mut info = mjb_frame_info {
+        tick: 99,
+        ..Default::default()
+    };
+    let o = unsafe { mjb_frame_reader_read(fr, &mut info) };
+    (o.into(), info)
+}
+
+#[test]
+fn a_frame_reader_reads_what_a_many_read_reads_with_the_checks_done_once() {
+    let fields = [Qpos, Qvel, Act, Xpos, Xquat];
+    let ep = open_frames("host.xml", &all_fields_json(&fields), "");
+    let mut bufs: Vec<Vec<f64>> = fields.iter().map(|f| vec![7.0; ep.field_len(*f)]).collect();
+    // One buffer larger than its field: the values beyond the field's length stay untouched.
+    bufs[0].push(7.0);
+    let fr = reader_over(&ep, &fields, &mut bufs);
+    let nq = ep.dims().nq as usize;
+    assert_eq!(bufs[0].len(), nq + 1);
+    for ticks in [0, 1, 5] {
+        ep.step_ok(ticks);
+        let (o, info) = reader_read(fr);
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+        let (expected, expected_info) = ep.frame(&fields);
+        assert_eq!(info, expected_info);
+        assert!(same_bits(&bufs[0][..nq], &expected[0]));
+        assert_eq!(bufs[0][nq], 7.0, "beyond the field: untouched");
+        for (b, e) in bufs.iter().zip(&expected).skip(1) {
+            assert!(same_bits(b, e));
+        }
+        assert_eq!(last_error(), serde_json::json!({}));
+    }
+    // A NULL info is allowed.
+    assert_eq!(
+        unsafe { mjb_frame_reader_read(fr, std::ptr::null_mut()) },
+        Outcome::Ok
+    );
+    // Two readers of one endpoint, different fields, side by side.
+    let mut other = vec![vec![0.0; ep.field_len(Qvel)]];
+    let fr2 = reader_over(&ep, &[Qvel], &mut other);
+    assert_eq!(reader_read(fr2).0, Outcome::Ok);
+    assert!(same_bits(&other[0], &bufs[1]));
+    // A reader of no request reads the info alone.
+    let fr0 = reader_over(&ep, &[], &mut []);
+    let (o, info) = reader_read(fr0);
+    assert_eq!((o, info.tick), (Outcome::Ok, 6));
+    for r in [fr, fr2, fr0] {
+        assert_eq!(unsafe { mjb_frame_reader_free(r) }, Outcome::Ok);
+    }
+}
+
+#[test]
+fn frame_reader_refusals_make_nothing_change_nothing_and_say_where() {
+    let ep = open_frames("host.xml", "[\"qpos\",\"xpos\"]", "");
+    ep.step_ok(3);
+    let hash = ep.hash();
+    let nq = ep.field_len(Qpos);
+    let mut a = vec![5.0; 64];
+    let mut b = vec![5.0; 64];
+    let new = |reqs: &mut [mjb_frame_request], n: usize| {
+        let mut fr: *mut mjb_frame_reader = 0x10 as *mut _;
+        let o = unsafe { mjb_frame_reader_new(ep.0, reqs.as_mut_ptr(), n, &mut fr) };
+        assert!(fr.is_null(), "out is NULL on a refusal");
+        Outcome::from(o)
+    };
+    let req = |field: Field, buf: &mut Vec<f64>, cap: usize| mjb_frame_request {
+        field: field as i32,
+        buf: buf.as_mut_ptr(),
+        cap,
+        written: 9,
+    };
+    let cases: Vec<(Vec<mjb_frame_request>, Outcome, &str, &str)> = vec![
+        (
+            vec![req(Qpos, &mut a, 64), req(Sensordata, &mut b, 64)],
+            Outcome::Rejected,
+            "MJB_REASON_NOT_IN_FRAME",
+            "/requests/1/field",
+        ),
+        (
+            vec![req(Qpos, &mut a, nq - 1), req(Xpos, &mut b, 64)],
+            Outcome::Rejected,
+            "MJB_REASON_DIMENSION",
+            "/requests/0/cap",
+        ),
+        (
+            vec![
+                mjb_frame_request {
+                    field: 77,
+                    ..req(Qpos, &mut a, 64)
+                },
+                req(Xpos, &mut b, 64),
+            ],
+            Outcome::InvalidArgument,
+            "MJB_REASON_OUT_OF_RANGE",
+            "/requests/0/field",
+        ),
+        (
+            vec![mjb_frame_request {
+                buf: std::ptr::null_mut(),
+                ..req(Qpos, &mut a, 64)
+            }],
+            Outcome::InvalidArgument,
+            "MJB_REASON_NULL_ARGUMENT",
+            "",
+        ),
+    ];
+    for (mut reqs, outcome, reason, pointer) in cases {
+        let n = reqs.len();
+        assert_eq!(new(&mut reqs, n), outcome, "{reason}");
+        assert_eq!(last_reason(), reason);
+        if !pointer.is_empty() {
+            assert_eq!(last_error()["pointer"], pointer);
+        }
+        assert!(
+            reqs.iter().all(|r| r.written == 0),
+            "{reason}: written zeroed"
+        );
+    }
+    assert!(a.iter().chain(&b).all(|x| *x == 5.0), "nothing copied");
+    // More than 64 requests.
+    let mut many: Vec<mjb_frame_request> = (0..65).map(|_| req(Qpos, &mut a, 64)).collect();
+    assert_eq!(new(&mut many, 65), Outcome::InvalidArgument);
+    assert_eq!(last_reason(), "MJB_REASON_OUT_OF_RANGE");
+    // A NULL out, a NULL or foreign endpoint.
+    let mut one = [req(Qpos, &mut a, 64)];
+    let o: Outcome =
+        unsafe { mjb_frame_reader_new(ep.0, one.as_mut_ptr(), 1, std::ptr::null_mut()) }.into();
+    assert_eq!(
+        (o, last_reason().as_str()),
+        (Outcome::InvalidArgument, "MJB_REASON_NULL_ARGUMENT")
+    );
+    let mut fr = std::ptr::null_mut();
+    let o: Outcome =
+        unsafe { mjb_frame_reader_new(std::ptr::null_mut(), one.as_mut_ptr(), 1, &mut fr) }.into();
+    assert_eq!(
+        (o, last_reason().as_str()),
+        (Outcome::InvalidArgument, "MJB_REASON_NULL_ARGUMENT")
+    );
+    assert_eq!(ep.hash(), hash, "no refusal changed the state");
+
+    // Reads and frees of what is not a live reader.
+    let mut bufs = vec![vec![3.0; nq]];
+    let fr = reader_over(&ep, &[Qpos], &mut bufs);
+    for (bad, reason) in [
+        (std::ptr::null_mut(), "MJB_REASON_NULL_ARGUMENT"),
+        (ep.0.cast::<mjb_frame_reader>(), "MJB_REASON_FOREIGN_HANDLE"),
+        (
+            (fr as usize | 8) as *mut mjb_frame_reader,
+            "MJB_REASON_FOREIGN_HANDLE",
+        ),
+    ] {
+        let (o, info) = reader_read(bad);
+        assert_eq!(
+            (o, last_reason().as_str(), info.tick),
+            (Outcome::InvalidArgument, reason, 0)
+        );
+    }
+    assert_eq!(
+        unsafe { mjb_frame_reader_free(ep.0.cast()) },
+        Outcome::InvalidArgument,
+        "an endpoint is not a reader"
+    );
+    assert_eq!(ep.frame_info().tick, 3, "the endpoint is untouched");
+    assert_eq!(unsafe { mjb_frame_reader_free(fr) }, Outcome::Ok);
+    bufs[0].fill(3.0);
+    let (o, _) = reader_read(fr);
+    assert_eq!(
+        (o, last_reason().as_str()),
+        (Outcome::InvalidArgument, "MJB_REASON_CLOSED")
+    );
+    assert!(
+        bufs[0].iter().all(|x| *x == 3.0),
+        "a freed reader copies nothing"
+    );
+    assert_eq!(
+        unsafe { mjb_frame_reader_free(fr) },
+        Outcome::InvalidArgument,
+        "a second free"
+    );
+    assert_eq!(last_reason(), "MJB_REASON_CLOSED");
+    assert_eq!(
+        unsafe { mjb_frame_reader_free(std::ptr::null_mut()) },
+        Outcome::Ok
+    );
+    assert_eq!(ep.hash(), hash);
+}
+
+#[test]
+fn a_frame_reader_is_refused_after_a_model_replacement_and_after_its_endpoint_closes() {
+    let ep = open_frames("host.xml", "[\"qpos\",\"ctrl\"]", "");
+    ep.step_ok(2);
+    let mut bufs: Vec<Vec<f64>> = [Qpos, Ctrl]
+        .iter()
+        .map(|f| vec![0.0; ep.field_len(*f)])
+        .collect();
+    let fr = reader_over(&ep, &[Qpos, Ctrl], &mut bufs);
+    assert_eq!(reader_read(fr).0, Outcome::Ok);
+    let cfg = format!(
+        "{{\"model\":{{\"xml_path\":{}}}}}",
+        js(&model_path("pendulum.xml"))
+    );
+    let mut r = mjb_report::default();
+    let o = unsafe {
+        mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
+    };
+    assert_eq!(o, Outcome::Ok);
+    let hash = ep.hash();
+    for b in &mut bufs {
+        b.fill(4.0);
+    }
+    let (o, info) = reader_read(fr);
+    assert_eq!((o, info.tick), (Outcome::Rejected, 0));
+    assert_eq!(last_reason(), "MJB_REASON_CONFIGURATION");
+    let message = last_error()["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("make a new reader"), "{message}");
+    assert!(bufs.iter().flatten().all(|x| *x == 4.0), "nothing copied");
+    assert_eq!(ep.hash(), hash, "the refused read changed nothing");
+    // A reader made for the new model reads it.
+    let mut new_bufs = vec![vec![0.0; 1], vec![0.0; 1]];
+    let fr_new = reader_over(&ep, &[Qpos, Ctrl], &mut new_bufs);
+    let (o, info) = reader_read(fr_new);
+    assert_eq!((o, info.configuration, info.tick), (Outcome::Ok, 1, 2));
+    // After the endpoint closes, the live reader is refused as closed (the older one still
+    // as replaced), and both are still freed.
+    drop(ep);
+    let (o, _) = reader_read(fr);
+    assert_eq!(
+        (o, last_reason().as_str()),
+        (Outcome::Rejected, "MJB_REASON_CONFIGURATION")
+    );
+    let (o, _) = reader_read(fr_new);
+    assert_eq!(
+        (o, last_reason().as_str()),
+        (Outcome::InvalidArgument, "MJB_REASON_CLOSED")
+    );
+    assert!(
+        last_error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("endpoint was closed"),
+        "{:?}",
+        last_error()
+    );
+    for f in [fr, fr_new] {
+        assert_eq!(unsafe { mjb_frame_reader_free(f) }, Outcome::Ok);
+    }
 }

@@ -670,6 +670,50 @@ class RestorePoint {
   mjb_restore_point* rp_ = nullptr;
 };
 
+// A prepared frame reader (mjb_frame_reader): fields and buffers checked once by
+// Endpoint::frame_reader(), then read() copies the latest frame into those buffers with no
+// checks and no lock. The buffers stay the caller's and must outlive the reader. Move-only;
+// the destructor frees it. One thread at a time per reader (read and reset); readers of one
+// endpoint on different threads read concurrently. After a model replacement read() is
+// refused (MJB_REASON_CONFIGURATION), after the endpoint closes too (MJB_REASON_CLOSED).
+class FrameReader {
+ public:
+  FrameReader() = default;
+  // Take ownership of a reader made through the C ABI.
+  explicit FrameReader(mjb_frame_reader* owned) noexcept : fr_(owned) {}
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+  FrameReader(FrameReader&& other) noexcept : fr_(std::exchange(other.fr_, nullptr)) {}
+  FrameReader& operator=(FrameReader&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fr_ = std::exchange(other.fr_, nullptr);
+    }
+    return *this;
+  }
+  ~FrameReader() { reset(); }
+
+  // Free it now (also done by the destructor); safe to call twice.
+  void reset() noexcept {
+    if (fr_) mjb_frame_reader_free(std::exchange(fr_, nullptr));
+  }
+  mjb_frame_reader* get() const noexcept { return fr_; }
+  mjb_frame_reader* release() noexcept { return std::exchange(fr_, nullptr); }
+  explicit operator bool() const noexcept { return fr_ != nullptr; }
+
+  // Copy the latest complete frame into the buffers given at frame_reader(). Allocates
+  // nothing.
+  Expected<mjb_frame_info> read() const {
+    mjb_frame_info info{};
+    mjb_outcome o = mjb_frame_reader_read(fr_, &info);
+    if (o != MJB_OK) return Expected<mjb_frame_info>::refused(o);
+    return info;
+  }
+
+ private:
+  mjb_frame_reader* fr_ = nullptr;
+};
+
 class Endpoint {
  public:
   // Load a model per `config`, without throwing: a config document (see mjb_endpoint_open)
@@ -1091,6 +1135,17 @@ class Endpoint {
     mjb_outcome o = mjb_frame_read_many(ep_, reqs.data(), n, &info);
     if (o != MJB_OK) return Expected<mjb_frame_info>::refused(o);
     return info;
+  }
+  // A prepared reader of these fields into these spans (each at least the field's length;
+  // they must outlive the reader), for a host that reads the same fields every frame:
+  //   auto fr = ep.frame_reader({{MJB_FIELD_QPOS, {qpos, nq}}}); ... fr->read();
+  Expected<FrameReader> frame_reader(std::initializer_list<FieldSpan> fields) const {
+    std::array<mjb_frame_request, 64> reqs{};
+    size_t n = requests(fields, reqs);
+    mjb_frame_reader* fr = nullptr;
+    mjb_outcome o = mjb_frame_reader_new(ep_, reqs.data(), n, &fr);
+    if (o != MJB_OK) return Expected<FrameReader>::refused(o);
+    return FrameReader(fr);
   }
   // Convenience: into vectors, resized to each field's length (allocates when they grow).
   Expected<mjb_frame_info> frame(mjb_field field, std::vector<double>& out) const {

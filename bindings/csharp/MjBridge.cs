@@ -1284,6 +1284,48 @@ namespace MjBridge
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_restore_point_free(IntPtr rp);
+
+        /// <summary>
+        /// Prepare a frame reader: check `n` requests once, exactly as `mjb_frame_read_many` checks
+        /// them (the same refusals and JSON pointers, at most 64 requests, nothing made on a
+        /// refusal), and keep each one's field, buffer and length. On `MJB_OK` each request's
+        /// `written` is the number of doubles every read copies into its buffer. `requests`: read
+        /// during the call only (NULL only with `n` 0). The buffers they point to are borrowed for
+        /// the reader's whole life: they must stay valid, and be written by nothing else while a
+        /// read runs, until `mjb_frame_reader_free`. `out`: must not be NULL; NULL on entry, on
+        /// `MJB_OK` a new reader the caller owns and frees with `mjb_frame_reader_free`. A reader
+        /// serves the model configuration it was made for: after `mjb_endpoint_replace_model` its
+        /// reads are refused (`MJB_REASON_CONFIGURATION`), after `mjb_endpoint_free` too
+        /// (`MJB_REASON_CLOSED`); it keeps the frames, not the endpoint, alive. Takes no lock. Any
+        /// thread. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_reader_new(EndpointHandle ep, [In, Out] FrameRequest[] requests, UIntPtr n, out FrameReaderHandle @out);
+
+        /// <summary>
+        /// Copy the latest complete frame into the reader's buffers: every request's values of one
+        /// tick, as `mjb_frame_read_many` copies them, without checking the requests again. `info`
+        /// (nullable) is zeroed on entry and receives the frame's tick, time, cause, published and
+        /// stale fields on `MJB_OK`. Never takes the native lock and never waits for a step in
+        /// progress; works on fenced endpoints. Refused with the buffers untouched: a model
+        /// replaced since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`, also
+        /// once the endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`,
+        /// `MJB_REASON_CLOSED`). One thread at a time per reader (a read writes its buffers);
+        /// different readers, on any threads, read concurrently. `reader`: a live reader; NULL,
+        /// freed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_reader_read(FrameReaderHandle reader, out FrameInfo info);
+
+        /// <summary>
+        /// Free a frame reader (its buffers stay the caller's: after this returns the library never
+        /// writes them). NULL is a no-op returning `MJB_OK`; a freed or foreign handle returns
+        /// `MJB_INVALID_ARGUMENT`. Not while a read of the same reader runs on another thread (one
+        /// thread at a time per reader, as for reads). Works after the endpoint was closed.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_frame_reader_free(IntPtr reader);
     }
     // </generated>
 
@@ -1362,6 +1404,19 @@ namespace MjBridge
         protected override bool ReleaseHandle()
         {
             return Native.mjb_endpoint_free(handle) == Outcome.Ok;
+        }
+    }
+
+    /// <summary>An mjb_frame_reader*: freed with mjb_frame_reader_free when released.</summary>
+    public sealed class FrameReaderHandle : SafeHandle
+    {
+        public FrameReaderHandle() : base(IntPtr.Zero, true) { }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override bool ReleaseHandle()
+        {
+            return Native.mjb_frame_reader_free(handle) == Outcome.Ok;
         }
     }
 

@@ -76,13 +76,17 @@ pub unsafe extern "C" fn mjb_endpoint_adopt(
 /// NULL is a no-op returning `MJB_OK`. A closed or foreign handle returns
 /// `MJB_INVALID_ARGUMENT` (never undefined behaviour). Closing while another thread is inside
 /// a call on the same endpoint is safe: that call finishes, and the native pair is freed when
-/// it returns. Works on fenced endpoints. Takes no endpoint lock.
+/// it returns. Works on fenced endpoints. Takes no endpoint lock. The endpoint's frame readers
+/// stay to be freed; their reads are refused (`MJB_REASON_CLOSED`).
 #[no_mangle]
 pub extern "C" fn mjb_endpoint_free(ep: *mut mjb_endpoint) -> mjb_outcome {
     call(|| {
         // Dropped here, outside the table's lock (freeing MuJoCo's data can take a while), or
         // later by the last call still using it.
-        drop(handle::free(ep)?);
+        if let Some(e) = handle::free(ep)? {
+            // Prepared frame readers are refused from now on, even while a call still runs.
+            e.frames().retire();
+        }
         Ok(Outcome::Ok)
     })
 }

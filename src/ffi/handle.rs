@@ -1,5 +1,5 @@
 //! Handles: the one scheme for every object C holds by pointer (endpoints, restore points,
-//! library-owned strings). A handle is a number, never an address: a closed or freed handle
+//! library-owned strings, frame readers). A handle is a number, never an address: a closed or freed handle
 //! is told from a live one (and from another kind's) without touching freed memory, in
 //! constant time, and a number is never given out twice.
 //!
@@ -12,9 +12,9 @@
 //! shard only, so threads that each use their own endpoint (and its restore points) do not
 //! contend. How a slot holds its object is the kind's choice ([`Cell`]): [`Shared`] for
 //! objects looked up by every call and made rarely (endpoints: a lookup takes no lock and
-//! writes no shared memory), [`Owned`] for objects made and freed as often as they are used
-//! (restore points, strings: a cheap insertion and removal, a lookup under the slot's own
-//! small lock).
+//! writes no shared memory; frame readers, which a thread's reads also find in a per-thread
+//! cache), [`Owned`] for objects made and freed as often as they are used (restore points, strings: a
+//! cheap insertion and removal, a lookup under the slot's own small lock).
 //!
 //! [`Handle`] ties a C handle type to its object and its table (rustls-ffi's `Castable`, for
 //! numbered handles); [`issue`], [`resolve`] and [`free`] are the only ways in and out, and
@@ -22,9 +22,10 @@
 //! (given out once, now closed or freed) or `MJB_REASON_FOREIGN_HANDLE` (never given out by
 //! this table: another kind's handle, an address, any other number).
 
+use super::frame_reader::FrameReader;
 use super::pointer::null_refusal;
 use super::string::mjb_string;
-use super::{mjb_endpoint, mjb_restore_point};
+use super::{mjb_endpoint, mjb_frame_reader, mjb_restore_point};
 use crate::endpoint::{Endpoint, RestorePoint};
 use crate::outcome::{Outcome, Reason, Refusal};
 use arc_swap::ArcSwapOption;
@@ -144,6 +145,17 @@ pub struct Shared<T>(ArcSwapOption<T>);
 
 /// What a lookup in a [`Shared`] slot hands out: a loaded `Arc`, not counted.
 pub struct Loaded<T>(arc_swap::Guard<Option<Arc<T>>>);
+
+impl<T> Loaded<T> {
+    /// A counted reference to the object, to keep beyond the call.
+    pub fn to_arc(&self) -> Arc<T> {
+        Arc::clone(
+            self.0
+                .as_ref()
+                .expect("only a live slot's load is handed out"),
+        )
+    }
+}
 
 impl<T> Deref for Loaded<T> {
     type Target = T;
@@ -451,6 +463,20 @@ static STRINGS: Handles<Owned<mjb_string>> = Handles::new(Kind {
     gone: "the string was freed",
     foreign: "not a string of this library",
 });
+
+static FRAME_READERS: Handles<Shared<FrameReader>> = Handles::new(Kind {
+    tag: 4,
+    what: "frame reader",
+    gone: "the frame reader was freed",
+    foreign: "not a frame reader of this library",
+});
+
+impl Handle for mjb_frame_reader {
+    type Cell = Shared<FrameReader>;
+    fn handles() -> &'static Handles<Self::Cell> {
+        &FRAME_READERS
+    }
+}
 
 impl Handle for mjb_endpoint {
     type Cell = Shared<Endpoint>;

@@ -23,18 +23,18 @@ use std::os::raw::c_char;
 use std::sync::Arc;
 
 /// At most this many requests in one `mjb_frame_read_many`.
-const MAX_REQUESTS: usize = 64;
+pub(super) const MAX_REQUESTS: usize = 64;
 
 fn to_kind(v: i32) -> Result<ObjectKind, Refusal> {
     ObjectKind::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_object_kind")))
 }
 
-fn to_field(v: i32) -> Result<Field, Refusal> {
+pub(super) fn to_field(v: i32) -> Result<Field, Refusal> {
     Field::from_i32(v).ok_or_else(|| out_of_range(format!("{v} is not an mjb_field")))
 }
 
 /// The model facts and frames of a live endpoint (no lock).
-fn view(ep: *mut mjb_endpoint) -> Result<arc_swap::Guard<Arc<View>>, Refusal> {
+pub(super) fn view(ep: *mut mjb_endpoint) -> Result<arc_swap::Guard<Arc<View>>, Refusal> {
     on_endpoint(ep, |e| Ok(e.frames().view()))
 }
 
@@ -246,9 +246,9 @@ impl Requests for One<'_> {
     }
 }
 
-struct Many<'a> {
-    reqs: &'a mut [mjb_frame_request],
-    fields: &'a [Field],
+pub(super) struct Many<'a> {
+    pub(super) reqs: &'a mut [mjb_frame_request],
+    pub(super) fields: &'a [Field],
 }
 
 impl Requests for Many<'_> {
@@ -601,7 +601,7 @@ pub unsafe extern "C" fn mjb_write_step_read_if(
 ///
 /// # Safety
 /// `requests` is NULL or valid for `n` requests, each `buf` for its `cap` doubles.
-unsafe fn frame_requests<'a>(
+pub(super) unsafe fn frame_requests<'a>(
     requests: *mut mjb_frame_request,
     n: usize,
     fields: &mut [Field; MAX_REQUESTS],

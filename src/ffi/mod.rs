@@ -4,15 +4,16 @@
 //! in the header preamble (`cbindgen.toml`) and docs/contract.md ("The C ABI's conventions").
 //!
 //! - `boundary`: the call wrappers: panics caught, refusals recorded, log events delivered;
-//! - `handle`: the one handle scheme (endpoints, restore points, strings) and its refusals;
+//! - `handle`: the one handle scheme (endpoints, restore points, strings, frame readers) and
+//!   its refusals;
 //! - `pointer`: NULL, slices, documents, out-params, preconditions;
 //! - `last_error`: the thread's last error;
 //! - `enums`: the ABI's enums as C sees them, paired with the crate's own types;
 //! - `types`: the `repr(C)` structs and the log callback's type;
 //! - `constants`: the header's constants;
-//! - `endpoint`, `library`, `host`, `restore_point`, `history`: the exports (the endpoint's
-//!   contract; strings, errors, names and version; the host surface; restore points; history
-//!   and rewind);
+//! - `endpoint`, `library`, `host`, `frame_reader`, `restore_point`, `history`: the exports
+//!   (the endpoint's contract; strings, errors, names and version; the host surface; prepared
+//!   frame readers; restore points; history and rewind);
 //! - `string`: library-owned result strings.
 //!
 //! The exports are `unsafe extern "C"` because they take raw pointers from C; each one's doc
@@ -33,12 +34,16 @@ mod pointer;
 mod restore_point;
 mod string;
 mod types;
+// Last: cbindgen emits declarations in the order it meets them, and the header only grows at
+// its end.
+mod frame_reader;
 
 pub(crate) use boundary::from_c;
 
 pub use constants::*;
 pub use endpoint::*;
 pub use enums::*;
+pub use frame_reader::{mjb_frame_reader_free, mjb_frame_reader_new, mjb_frame_reader_read};
 pub use history::*;
 pub use host::*;
 pub use library::*;

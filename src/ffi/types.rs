@@ -271,6 +271,14 @@ pub struct mjb_frame_info {
     pub retries: u64,
 }
 
+/// A read fills the caller's struct in place (see [`crate::frame::Header`]).
+impl crate::frame::Header for mjb_frame_info {
+    #[inline]
+    fn set(&mut self, info: FrameInfo) {
+        *self = info.into();
+    }
+}
+
 impl From<FrameInfo> for mjb_frame_info {
     fn from(i: FrameInfo) -> Self {
         mjb_frame_info {
@@ -331,3 +339,10 @@ pub type mjb_log_fn =
 
 // The host plumbing takes the callback as it is.
 const _: fn(mjb_log_fn) -> crate::host::LogCallback = |f| f;
+
+/// A prepared frame reader as C sees it: library-owned, made by `mjb_frame_reader_new`, freed
+/// by `mjb_frame_reader_free`. Opaque: its value is not an address.
+#[allow(non_camel_case_types)]
+pub struct mjb_frame_reader {
+    _private: u8,
+}

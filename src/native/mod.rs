@@ -344,6 +344,20 @@ impl Public {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
+    if n >= 16 && std::arch::is_x86_feature_detected!("avx") {
+        copy_words_avx(src, dst, n)
+    } else {
+        copy_words_sse2(src, dst, n)
+    }
+}
+
+/// The SSE2 copy: two words per move.
+///
+/// # Safety
+/// As for [`copy_words`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn copy_words_sse2(src: *const u64, dst: *mut u64, n: usize) {
     std::arch::asm!(
         "cmp {n}, 8",
         "jb 3f",
@@ -386,6 +400,63 @@ pub unsafe fn copy_words(src: *const u64, dst: *mut u64, n: usize) {
         out("xmm1") _,
         out("xmm2") _,
         out("xmm3") _,
+        options(nostack),
+    );
+}
+
+/// The same copy with 32-byte AVX moves, for 16 words or more on processors that have them
+/// (detected once): four words per instruction, as glibc's memcpy moves them (a tenth faster
+/// than the SSE2 loop on the humanoid's frame fields, measured on the 2-vCPU benchmark
+/// machine). Each aligned 8-byte quarter of a move is a single-copy-atomic quadword access, as
+/// for the SSE2 moves. The words past the last whole block of 16 are copied by moving the last
+/// 16 words again (the overlap rewrites words already written with the same values: a
+/// reader's sequence check is unaffected, no one else writes the destination meanwhile, and
+/// nothing outside the `n` words is touched). `vzeroupper` leaves the vector registers as SSE
+/// code expects them.
+///
+/// # Safety
+/// As for [`copy_words`], with `n >= 16` and AVX present.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn copy_words_avx(src: *const u64, dst: *mut u64, n: usize) {
+    std::arch::asm!(
+        "lea {es}, [{s} + 8 * {n} - 128]",
+        "lea {ed}, [{d} + 8 * {n} - 128]",
+        "2:",
+        "vmovups ymm0, ymmword ptr [{s}]",
+        "vmovups ymm1, ymmword ptr [{s} + 32]",
+        "vmovups ymm2, ymmword ptr [{s} + 64]",
+        "vmovups ymm3, ymmword ptr [{s} + 96]",
+        "vmovups ymmword ptr [{d}], ymm0",
+        "vmovups ymmword ptr [{d} + 32], ymm1",
+        "vmovups ymmword ptr [{d} + 64], ymm2",
+        "vmovups ymmword ptr [{d} + 96], ymm3",
+        "add {s}, 128",
+        "add {d}, 128",
+        "sub {n}, 16",
+        "cmp {n}, 16",
+        "jae 2b",
+        "test {n}, {n}",
+        "jz 3f",
+        "vmovups ymm0, ymmword ptr [{es}]",
+        "vmovups ymm1, ymmword ptr [{es} + 32]",
+        "vmovups ymm2, ymmword ptr [{es} + 64]",
+        "vmovups ymm3, ymmword ptr [{es} + 96]",
+        "vmovups ymmword ptr [{ed}], ymm0",
+        "vmovups ymmword ptr [{ed} + 32], ymm1",
+        "vmovups ymmword ptr [{ed} + 64], ymm2",
+        "vmovups ymmword ptr [{ed} + 96], ymm3",
+        "3:",
+        "vzeroupper",
+        s = inout(reg) src => _,
+        d = inout(reg) dst => _,
+        n = inout(reg) n => _,
+        es = out(reg) _,
+        ed = out(reg) _,
+        out("ymm0") _,
+        out("ymm1") _,
+        out("ymm2") _,
+        out("ymm3") _,
         options(nostack),
     );
 }
@@ -1093,6 +1164,43 @@ pub fn set_log_sink(sink: unsafe extern "C" fn(c_int, *const c_char)) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_word_copy_copies_exactly_its_words() {
+        let src: Vec<u64> = (0..300u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        #[allow(clippy::type_complexity)]
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        let mut copies: Vec<(&str, unsafe fn(*const u64, *mut u64, usize))> =
+            vec![("copy_words", super::copy_words)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            copies.push(("sse2", super::copy_words_sse2));
+            if std::arch::is_x86_feature_detected!("avx") {
+                copies.push(("avx", super::copy_words_avx));
+            }
+        }
+        for (name, copy) in copies {
+            let min = if name == "avx" { 16 } else { 0 };
+            for n in min..=260 {
+                for at in [0, 1, 3] {
+                    let mut dst = vec![u64::MAX; 300];
+                    // SAFETY: both hold at + n + 1 words.
+                    unsafe { copy(src[at..].as_ptr(), dst[at..].as_mut_ptr(), n) };
+                    assert_eq!(dst[at..at + n], src[at..at + n], "{name} n={n} at={at}");
+                    assert!(
+                        dst[..at].iter().all(|w| *w == u64::MAX),
+                        "{name} n={n}: before"
+                    );
+                    assert!(
+                        dst[at + n..].iter().all(|w| *w == u64::MAX),
+                        "{name} n={n}: after"
+                    );
+                }
+            }
+        }
+    }
+
     use super::*;
 
     /// Every component of the suite's models is placed by the shim and proven: the pre-step

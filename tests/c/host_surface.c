@@ -62,6 +62,27 @@ int main(int argc, char** argv) {
   CHECK_OUTCOME(mjb_frame_read(ep, MJB_FIELD_QPOS, small, 2, &written, &info), MJB_REJECTED);
   CHECK(written == 0 && strstr(last_error_text(), "MJB_REASON_DIMENSION"));
 
+  /* A prepared reader over the same requests: checked once, then each read copies. */
+  double qpos2[13], xpos2[18], mocap2[3];
+  mjb_frame_request req2[3] = {{MJB_FIELD_QPOS, qpos2, 13, 0},
+                               {MJB_FIELD_XPOS, xpos2, 18, 0},
+                               {MJB_FIELD_MOCAP_POS, mocap2, 3, 0}};
+  mjb_frame_reader* fr = NULL;
+  CHECK_OUTCOME(mjb_frame_reader_new(ep, req2, 3, &fr), MJB_OK);
+  CHECK(fr != NULL && req2[0].written == 13 && req2[2].written == 3);
+  mjb_frame_info info2;
+  CHECK_OUTCOME(mjb_frame_reader_read(fr, &info2), MJB_OK);
+  CHECK(info2.tick == 2 && info2.cause == MJB_FRAME_STEP); /* the frame read above */
+  CHECK(memcmp(qpos2, qpos, sizeof qpos) == 0 && memcmp(xpos2, xpos, sizeof xpos) == 0);
+  CHECK(memcmp(mocap2, mocap, sizeof mocap) == 0);
+  req2[0].cap = 12; /* too small: refused, nothing made */
+  mjb_frame_reader* refused = NULL;
+  CHECK_OUTCOME(mjb_frame_reader_new(ep, req2, 3, &refused), MJB_REJECTED);
+  CHECK(refused == NULL && strstr(last_error_text(), "/requests/0/cap"));
+  CHECK_OUTCOME(mjb_frame_reader_free(fr), MJB_OK);
+  CHECK_OUTCOME(mjb_frame_reader_read(fr, &info2), MJB_INVALID_ARGUMENT);
+  CHECK(info2.tick == 0 && strstr(last_error_text(), "MJB_REASON_CLOSED"));
+
   CHECK_OUTCOME(mjb_set_log_callback(NULL, NULL, 0), MJB_OK);
   CHECK_OUTCOME(mjb_endpoint_free(ep), MJB_OK);
   return check_done("host_surface");

@@ -151,6 +151,20 @@ static void input_calls(mjb::Endpoint& ep, const char* name, Inputs&& inputs, Re
     double now[13];
     CHECK(ep.frame(MJB_FIELD_QPOS, now).ok() && same_bits(now, qpos, 13));
   }
+
+  // A prepared reader over two spans reads what a frame read reads; a short span is refused.
+  form = "frame reader";
+  double q[13], v[11], now[13], small[2];
+  auto fr = ep.frame_reader({{MJB_FIELD_QPOS, {q, 13}}, {MJB_FIELD_QVEL, {v, 11}}});
+  CHECK(fr.ok());
+  if (fr.ok()) {
+    auto i = fr->read();
+    CHECK(i.ok() && ep.frame(MJB_FIELD_QPOS, now).ok() && same_bits(now, q, 13));
+    CHECK(!ep.frame_reader({{MJB_FIELD_QPOS, {small, 2}}}).ok());
+    fr->reset();
+    fr->reset();
+    CHECK(!*fr);
+  }
 }
 
 // Endpoint::try_open and replace_model read a string by the bindings' rule.
