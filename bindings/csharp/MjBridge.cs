@@ -2185,9 +2185,10 @@ namespace MjBridge
     }
 
     /// <summary>
-    /// Fields of the latest frame read again and again into the same buffers, pinned once:
-    /// Read() is one call that allocates nothing and takes no lock. Dispose() unpins (the
-    /// finalizer does too). One reader per thread.
+    /// Fields of the latest frame read again and again into the same buffers, pinned once and
+    /// checked once (a native mjb_frame_reader): Read() is one call that allocates nothing and
+    /// takes no lock. Dispose() frees the native reader and unpins (the finalizer does too).
+    /// One reader per thread.
     /// </summary>
     public class FrameReader : IDisposable
     {
@@ -2228,12 +2229,52 @@ namespace MjBridge
             return info;
         }
 
-        /// <summary>Read without throwing: Ok, or the refusal's outcome (ErrorDetail.Last()).</summary>
+        /// <summary>Read without throwing: Ok, or the refusal's outcome (ErrorDetail.Last()).
+        /// The first read prepares a native reader over the pinned buffers
+        /// (mjb_frame_reader_new: the requests checked once), later reads only copy
+        /// (mjb_frame_reader_read). After ReplaceModel the reader is prepared again, so a read
+        /// answers as mjb_frame_read_many would: the new model's fields, or a refusal when a
+        /// buffer is now too short.</summary>
         public Outcome TryRead()
         {
             Check();
-            return Native.mjb_frame_read_many(endpoint.Handle, requests, (UIntPtr)(ulong)Fields.Length, out info);
+            EndpointHandle ep = endpoint.Handle;
+            if (ep.IsClosed) throw new ObjectDisposedException("Endpoint");
+            if (native == null)
+            {
+                UIntPtr n = (UIntPtr)(ulong)Fields.Length;
+                if (refused)
+                {
+                    // Refused before: answer with the plain read (allocation-free), and prepare
+                    // again once it is accepted.
+                    Outcome plain = Native.mjb_frame_read_many(ep, requests, n, out info);
+                    if (plain == Outcome.Ok) refused = false;
+                    return plain;
+                }
+                FrameReaderHandle made;
+                Outcome m = Native.mjb_frame_reader_new(ep, requests, n, out made);
+                if (m != Outcome.Ok)
+                {
+                    made.Dispose();
+                    refused = true;
+                    info = default(FrameInfo);
+                    return m;
+                }
+                native = made;
+            }
+            Outcome o = Native.mjb_frame_reader_read(native, out info);
+            if (o == Outcome.Rejected && ErrorDetail.Last().Reason == Reason.Configuration)
+            {
+                // Made for the model before a replacement: prepare again for the new one.
+                native.Dispose();
+                native = null;
+                return TryRead();
+            }
+            return o;
         }
+
+        FrameReaderHandle native;
+        bool refused;
 
         protected void Check()
         {
@@ -2246,10 +2287,13 @@ namespace MjBridge
         {
             if (disposed) return;
             disposed = true;
+            // The native reader first: it borrows the pinned buffers.
+            if (native != null) native.Dispose();
             Unpin();
             GC.SuppressFinalize(this);
         }
 
+        // Unreachable, so never read again: the native reader's own finalizer frees it.
         ~FrameReader() { Unpin(); }
 
         /// <summary>Free the pins (once, from Dispose or the finalizer).</summary>

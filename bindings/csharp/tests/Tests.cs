@@ -733,11 +733,16 @@ static class Tests
         using (var ep = Endpoint.Open(Config("host.xml")))
         {
             ep.Step(3).EnsureOk();
+            var reader = ep.FrameReader(new[] { Field.Qpos }, new[] { new double[13] });
+            Equal(3UL, reader.Read().Tick, "a frame reader reads");
             Check(ep.ReplaceModel(pendulum).Ok, "replace by a path string");
             Equal(1L, ep.Dims().Nq, "replaced");
             Equal(1UL, ep.Dims().Configuration, "configuration");
+            Equal(1UL, reader.Read().Configuration, "the frame reader reads the new model");
             Check(ep.ReplaceModel(" {\"model\":{\"xml_path\":" + Json.String(new System.Text.StringBuilder(), host) + "}}").Ok, "by a document");
             Equal(13L, ep.Dims().Nq, "replaced again");
+            Equal(2UL, reader.Read().Configuration, "and the next one");
+            reader.Dispose();
             Document before = ep.World();
             Result r = ep.ReplaceModel(Path.Combine(models, "missing.xml"));
             Equal(Reason.ModelLoad, r.Reason, "a missing file");
