@@ -58,6 +58,7 @@ import ctypes
 import json
 import os
 import threading
+import weakref
 from enum import IntEnum
 import typing
 from typing import (
@@ -804,20 +805,49 @@ class FrameReader:
         self.info = _frame_info(self._info_view)
         self._n = ctypes.c_size_t(n)
         self._info_ref = ctypes.byref(self._cinfo)
+        # The native reader (mjb_frame_reader_new: the requests checked once), made by the
+        # first read() and again after a model replacement.
+        self._prepared: Optional[ctypes.c_void_p] = None
         # A function object of its own without argtypes, called with arguments converted once
         # (see _arg): the call converts and allocates nothing for them.
-        self._read = ep._lib["mjb_frame_read_many"]
-        self._read.restype = ctypes.c_int32
-        self._read_args = (_arg(ep._ep), _arg(self._requests), _arg(self._n), self._info_ref)
+        self._read_prepared = _raw(ep._lib, "mjb_frame_reader_read")
 
     def read(self) -> FrameInfo:
         """Copy the fields of the latest complete frame (one tick); no lock, never torn.
-        Returns its FrameInfo (a value: later reads do not change it)."""
-        o = self._read(*self._read_args)
+        Returns its FrameInfo (a value: later reads do not change it). The first read prepares
+        a native reader over the buffers (``mjb_frame_reader_new``); later reads only copy
+        (``mjb_frame_reader_read``). After ``replace_model`` it is prepared again, so a read
+        answers as ``mjb_frame_read_many`` would: the new model's values, or a refusal when a
+        buffer is now too short."""
+        if self._prepared is None:
+            self._prepare()
+        o = self._read_prepared(self._prepared_arg, self._info_ref)
         if o:
+            if o == Outcome.REJECTED and last_error().get("reason") == "MJB_REASON_CONFIGURATION":
+                # Made for the model before a replacement: prepare again for the new one.
+                self._release()
+                return self.read()
             raise _refusal(o)
         info = self.info = _frame_info_copy(self._info_view)
         return info
+
+    def _prepare(self) -> None:
+        lib = self._ep._lib
+        handle = ctypes.c_void_p()
+        o = lib.mjb_frame_reader_new(
+            self._ep._ep, self._requests, len(self.fields), ctypes.byref(handle)
+        )
+        if o:
+            raise _refusal(o)
+        self._prepared = handle
+        self._prepared_arg = _arg(handle)
+        # Freed with this object (or by _release); the buffers it borrows live as long.
+        self._finalizer = weakref.finalize(self, lib.mjb_frame_reader_free, handle.value)
+
+    def _release(self) -> None:
+        if self._prepared is not None:
+            self._finalizer()
+            self._prepared = None
 
 
 class Stepper(FrameReader):

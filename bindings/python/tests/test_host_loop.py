@@ -121,6 +121,28 @@ def test_caller_arrays_are_written_in_place_and_wrong_arrays_are_refused():
         assert bits(c) == bits(mine[Field.QPOS])
 
 
+def test_a_frame_reader_prepares_once_follows_a_replacement_and_refuses_a_short_buffer():
+    pendulum = pathlib.Path(MODELS) / "pendulum.xml"
+    with Endpoint.open(host()) as ep:
+        ep.step(2)
+        reader = ep.frame_reader([Field.QPOS])
+        assert reader.read().tick == 2 and len(reader.values[Field.QPOS]) == 13
+        ep.step(1)
+        assert reader.read().tick == 3
+        assert bits(reader.values[Field.QPOS]) == bits(ep.frame([Field.QPOS])[0][Field.QPOS])
+        # After a replacement the reader is prepared again for the new model.
+        ep.replace_model(pendulum)
+        info = reader.read()
+        assert (info.configuration, info.tick) == (1, 3)
+        # A caller buffer shorter than its field is refused when the reader is prepared.
+        short = (ctypes.c_double * 2)()
+        ep.replace_model(pathlib.Path(MODELS) / "host.xml")
+        small = ep.frame_reader([Field.QPOS], out={Field.QPOS: short})
+        with pytest.raises(MjbError) as e:
+            small.read()
+        assert e.value.reason == Reason.DIMENSION and list(short) == [0.0, 0.0]
+
+
 def test_stepper_restore_is_a_reset_with_the_frame_read():
     with Endpoint.open(host()) as ep:
         st = ep.stepper(read=READ)
