@@ -1856,8 +1856,9 @@ mjb_outcome mjb_frame_reader_new(struct mjb_endpoint *ep,
  * stale fields on `MJB_OK`. Never takes the native lock and never waits for a step in
  * progress; works on fenced endpoints. Refused with the buffers untouched: a model replaced
  * since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`, also once the
- * endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`). One thread at a time per reader (a read
- * writes its buffers); different readers, on any threads, read concurrently.
+ * endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`). One
+ * thread at a time per reader (a read writes its buffers); different readers, on any
+ * threads, read concurrently.
  * `reader`: a live reader; NULL, freed or foreign handles return `MJB_INVALID_ARGUMENT`.
  */
 MJB_API

@@ -381,16 +381,11 @@ impl View {
         requests: &mut R,
     ) -> Result<Prepared, Refusal> {
         self.check(requests)?;
-        let spans = (0..requests.count())
+        let spans: Box<[Span]> = (0..requests.count())
             .map(|k| self.frames.at[requests.field(k).index()].expect("checked"))
             .collect();
-        for k in 0..requests.count() {
-            requests.set_written(
-                k,
-                self.frames.at[requests.field(k).index()]
-                    .expect("checked")
-                    .len,
-            );
+        for (k, s) in spans.iter().enumerate() {
+            requests.set_written(k, s.len);
         }
         Ok(Prepared {
             view: self.clone(),
@@ -425,26 +420,15 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// How many requests it serves.
-    pub fn count(&self) -> usize {
-        self.spans.len()
-    }
-
     /// How many doubles request `k` receives per read.
     pub fn len(&self, k: usize) -> usize {
         self.spans[k].len
     }
 
-    /// The configuration it reads.
-    pub fn configuration(&self) -> u64 {
-        self.view.configuration
-    }
-
     /// Copy the latest complete frame into `out(k)` for each request `k` (the buffers the
     /// requests were prepared with, or as large), its header into `info`. Never takes a lock,
-    /// never waits. Refused when
-    /// the endpoint no longer publishes these frames: its model was replaced
-    /// (`MJB_REASON_CONFIGURATION`) or it was closed (`MJB_REASON_CLOSED`).
+    /// never waits. Refused when the endpoint no longer publishes these frames: its model was
+    /// replaced (`MJB_REASON_CONFIGURATION`) or it was closed (`MJB_REASON_CLOSED`).
     ///
     /// # Safety
     /// For every request `k`, `out(k)` is valid for writing [`Prepared::len`]`(k)` doubles,

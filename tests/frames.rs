@@ -826,3 +826,32 @@ fn a_frame_reader_is_refused_after_a_model_replacement_and_after_its_endpoint_cl
         assert_eq!(unsafe { mjb_frame_reader_free(f) }, Outcome::Ok);
     }
 }
+
+#[test]
+fn a_reader_freed_on_one_thread_is_refused_on_another_that_read_it_before() {
+    let ep = open_frames("host.xml", "[\"qpos\"]", "");
+    ep.step_ok(1);
+    let mut bufs = vec![vec![0.0; ep.field_len(Qpos)]];
+    let fr = reader_over(&ep, &[Qpos], &mut bufs) as usize;
+    let barrier = std::sync::Barrier::new(2);
+    thread::scope(|s| {
+        let other = s.spawn(|| {
+            let fr = fr as *mut mjb_frame_reader;
+            // Read on this thread first: the reader is in this thread's recent readers now.
+            let (o, info) = reader_read(fr);
+            assert_eq!((o, info.tick), (Outcome::Ok, 1));
+            barrier.wait(); // freed on the other thread
+            barrier.wait();
+            let (o, info) = reader_read(fr);
+            assert_eq!(
+                (o, last_reason().as_str()),
+                (Outcome::InvalidArgument, "MJB_REASON_CLOSED")
+            );
+            assert_eq!(info.tick, 0);
+        });
+        barrier.wait();
+        assert_eq!(unsafe { mjb_frame_reader_free(fr as *mut _) }, Outcome::Ok);
+        barrier.wait();
+        other.join().unwrap();
+    });
+}

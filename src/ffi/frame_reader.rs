@@ -69,22 +69,27 @@ fn with_reader<T>(
     f: impl FnOnce(&FrameReader) -> Result<T, Refusal>,
 ) -> Result<T, Refusal> {
     let key = h as usize;
-    let cached = RECENT.with(|r| {
-        let r = r.borrow();
-        r.iter()
-            .find(|(k, e)| *k == key && e.as_ref().is_some_and(live))
-            .and_then(|(_, e)| e.as_ref().map(Arc::as_ptr))
-    });
+    // `try_with`: a call from another thread-local's destructor, after this one is gone,
+    // goes to the table.
+    let cached = RECENT
+        .try_with(|r| {
+            let r = r.borrow();
+            r.iter()
+                .find(|(k, e)| *k == key && e.as_ref().is_some_and(live))
+                .and_then(|(_, e)| e.as_ref().map(Arc::as_ptr))
+        })
+        .ok()
+        .flatten();
     if let Some(p) = cached {
         // SAFETY: the entry's `Arc` keeps the reader alive until this thread drops the entry
         // (its next lookup that misses, its free of the reader, its exit), and `f` (a frame
-        // copy) does none of those. (Called here, not inside `with`: the result is returned
-        // in place instead of through the closure's frame.)
+        // copy) does none of those. (Called here, not inside `try_with`: the result is
+        // returned in place instead of through the closure's frame.)
         return f(unsafe { &*p });
     }
     forget_freed(None);
     let reader = resolve(h)?.to_arc();
-    RECENT.with(|r| {
+    let _ = RECENT.try_with(|r| {
         let mut r = r.borrow_mut();
         r.rotate_right(1);
         r[0] = (key, Some(reader.clone()));
@@ -98,7 +103,7 @@ fn live(r: &Arc<FrameReader>) -> bool {
 
 /// Drop this thread's entries of freed readers, and the entry of `key`.
 fn forget_freed(key: Option<usize>) {
-    RECENT.with(|r| {
+    let _ = RECENT.try_with(|r| {
         for e in r.borrow_mut().iter_mut() {
             if Some(e.0) == key || e.1.as_ref().is_some_and(|r| !live(r)) {
                 *e = (0, None);
@@ -155,8 +160,9 @@ pub unsafe extern "C" fn mjb_frame_reader_new(
 /// stale fields on `MJB_OK`. Never takes the native lock and never waits for a step in
 /// progress; works on fenced endpoints. Refused with the buffers untouched: a model replaced
 /// since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`, also once the
-/// endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`). One thread at a time per reader (a read
-/// writes its buffers); different readers, on any threads, read concurrently.
+/// endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`). One
+/// thread at a time per reader (a read writes its buffers); different readers, on any
+/// threads, read concurrently.
 /// `reader`: a live reader; NULL, freed or foreign handles return `MJB_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn mjb_frame_reader_read(
