@@ -235,6 +235,21 @@ pub use mjbridge::native::fields::Field;
 /// The values of the requested fields and the frame's info.
 pub type Frame = (Vec<Vec<f64>>, mjb_frame_info);
 
+/// One frame request per field, each into its buffer (the whole buffer as its capacity;
+/// `written` set to a value a read must overwrite).
+pub fn requests(fields: &[Field], bufs: &mut [Vec<f64>]) -> Vec<mjb_frame_request> {
+    fields
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(f, b)| mjb_frame_request {
+            field: *f as i32,
+            buf: b.as_mut_ptr(),
+            cap: b.len(),
+            written: usize::MAX,
+        })
+        .collect()
+}
+
 impl Ep {
     pub fn dims(&self) -> mjb_model_dims {
         let mut d = mjb_model_dims::default();
@@ -255,16 +270,7 @@ impl Ep {
             .iter()
             .map(|f| vec![0.0; self.field_len(*f)])
             .collect();
-        let mut reqs: Vec<mjb_frame_request> = fields
-            .iter()
-            .zip(bufs.iter_mut())
-            .map(|(f, b)| mjb_frame_request {
-                field: *f as i32,
-                buf: b.as_mut_ptr(),
-                cap: b.len(),
-                written: usize::MAX,
-            })
-            .collect();
+        let mut reqs = requests(fields, &mut bufs);
         let mut info = mjb_frame_info::default();
         let o = unsafe { mjb_frame_read_many(self.0, reqs.as_mut_ptr(), reqs.len(), &mut info) };
         if o != Outcome::Ok {
