@@ -506,7 +506,9 @@ fn too_small(f: Field, len: usize, cap: usize, k: usize) -> Refusal {
 // access, as a relaxed `AtomicU64` load or store is (a plain `mov`); the compiler sees neither
 // side's accesses as plain memory it may reorder or merge (the block is opaque, and the fences
 // and sequence loads around it keep their orderings). A value one could see torn across a
-// publication is never returned: the reader's sequence check discards the whole copy. The
+// publication is never returned: the reader's sequence check discards the whole copy. (A
+// copy of 8 KiB or more is one `rep movsb`, whose accesses have no size or order to rely on:
+// see `copy_words_string` for why the sequence check is enough there too.) The
 // assembly copies at memcpy speed where the atomic loop cannot be vectorized (issue 23: the
 // humanoid's 174-value read was 2.8x the memcpy before this, the copy alone).
 
