@@ -1,8 +1,13 @@
 //! Scaling: N threads each stepping its own endpoint (`mjb_step(ep, 1, …)` in a loop, default
 //! frames) against N threads each stepping its own raw MuJoCo pair (`mj_step`), for N = 1 and
-//! N = the machine's CPUs. Throughput is all threads' steps per second over a fixed window; the
-//! two contenders alternate in rounds so that drift in the machine's speed hits both alike, and
-//! each N reports the median of the per-round ratios (bridge / raw; target ≥ 0.97).
+//! N = the machine's CPUs. Each thread opens both (its endpoint and its raw pair of the same
+//! model), then all threads follow one schedule of short slices: in each slice every thread
+//! steps the same contender, the contenders alternate in pairs of slices (ABBA), and each
+//! slice's throughput is all threads' steps per second. The reported ratio (bridge / raw;
+//! target ≥ 0.97) is the median over the pairs; the quartiles and the ratio of all steps are
+//! printed beside it. On a shared VM whose speed drifts by ±25 % over seconds, slices of 20 ms
+//! put both contenders under nearly the same conditions (0.5 s rounds of separately spawned
+//! threads, the method before, scattered single rounds from 0.73 to 1.23).
 //!
 //! A process-wide lock or a cache line that every step writes would show here as a ratio
 //! falling from N = 1 to N = nproc: the per-step path of the bridge resolves its handle through
@@ -15,13 +20,13 @@
 //! two boxes, a step of about 10 µs: 112,000 instructions of `mj_step` on MuJoCo 4.0); and
 //! `many_bodies.xml` (a few hundred µs per step).
 //!
-//! `cargo bench --bench scaling [-- --secs S --rounds R --model NAME]` (`--model` measures
-//! that one model alone)
+//! `cargo bench --bench scaling [-- --slice-ms MS --pairs P --model NAME]` (defaults 20 ms and
+//! 100 pairs; `--model` measures that one model alone)
 
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 #[path = "support.rs"]
@@ -34,72 +39,105 @@ enum Contender {
     Raw,
 }
 
+/// Which contender runs in slice `s`: slices come in pairs, ABBA (so a linear drift in the
+/// machine's speed falls on both alike).
+fn contender(s: usize) -> Contender {
+    if (s / 2 + s).is_multiple_of(2) {
+        Contender::Bridge
+    } else {
+        Contender::Raw
+    }
+}
+
 fn model(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/models")
         .join(name)
 }
 
-/// One thread's loop: set up its own pair, wait for the others, step until the window closes.
-fn worker(which: Contender, path: &Path, window: Duration, start: &Barrier) -> u64 {
-    match which {
-        Contender::Bridge => {
-            let cfg = format!(
-                "{{\"model\":{{\"xml_path\":{:?}}},\"seed\":1}}",
-                path.to_str().unwrap()
-            );
-            let mut ep = std::ptr::null_mut();
-            let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
-            assert_eq!(o as i32, 0, "open {}", path.display());
-            let mut r = unsafe { std::mem::zeroed::<mjb_report>() };
-            start.wait();
-            let end = Instant::now() + window;
-            let mut n = 0u64;
-            while Instant::now() < end {
-                for _ in 0..16 {
-                    let o = unsafe { mjb_endpoint_step(ep, 1, WAIT_FOREVER, &mut r) };
-                    debug_assert_eq!(o as i32, 0);
-                }
-                n += 16;
-            }
-            mjb_endpoint_free(ep);
-            n
-        }
-        Contender::Raw => {
-            let raw = Raw::open(path);
-            start.wait();
-            let end = Instant::now() + window;
-            let mut n = 0u64;
-            while Instant::now() < end {
-                for _ in 0..16 {
-                    unsafe { mj_step(raw.m, raw.d) };
-                }
-                n += 16;
-            }
-            n
-        }
-    }
+/// The schedule every thread follows: slice `s` runs from `t0 + s·slice` to `t0 + (s+1)·slice`.
+struct Schedule {
+    t0: OnceLock<Instant>,
+    slice: Duration,
+    slices: usize,
+    start: Barrier,
 }
 
-/// Steps per second of `threads` threads of one contender.
-fn throughput(which: Contender, threads: usize, path: &Path, window: Duration) -> f64 {
-    let start = Arc::new(Barrier::new(threads + 1));
+/// One thread: its own endpoint and its own raw pair of the same model, opened before the
+/// schedule starts; then each slice steps that slice's contender until the slice ends. Returns
+/// each slice's steps per second on this thread.
+fn worker(path: &Path, s: &Schedule) -> Vec<f64> {
+    let cfg = format!(
+        "{{\"model\":{{\"xml_path\":{:?}}},\"seed\":1}}",
+        path.to_str().unwrap()
+    );
+    let mut ep = std::ptr::null_mut();
+    let o = unsafe { mjb_endpoint_open(cfg.as_ptr().cast(), cfg.len(), &mut ep) };
+    assert_eq!(o as i32, 0, "open {}", path.display());
+    let raw = Raw::open(path);
+    let mut r = unsafe { std::mem::zeroed::<mjb_report>() };
+    s.start.wait();
+    let t0 = *s.t0.get().expect("set before the start");
+    let mut rates = Vec::with_capacity(s.slices);
+    for k in 0..s.slices {
+        let begin = t0 + s.slice * k as u32;
+        let end = begin + s.slice;
+        while Instant::now() < begin {
+            std::hint::spin_loop();
+        }
+        let begin = Instant::now();
+        let mut n = 0u64;
+        match contender(k) {
+            Contender::Bridge => {
+                while Instant::now() < end {
+                    let o = unsafe { mjb_endpoint_step(ep, 1, WAIT_FOREVER, &mut r) };
+                    debug_assert_eq!(o as i32, 0);
+                    n += 1;
+                }
+            }
+            Contender::Raw => {
+                while Instant::now() < end {
+                    unsafe { mj_step(raw.m, raw.d) };
+                    n += 1;
+                }
+            }
+        }
+        rates.push(n as f64 / begin.elapsed().as_secs_f64());
+    }
+    mjb_endpoint_free(ep);
+    rates
+}
+
+/// `threads` threads through one schedule: each slice's steps per second of all threads.
+fn run(threads: usize, path: &Path, slice: Duration, slices: usize) -> Vec<f64> {
+    let s = Arc::new(Schedule {
+        t0: OnceLock::new(),
+        slice,
+        slices,
+        start: Barrier::new(threads + 1),
+    });
     let handles: Vec<_> = (0..threads)
         .map(|_| {
-            let start = start.clone();
+            let s = s.clone();
             let path = path.to_path_buf();
-            std::thread::spawn(move || worker(which, &path, window, &start))
+            std::thread::spawn(move || worker(&path, &s))
         })
         .collect();
-    start.wait();
-    let t0 = Instant::now();
-    let steps: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-    steps as f64 / t0.elapsed().as_secs_f64().max(window.as_secs_f64())
+    // The schedule starts a little after every thread has its pairs open.
+    s.t0.set(Instant::now() + Duration::from_millis(5)).unwrap();
+    s.start.wait();
+    let mut total = vec![0.0; slices];
+    for h in handles {
+        for (t, r) in total.iter_mut().zip(h.join().unwrap()) {
+            *t += r;
+        }
+    }
+    total
 }
 
 fn main() {
-    let mut secs = 0.5f64;
-    let mut rounds = 9usize;
+    let mut slice_ms = 20u64;
+    let mut pairs = 100usize;
     let mut names = vec![
         "host.xml".to_owned(),
         "small_arm.xml".to_owned(),
@@ -108,17 +146,16 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--secs" => secs = args.next().unwrap().parse().unwrap(),
-            "--rounds" => rounds = args.next().unwrap().parse().unwrap(),
+            "--slice-ms" => slice_ms = args.next().unwrap().parse().unwrap(),
+            "--pairs" => pairs = args.next().unwrap().parse().unwrap(),
             "--model" => names = vec![args.next().unwrap()],
             _ => {} // cargo bench passes --bench
         }
     }
     let nproc = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let window = Duration::from_secs_f64(secs);
     let mut failed = false;
     for name in &names {
-        failed |= measure(name, rounds, secs, nproc, window);
+        failed |= measure(name, pairs, slice_ms, nproc);
     }
     if failed {
         std::process::exit(1);
@@ -126,11 +163,11 @@ fn main() {
 }
 
 /// One model at N = 1 and N = nproc; true when a ratio misses the target.
-fn measure(name: &str, rounds: usize, secs: f64, nproc: usize, window: Duration) -> bool {
+fn measure(name: &str, pairs: usize, slice_ms: u64, nproc: usize) -> bool {
     let path = model(name);
     println!(
-        "scaling: {name}, {rounds} rounds of {secs} s per contender and N, {nproc} CPUs, \
-         `mjb_step(ep, 1)` vs `mj_step`, one model/data pair per thread"
+        "scaling: {name}, {pairs} pairs of {slice_ms} ms slices (ABBA), {nproc} CPUs, \
+         `mjb_step(ep, 1)` vs `mj_step`, each thread its own endpoint and its own raw pair"
     );
     let mut ns = vec![1];
     if nproc > 1 {
@@ -138,37 +175,31 @@ fn measure(name: &str, rounds: usize, secs: f64, nproc: usize, window: Duration)
     }
     let mut failed = false;
     for n in ns {
-        let (mut ratios, mut bridge, mut raw) = (Vec::new(), Vec::new(), Vec::new());
-        for round in 0..rounds {
-            // Alternate which contender goes first.
-            let order = if round % 2 == 0 {
-                [Contender::Bridge, Contender::Raw]
+        let rates = run(n, &path, Duration::from_millis(slice_ms), 2 * pairs);
+        let (mut bridge, mut raw, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for pair in rates.chunks_exact(2).enumerate() {
+            let (k, r) = pair;
+            let (b, w) = if contender(2 * k) == Contender::Bridge {
+                (r[0], r[1])
             } else {
-                [Contender::Raw, Contender::Bridge]
+                (r[1], r[0])
             };
-            let (mut b, mut r) = (0.0, 0.0);
-            for c in order {
-                let t = throughput(c, n, &path, window);
-                if c == Contender::Bridge {
-                    b = t;
-                } else {
-                    r = t;
-                }
-            }
-            ratios.push(b / r);
             bridge.push(b);
-            raw.push(r);
+            raw.push(w);
+            ratios.push(b / w);
         }
-        let ratio = median(ratios.clone());
+        let total = bridge.iter().sum::<f64>() / raw.iter().sum::<f64>();
+        let mut sorted = ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        let q = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
+        let ratio = median(ratios);
         println!(
-            "N = {n}: bridge {:.0} steps/s, raw {:.0} steps/s, ratio {ratio:.3} (rounds: {})",
+            "N = {n}: bridge {:.0} steps/s, raw {:.0} steps/s, ratio {ratio:.3} (median of the \
+             pairs; quartiles {:.3} / {:.3}, all steps {total:.3})",
             median(bridge),
             median(raw),
-            ratios
-                .iter()
-                .map(|r| format!("{r:.3}"))
-                .collect::<Vec<_>>()
-                .join(" ")
+            q(0.25),
+            q(0.75),
         );
         if ratio < 0.97 {
             println!("N = {n}: ratio {ratio:.3} is below the 0.97 target");
