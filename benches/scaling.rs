@@ -16,8 +16,9 @@
 //! across threads".
 //!
 //! Three models by default: `host.xml`, tiny (a step of 4–5 µs), where the bridge's fixed
-//! cost per call shows most; `small_arm.xml`, the issue's small model (a three-joint arm and
-//! two boxes, a step of about 10 µs: 112,000 instructions of `mj_step` on MuJoCo 4.0); and
+//! cost per call shows most (information: no target); `small_arm.xml`, the issue's small
+//! model (a three-joint arm and two boxes, a step of about 10 µs: 112,000 instructions of
+//! `mj_step` on MuJoCo 4.0); and
 //! `many_bodies.xml` (a few hundred µs per step).
 //!
 //! `cargo bench --bench scaling [-- --slice-ms MS --pairs P --model NAME]` (defaults 20 ms and
@@ -57,6 +58,7 @@ fn model(name: &str) -> PathBuf {
 
 /// The schedule every thread follows: slice `s` runs from `t0 + s·slice` to `t0 + (s+1)·slice`.
 struct Schedule {
+    /// Set once every thread has opened its pairs.
     t0: OnceLock<Instant>,
     slice: Duration,
     slices: usize,
@@ -77,7 +79,12 @@ fn worker(path: &Path, s: &Schedule) -> Vec<f64> {
     let raw = Raw::open(path);
     let mut r = unsafe { std::mem::zeroed::<mjb_report>() };
     s.start.wait();
-    let t0 = *s.t0.get().expect("set before the start");
+    let t0 = loop {
+        if let Some(t) = s.t0.get() {
+            break *t;
+        }
+        std::hint::spin_loop();
+    };
     let mut rates = Vec::with_capacity(s.slices);
     for k in 0..s.slices {
         let begin = t0 + s.slice * k as u32;
@@ -124,8 +131,8 @@ fn run(threads: usize, path: &Path, slice: Duration, slices: usize) -> Vec<f64> 
         })
         .collect();
     // The schedule starts a little after every thread has its pairs open.
-    s.t0.set(Instant::now() + Duration::from_millis(5)).unwrap();
     s.start.wait();
+    s.t0.set(Instant::now() + Duration::from_millis(5)).unwrap();
     let mut total = vec![0.0; slices];
     for h in handles {
         for (t, r) in total.iter_mut().zip(h.join().unwrap()) {
@@ -162,12 +169,21 @@ fn main() {
     }
 }
 
+/// The tiny model, measured for information: at a step of 4–5 µs the bridge's fixed cost per
+/// call is several percent (the target, ≥ 0.97, is stated for a step of about 10 µs).
+const TINY: &str = "host.xml";
+
 /// One model at N = 1 and N = nproc; true when a ratio misses the target.
 fn measure(name: &str, pairs: usize, slice_ms: u64, nproc: usize) -> bool {
     let path = model(name);
     println!(
         "scaling: {name}, {pairs} pairs of {slice_ms} ms slices (ABBA), {nproc} CPUs, \
-         `mjb_step(ep, 1)` vs `mj_step`, each thread its own endpoint and its own raw pair"
+         `mjb_step(ep, 1)` vs `mj_step`, each thread its own endpoint and its own raw pair{}",
+        if name == TINY {
+            " (information, no target)"
+        } else {
+            ""
+        }
     );
     let mut ns = vec![1];
     if nproc > 1 {
@@ -184,10 +200,14 @@ fn measure(name: &str, pairs: usize, slice_ms: u64, nproc: usize) -> bool {
             } else {
                 (r[1], r[0])
             };
-            bridge.push(b);
-            raw.push(w);
-            ratios.push(b / w);
+            // A slice a thread slept through entirely has no steps; its pair says nothing.
+            if b > 0.0 && w > 0.0 {
+                bridge.push(b);
+                raw.push(w);
+                ratios.push(b / w);
+            }
         }
+        assert!(!ratios.is_empty(), "no pair of slices had steps of both");
         let total = bridge.iter().sum::<f64>() / raw.iter().sum::<f64>();
         let mut sorted = ratios.clone();
         sorted.sort_by(f64::total_cmp);
@@ -201,7 +221,9 @@ fn measure(name: &str, pairs: usize, slice_ms: u64, nproc: usize) -> bool {
             q(0.25),
             q(0.75),
         );
-        if ratio < 0.97 {
+        if name == TINY {
+            // Information: the target is stated for a step of about 10 µs.
+        } else if ratio < 0.97 {
             println!("N = {n}: ratio {ratio:.3} is below the 0.97 target");
             failed = true;
         }

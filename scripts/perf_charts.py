@@ -75,14 +75,15 @@ def read_frames(text):
 
 
 def read_scaling(text):
-    """`scaling: MODEL, ...` then `N = n: bridge ... ratio R (rounds: ...)`."""
+    """`scaling: MODEL, ...` then `N = n: bridge ... ratio R (median of the pairs; ...)` (or
+    `(rounds: ...)`, the output before issue 23's slices)."""
     figures = {}
     model = "?"
     for line in text.splitlines():
         m = re.match(r"^scaling: (\S+?),", line)
         if m:
             model = m.group(1)
-        m = re.match(r"^N = (\d+): bridge .* ratio ([\d.]+) \(rounds", line)
+        m = re.match(r"^N = (\d+): bridge .* ratio ([\d.]+) \((rounds|median)", line)
         if m:
             figures.setdefault("bridge / raw throughput, N = %s" % m.group(1), {})[model] = float(m.group(2))
     return figures
@@ -185,6 +186,8 @@ CHARTS = [
         "bars": [
             ("scaling", "bridge / raw throughput, N = 1", "many_bodies.xml", "1 thread: mjb_step / mj_step, many_bodies", 0.97),
             ("scaling", "bridge / raw throughput, N = 2", "many_bodies.xml", "2 threads: mjb_step / mj_step, many_bodies", 0.97),
+            ("scaling", "bridge / raw throughput, N = 1", "small_arm.xml", "1 thread: mjb_step / mj_step, small_arm", 0.97),
+            ("scaling", "bridge / raw throughput, N = 2", "small_arm.xml", "2 threads: mjb_step / mj_step, small_arm", 0.97),
             ("python_rl", "mjbridge / MuJoCo throughput, frame skip 1", "host", "Python stepper / MuJoCo's bindings, host, skip 1", 0.9),
             ("python_rl", "mjbridge / MuJoCo throughput, frame skip 5", "host", "Python stepper / MuJoCo's bindings, host, skip 5", 0.9),
             ("python_rl", "mjbridge / MuJoCo throughput, frame skip 1", "humanoid", "Python stepper / MuJoCo's bindings, humanoid, skip 1", 0.9),
