@@ -26,16 +26,7 @@ impl Call {
             .iter()
             .map(|f| vec![-7.0; (ep.field_len(*f) as isize + extra).max(0) as usize])
             .collect();
-        let reqs = fields
-            .iter()
-            .zip(bufs.iter_mut())
-            .map(|(f, b)| mjb_frame_request {
-                field: *f as i32,
-                buf: b.as_mut_ptr(),
-                cap: b.len(),
-                written: usize::MAX,
-            })
-            .collect();
+        let reqs = requests(fields, &mut bufs);
         Call {
             bufs,
             reqs,
@@ -48,15 +39,7 @@ impl Call {
     }
 
     fn run(&mut self, ep: &Ep, inputs: &[(Field, i32, &[f64])], nstep: u32) -> Outcome {
-        let raw: Vec<mjb_input> = inputs
-            .iter()
-            .map(|(f, id, v)| mjb_input {
-                field: *f as i32,
-                id: *id,
-                values: v.as_ptr(),
-                n: v.len(),
-            })
-            .collect();
+        let raw = c_inputs(inputs);
         let o = unsafe {
             mjb_write_step_read(
                 ep.0,

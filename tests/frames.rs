@@ -6,7 +6,6 @@ mod common;
 #[path = "common/gate.rs"]
 mod gate;
 use common::*;
-use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::native::{MjData, MjModel, ModelSource, Mujoco};
 use mjbridge::outcome::Outcome;
@@ -117,15 +116,7 @@ fn every_state_change_publishes_a_frame_under_the_lock() {
 
     // Model replacement: new configuration, new sizes, same tick, frame numbers go on.
     let before = ep.frame_info().frame;
-    let cfg = format!(
-        "{{\"model\":{{\"xml_path\":{}}}}}",
-        js(&model_path("pendulum.xml"))
-    );
-    let mut r = mjb_report::default();
-    let o = unsafe {
-        mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
-    };
-    assert_eq!(o, Outcome::Ok);
+    ep.replace_model_ok("pendulum.xml");
     let (f, i) = ep.frame(&[Qpos, Ctrl]);
     assert_eq!(i.cause, mjb_frame_cause::MJB_FRAME_REPLACE as i32);
     assert_eq!((i.configuration, i.tick, i.frame), (1, 5, before + 1));
@@ -745,15 +736,7 @@ fn a_frame_reader_is_refused_after_a_model_replacement_and_after_its_endpoint_cl
         .collect();
     let fr = reader_over(&ep, &[Qpos, Ctrl], &mut bufs);
     assert_eq!(reader_read(fr).0, Outcome::Ok);
-    let cfg = format!(
-        "{{\"model\":{{\"xml_path\":{}}}}}",
-        js(&model_path("pendulum.xml"))
-    );
-    let mut r = mjb_report::default();
-    let o = unsafe {
-        mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
-    };
-    assert_eq!(o, Outcome::Ok);
+    ep.replace_model_ok("pendulum.xml");
     let hash = ep.hash();
     for b in &mut bufs {
         b.fill(4.0);

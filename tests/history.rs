@@ -289,15 +289,7 @@ fn a_model_replacement_clears_the_history() {
     ep.set_ctrl(&[0.3, -0.3]);
     ep.step_ok(30);
     assert_eq!(info_ok(&ep).oldest_tick, 0);
-    let cfg = format!(
-        "{{\"model\":{{\"xml_path\":{}}}}}",
-        js(&model_path("contact_act.xml"))
-    );
-    let mut r = mjb_report::default();
-    let o = unsafe {
-        mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
-    };
-    assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+    ep.replace_model_ok("contact_act.xml");
     let i = info_ok(&ep);
     assert_eq!((i.oldest_tick, i.newest_tick, i.keyframes), (30, 30, 0));
     let hash = ep.hash();
@@ -820,15 +812,7 @@ fn rewinds_race_a_model_replacement() {
             })
             .collect();
         std::thread::sleep(std::time::Duration::from_millis(5));
-        let cfg = format!(
-            "{{\"model\":{{\"xml_path\":{}}}}}",
-            js(&model_path("contact_act.xml"))
-        );
-        let mut r = mjb_report::default();
-        let o = unsafe {
-            mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
-        };
-        assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+        ep.replace_model_ok("contact_act.xml");
         std::thread::sleep(std::time::Duration::from_millis(5));
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let mut refused = 0;

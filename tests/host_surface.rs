@@ -3,7 +3,6 @@
 
 mod common;
 use common::*;
-use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
 use mjbridge::outcome::Outcome;
 use serde_json::{json, Value};
@@ -189,15 +188,7 @@ fn model_facts_and_names_without_the_lock() {
     assert!(tip_z > 0.5 && tip_z < 0.7, "tip height {tip_z}");
 
     // Replacing the model refreshes facts and names.
-    let cfg = format!(
-        "{{\"model\":{{\"xml_path\":{}}}}}",
-        js(&model_path("pendulum.xml"))
-    );
-    let mut r = mjb_report::default();
-    let o = unsafe {
-        mjb_endpoint_replace_model(ep.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
-    };
-    assert_eq!(o, Outcome::Ok);
+    ep.replace_model_ok("pendulum.xml");
     let d = ep.dims();
     assert_eq!((d.nq, d.nbody, d.nsensor, d.configuration), (1, 2, 0, 1));
     assert_eq!(name_to_id(&ep, MJB_OBJ_BODY, "pole"), Ok(1));

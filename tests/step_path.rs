@@ -56,16 +56,7 @@ fn stepping_publishing_writing_inputs_and_reading_frames_allocate_nothing() {
     let ep = open_frames("host.xml", frame, "");
     let fields = [Field::Qpos, Field::Qvel, Field::Sensordata, Field::Xpos];
     let mut bufs: Vec<Vec<f64>> = fields.iter().map(|f| vec![0.0; ep.field_len(*f)]).collect();
-    let mut reqs: Vec<mjb_frame_request> = fields
-        .iter()
-        .zip(bufs.iter_mut())
-        .map(|(f, b)| mjb_frame_request {
-            field: *f as i32,
-            buf: b.as_mut_ptr(),
-            cap: b.len(),
-            written: 0,
-        })
-        .collect();
+    let mut reqs = requests(&fields, &mut bufs);
     let ctrl = [0.5, -0.25];
     let wrench = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
     let inputs = [

@@ -250,7 +250,32 @@ pub fn requests(fields: &[Field], bufs: &mut [Vec<f64>]) -> Vec<mjb_frame_reques
         .collect()
 }
 
+/// The C form of typed inputs `(field, id, values)`, borrowing the values.
+pub fn c_inputs(inputs: &[(Field, i32, &[f64])]) -> Vec<mjb_input> {
+    inputs
+        .iter()
+        .map(|(f, id, v)| mjb_input {
+            field: *f as i32,
+            id: *id,
+            values: v.as_ptr(),
+            n: v.len(),
+        })
+        .collect()
+}
+
 impl Ep {
+    /// Replace the model with the suite's `name` (`{"model":{"xml_path":…}}`), waiting for the
+    /// lock; it must succeed.
+    pub fn replace_model_ok(&self, name: &str) {
+        let cfg = format!("{{\"model\":{{\"xml_path\":{}}}}}", js(&model_path(name)));
+        let mut r = mjb_report::default();
+        let o = unsafe {
+            mjb_endpoint_replace_model(self.0, cfg.as_ptr().cast(), cfg.len(), WAIT_FOREVER, &mut r)
+        };
+        assert_eq!(r.outcome, o as i32);
+        assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+    }
+
     pub fn dims(&self) -> mjb_model_dims {
         let mut d = mjb_model_dims::default();
         assert_eq!(unsafe { mjb_dims(self.0, &mut d) }, Outcome::Ok);
@@ -316,15 +341,7 @@ impl Ep {
 
     /// Inputs then `nstep` steps in one call.
     pub fn write_step(&self, inputs: &[(Field, i32, &[f64])], nstep: u32) -> (Outcome, mjb_report) {
-        let raw: Vec<mjb_input> = inputs
-            .iter()
-            .map(|(f, id, v)| mjb_input {
-                field: *f as i32,
-                id: *id,
-                values: v.as_ptr(),
-                n: v.len(),
-            })
-            .collect();
+        let raw = c_inputs(inputs);
         let mut r = mjb_report::default();
         let o =
             unsafe { mjb_write_step(self.0, raw.as_ptr(), raw.len(), nstep, WAIT_FOREVER, &mut r) };
