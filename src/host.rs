@@ -2,7 +2,8 @@
 //! log callback.
 //!
 //! Logging: MuJoCo's warnings raised inside the bridge's guarded calls (the shim hands them to
-//! [`engine_sink`]) and the bridge's own notable events ([`event`]: fence, rollback, engine
+//! the C boundary's sink, installed with the callback, which queues them with
+//! [`engine_message`]) and the bridge's own notable events ([`event`]: fence, rollback, engine
 //! reset, refused documents) are queued on the thread that made the call and delivered to the
 //! host's callback when that call returns ([`flush`]), outside every lock. So the callback
 //! runs on the calling thread, never inside MuJoCo, never under the native lock; it may call
@@ -76,25 +77,20 @@ pub fn event(level: Level, message: impl Into<String>) {
     });
 }
 
-/// MuJoCo warnings raised inside a guarded call, from the shim (on the raising thread, inside
-/// MuJoCo): queue only, never unwind (the boundary's [`crate::ffi::from_c`] catches).
-unsafe extern "C" fn engine_sink(level: c_int, text: *const c_char) {
-    crate::ffi::from_c(|| {
-        let level = Level::from_c(level);
-        if (level as i32) < MIN_LEVEL.load(Relaxed) || text.is_null() {
-            return;
-        }
-        // SAFETY: the shim passes a NUL-terminated message valid for this call.
-        let text = unsafe { CStr::from_ptr(text) }.to_string_lossy();
-        event(level, format!("MuJoCo: {}", text.trim_end()));
-    });
-}
-
-/// Route MuJoCo's in-call warnings to the queue (once per process, before the first guarded
-/// call that could warn).
-pub fn install() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| crate::native::set_log_sink(engine_sink));
+/// A MuJoCo warning raised inside a guarded call, as the shim hands it over (on the raising
+/// thread, inside MuJoCo; the C boundary's sink, `ffi::host::engine_sink`, calls this and
+/// catches any panic): queued like [`event`], never unwinds.
+///
+/// # Safety
+/// `text` is NULL or a NUL-terminated message valid for this call.
+pub unsafe fn engine_message(level: c_int, text: *const c_char) {
+    let level = Level::from_c(level);
+    if (level as i32) < MIN_LEVEL.load(Relaxed) || text.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    let text = unsafe { CStr::from_ptr(text) }.to_string_lossy();
+    event(level, format!("MuJoCo: {}", text.trim_end()));
 }
 
 /// Whether this thread has messages waiting.
@@ -142,7 +138,6 @@ pub fn set_callback(f: LogCallback, user: *mut c_void, min_level: i32) -> Result
             format!("min_level {min_level} is not an mjb_log_level (0..=3)"),
         ));
     }
-    install();
     let mut sink = SINK.write();
     match f {
         Some(f) => {
@@ -241,7 +236,6 @@ pub fn load_plugin(path: &[u8]) -> Result<usize, Refusal> {
             format!("{} is not a file", p.display()),
         ));
     }
-    install();
     crate::native::load_plugin_library(&c).map_err(plugin_refusal)
 }
 
@@ -257,6 +251,5 @@ pub fn load_plugin_dir(dir: &[u8]) -> Result<(usize, usize), Refusal> {
             format!("{} is not a directory", p.display()),
         ));
     }
-    install();
     crate::native::load_plugin_dir(&c).map_err(plugin_refusal)
 }

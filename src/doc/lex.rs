@@ -2,6 +2,7 @@
 //! literals and strings (escapes and surrogates checked, decoded only when a key or a value
 //! is wanted as text).
 
+use super::keys::decode_chars;
 use super::read::Reader;
 use crate::outcome::Refusal;
 
@@ -131,42 +132,5 @@ fn hex_value(d: &[u8]) -> u32 {
                 b'a'..=b'f' => u32::from(c - b'a' + 10),
                 _ => u32::from(c - b'A' + 10),
             }
-    })
-}
-
-/// The characters of a validated string's raw text, escapes decoded.
-pub fn decode_chars(raw: &str) -> impl Iterator<Item = char> + '_ {
-    let mut it = raw.chars();
-    std::iter::from_fn(move || {
-        let c = it.next()?;
-        if c != '\\' {
-            return Some(c);
-        }
-        Some(match it.next()? {
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'u' => {
-                let hi = hex4_chars(&mut it);
-                if (0xD800..0xDC00).contains(&hi) {
-                    it.next(); // '\\'
-                    it.next(); // 'u'
-                    let lo = hex4_chars(&mut it);
-                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
-                        .unwrap_or('\u{FFFD}')
-                } else {
-                    char::from_u32(hi).unwrap_or('\u{FFFD}')
-                }
-            }
-            other => other, // '"', '\\', '/'
-        })
-    })
-}
-
-fn hex4_chars(it: &mut std::str::Chars) -> u32 {
-    (0..4).fold(0u32, |acc, _| {
-        acc * 16 + it.next().and_then(|c| c.to_digit(16)).unwrap_or(0)
     })
 }

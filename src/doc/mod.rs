@@ -18,6 +18,7 @@
 //! Nothing here knows an endpoint, a model or MuJoCo.
 
 pub mod jcs;
+mod keys;
 mod lex;
 mod number;
 pub(crate) mod plan;

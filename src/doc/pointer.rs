@@ -1,45 +1,13 @@
-//! Where the strict reader is, for refusals: the path of keys and indices (JSON pointers
-//! built only when something is refused), the key spans of the open objects and the
-//! duplicate keys among them (found by sorting when an object closes, or when a parse error
-//! needs to know whether a duplicate came first), and the parse errors themselves.
+//! Where the strict reader is, for refusals: the JSON pointer of its path of keys and indices
+//! (built only when something is refused), the duplicate keys among the open objects (found
+//! by sorting their key spans when an object closes, or when a parse error needs to know
+//! whether a duplicate came first), and the parse errors themselves. The path and the spans
+//! are [`super::keys`]'.
 
-use super::lex::decode_chars;
+use super::keys::{decode_chars, duplicate_in, KeySpan, Seg};
 use super::read::Reader;
 use super::{pointer_index, pointer_push};
 use crate::outcome::{Reason, Refusal};
-
-#[derive(Clone, Copy)]
-pub(super) enum Seg {
-    /// A key, as the byte range of its raw text between the quotes.
-    Key(u32, u32),
-    Index(usize),
-}
-
-#[derive(Clone, Copy)]
-pub(super) struct KeySpan {
-    pub(super) start: u32,
-    /// End of the raw text; the top bit says the text holds escapes.
-    pub(super) end: u32,
-}
-
-const ESCAPED: u32 = 1 << 31;
-
-impl KeySpan {
-    pub(super) fn new(start: usize, end: usize, escaped: bool) -> KeySpan {
-        KeySpan {
-            start: start as u32,
-            end: end as u32 | if escaped { ESCAPED } else { 0 },
-        }
-    }
-
-    pub(super) fn end(self) -> u32 {
-        self.end & !ESCAPED
-    }
-
-    pub(super) fn escaped(self) -> bool {
-        self.end & ESCAPED != 0
-    }
-}
 
 fn malformed_at(i: usize, what: &str) -> String {
     format!("{what} (byte {i})")
@@ -148,42 +116,4 @@ impl Reader<'_> {
         }
         best.map(|(_, l, key)| self.duplicate_refusal(l, key))
     }
-}
-
-/// Compare two raw key texts by their decoded characters.
-fn key_cmp(s: &str, a: KeySpan, b: KeySpan) -> std::cmp::Ordering {
-    let ra = &s.as_bytes()[a.start as usize..a.end() as usize];
-    let rb = &s.as_bytes()[b.start as usize..b.end() as usize];
-    if !a.escaped() && !b.escaped() {
-        // Keys are short: a loop beats a `memcmp` call per comparison.
-        for (x, y) in ra.iter().zip(rb) {
-            if x != y {
-                return x.cmp(y);
-            }
-        }
-        return ra.len().cmp(&rb.len());
-    }
-    let (ra, rb) = (
-        &s[a.start as usize..a.end() as usize],
-        &s[b.start as usize..b.end() as usize],
-    );
-    decode_chars(ra).cmp(decode_chars(rb))
-}
-
-/// Sort one object's key spans by content and return the later occurrence of the duplicate
-/// whose later occurrence comes first in the document, if any.
-fn duplicate_in(s: &str, keys: &mut [KeySpan]) -> Option<KeySpan> {
-    if keys.len() < 2 {
-        return None;
-    }
-    // Equal keys end up adjacent, in document order (ties broken by position; sorting in
-    // place allocates nothing).
-    keys.sort_unstable_by(|a, b| key_cmp(s, *a, *b).then(a.start.cmp(&b.start)));
-    let mut best: Option<KeySpan> = None;
-    for w in keys.windows(2) {
-        if key_cmp(s, w[0], w[1]).is_eq() && best.is_none_or(|b| w[1].start < b.start) {
-            best = Some(w[1]);
-        }
-    }
-    best
 }

@@ -26,9 +26,9 @@ use super::{Text, MAX_DEPTH};
 use crate::outcome::{Reason, Refusal};
 use std::borrow::Cow;
 
-pub use super::lex::decode_chars;
+pub use super::keys::decode_chars;
+use super::keys::{KeySpan, Seg};
 pub use super::number::Number;
-use super::pointer::{KeySpan, Seg};
 pub use super::tree::{Node, Recorder, Tree};
 
 /// What the next value is, by its first byte.

@@ -379,7 +379,6 @@ impl Endpoint {
 
 /// Frame slots and scratch data for a new pair, and its first frame (open, adopt).
 fn first_frame(mj: &mut Mujoco, config: &Config) -> Result<frame::Writer, Refusal> {
-    crate::host::install();
     frame::Writer::new(mj, &config.frame, 0, 0, 0, Cause::Open)
         .map_err(|e| engine_refusal(&e, "preparing frames"))
 }

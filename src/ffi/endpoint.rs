@@ -452,3 +452,13 @@ pub unsafe extern "C" fn mjb_snapshot_info(
 ) -> mjb_outcome {
     mjb_world_read_info(ep, timeout_ms, out_string, info)
 }
+
+// An endpoint handle resolves without a lock: every call looks it up.
+impl handle::Handle for mjb_endpoint {
+    type Cell = handle::Shared<Endpoint>;
+    fn handles() -> &'static handle::Handles<Self::Cell> {
+        static TABLE: handle::Handles<handle::Shared<Endpoint>> =
+            handle::Handles::new(handle::ENDPOINT);
+        &TABLE
+    }
+}

@@ -22,11 +22,7 @@
 //! (given out once, now closed or freed) or `MJB_REASON_FOREIGN_HANDLE` (never given out by
 //! this table: another kind's handle, an address, any other number).
 
-use super::frame_reader::FrameReader;
 use super::pointer::null_refusal;
-use super::string::mjb_string;
-use super::{mjb_endpoint, mjb_frame_reader, mjb_restore_point};
-use crate::endpoint::{Endpoint, RestorePoint};
 use crate::outcome::{Outcome, Reason, Refusal};
 use arc_swap::ArcSwapOption;
 use parking_lot::Mutex;
@@ -442,66 +438,63 @@ pub fn thread_key() -> u64 {
 }
 
 // ---- the kinds ----------------------------------------------------------------------------------
+//
+// Every kind's tag and words, in one list (the tags differ: checked below). Each kind's table
+// and its `impl Handle` live with the object, in the room that makes it (`ffi/endpoint.rs`,
+// `ffi/restore_point.rs`, `ffi/string.rs`, `ffi/frame_reader.rs`), so this room names no
+// object type and imports none of them.
 
-static ENDPOINTS: Handles<Shared<Endpoint>> = Handles::new(Kind {
+pub const ENDPOINT: Kind = Kind {
     tag: 1,
     what: "endpoint",
     gone: "the endpoint handle was closed",
     foreign: "not an endpoint handle issued by this library",
-});
+};
 
-static RESTORE_POINTS: Handles<Owned<RestorePoint>> = Handles::new(Kind {
+pub const RESTORE_POINT: Kind = Kind {
     tag: 2,
     what: "restore point",
     gone: "the restore point was freed",
     foreign: "not a restore point of this library",
-});
+};
 
-static STRINGS: Handles<Owned<mjb_string>> = Handles::new(Kind {
+pub const STRING: Kind = Kind {
     tag: 3,
     what: "string",
     gone: "the string was freed",
     foreign: "not a string of this library",
-});
+};
 
-static FRAME_READERS: Handles<Shared<FrameReader>> = Handles::new(Kind {
+pub const FRAME_READER: Kind = Kind {
     tag: 4,
     what: "frame reader",
     gone: "the frame reader was freed",
     foreign: "not a frame reader of this library",
-});
+};
 
-impl Handle for mjb_frame_reader {
-    type Cell = Shared<FrameReader>;
-    fn handles() -> &'static Handles<Self::Cell> {
-        &FRAME_READERS
+const _: () = {
+    let tags = [
+        ENDPOINT.tag,
+        RESTORE_POINT.tag,
+        STRING.tag,
+        FRAME_READER.tag,
+    ];
+    let mut i = 0;
+    while i < tags.len() {
+        assert!(tags[i] >= 1 && tags[i] <= 7, "a tag is 1..=7");
+        let mut j = i + 1;
+        while j < tags.len() {
+            assert!(tags[i] != tags[j], "two kinds share a tag");
+            j += 1;
+        }
+        i += 1;
     }
-}
-
-impl Handle for mjb_endpoint {
-    type Cell = Shared<Endpoint>;
-    fn handles() -> &'static Handles<Self::Cell> {
-        &ENDPOINTS
-    }
-}
-
-impl Handle for mjb_restore_point {
-    type Cell = Owned<RestorePoint>;
-    fn handles() -> &'static Handles<Self::Cell> {
-        &RESTORE_POINTS
-    }
-}
-
-impl Handle for mjb_string {
-    type Cell = Owned<mjb_string>;
-    fn handles() -> &'static Handles<Self::Cell> {
-        &STRINGS
-    }
-}
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi::{mjb_restore_point, mjb_string};
 
     fn table() -> Handles<Owned<u32>> {
         Handles::new(Kind {

@@ -3,7 +3,7 @@
 //! header preamble); arguments are translated at the boundary, the answers come from the
 //! endpoint, its frames and its catalog of names.
 
-use super::boundary::{call, mutation, on_endpoint, refuse_early};
+use super::boundary::{call, from_c, mutation, on_endpoint, refuse_early};
 use super::enums::mjb_outcome;
 use super::last_error;
 use super::pointer::{
@@ -19,7 +19,7 @@ use crate::frame::{Requests, View};
 use crate::native::fields::{Field, ObjectKind};
 use crate::outcome::{Outcome, Reason, Refusal};
 use std::ffi::c_void;
-use std::os::raw::c_char;
+use std::os::raw::{c_char, c_int};
 use std::sync::Arc;
 
 /// At most this many requests in one `mjb_frame_read_many`.
@@ -691,7 +691,23 @@ pub unsafe extern "C" fn mjb_set_log_callback(
     min_level: i32,
 ) -> mjb_outcome {
     call(|| {
+        install_engine_sink();
         crate::host::set_callback(callback, user_data, min_level)?;
         Ok(Outcome::Ok)
     })
+}
+
+/// MuJoCo's warnings raised inside a guarded call, from the shim (on the raising thread, inside
+/// MuJoCo): queued for the callback; a panic is caught here, never unwinds into C.
+unsafe extern "C" fn engine_sink(level: c_int, text: *const c_char) {
+    // SAFETY: the shim passes NULL or a NUL-terminated message valid for this call.
+    from_c(|| unsafe { crate::host::engine_message(level, text) });
+}
+
+/// Route MuJoCo's in-call warnings to the queue, once per process, when a callback is first
+/// set. (Without a callback they are dropped: the shim drops a warning inside a guard when no
+/// sink is installed, and the queue drops every message below the callback's level.)
+fn install_engine_sink() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| crate::native::set_log_sink(engine_sink));
 }

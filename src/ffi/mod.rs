@@ -38,8 +38,6 @@ mod types;
 // its end.
 mod frame_reader;
 
-pub(crate) use boundary::from_c;
-
 pub use constants::*;
 pub use endpoint::*;
 pub use enums::*;
