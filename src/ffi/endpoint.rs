@@ -454,11 +454,4 @@ pub unsafe extern "C" fn mjb_snapshot_info(
 }
 
 // An endpoint handle resolves without a lock: every call looks it up.
-impl handle::Handle for mjb_endpoint {
-    type Cell = handle::Shared<Endpoint>;
-    fn handles() -> &'static handle::Handles<Self::Cell> {
-        static TABLE: handle::Handles<handle::Shared<Endpoint>> =
-            handle::Handles::new(handle::ENDPOINT);
-        &TABLE
-    }
-}
+handle::handle_kind!(mjb_endpoint => Shared<Endpoint>, ENDPOINT);

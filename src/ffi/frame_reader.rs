@@ -193,11 +193,4 @@ pub unsafe extern "C" fn mjb_frame_reader_free(reader: *mut mjb_frame_reader) ->
 }
 
 // A reader resolves without a lock (and mostly from the thread's recent readers).
-impl handle::Handle for mjb_frame_reader {
-    type Cell = handle::Shared<FrameReader>;
-    fn handles() -> &'static handle::Handles<Self::Cell> {
-        static TABLE: handle::Handles<handle::Shared<FrameReader>> =
-            handle::Handles::new(handle::FRAME_READER);
-        &TABLE
-    }
-}
+handle::handle_kind!(mjb_frame_reader => Shared<FrameReader>, FRAME_READER);

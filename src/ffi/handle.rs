@@ -472,6 +472,22 @@ pub const FRAME_READER: Kind = Kind {
     foreign: "not a frame reader of this library",
 };
 
+/// Tie a C handle type to its table: `handle_kind!(mjb_string => Owned<mjb_string>, STRING)`
+/// makes the kind's table (a `static` in the object's room) and its `impl Handle`.
+macro_rules! handle_kind {
+    ($c:ty => $cell:ident<$object:ty>, $kind:ident) => {
+        impl $crate::ffi::handle::Handle for $c {
+            type Cell = $crate::ffi::handle::$cell<$object>;
+            fn handles() -> &'static $crate::ffi::handle::Handles<Self::Cell> {
+                static TABLE: $crate::ffi::handle::Handles<$crate::ffi::handle::$cell<$object>> =
+                    $crate::ffi::handle::Handles::new($crate::ffi::handle::$kind);
+                &TABLE
+            }
+        }
+    };
+}
+pub(crate) use handle_kind;
+
 const _: () = {
     let tags = [
         ENDPOINT.tag,

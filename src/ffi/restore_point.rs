@@ -154,11 +154,4 @@ pub unsafe extern "C" fn mjb_restore_point_free(rp: *mut mjb_restore_point) -> m
 }
 
 // Restore points are made and freed as often as they are used: a cheap insertion and removal.
-impl handle::Handle for mjb_restore_point {
-    type Cell = handle::Owned<RestorePoint>;
-    fn handles() -> &'static handle::Handles<Self::Cell> {
-        static TABLE: handle::Handles<handle::Owned<RestorePoint>> =
-            handle::Handles::new(handle::RESTORE_POINT);
-        &TABLE
-    }
-}
+handle::handle_kind!(mjb_restore_point => Owned<RestorePoint>, RESTORE_POINT);

@@ -30,11 +30,4 @@ pub fn bytes(s: *const mjb_string) -> Option<(*const u8, usize)> {
 }
 
 // Strings are made and freed as often as they are used: a cheap insertion and removal.
-impl handle::Handle for mjb_string {
-    type Cell = handle::Owned<mjb_string>;
-    fn handles() -> &'static handle::Handles<Self::Cell> {
-        static TABLE: handle::Handles<handle::Owned<mjb_string>> =
-            handle::Handles::new(handle::STRING);
-        &TABLE
-    }
-}
+handle::handle_kind!(mjb_string => Owned<mjb_string>, STRING);
