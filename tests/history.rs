@@ -821,9 +821,19 @@ fn rewinds_race_a_model_replacement() {
         }
         assert!(refused > 0, "no rewind ran after the replacement");
         // After the replacement the endpoint is at the tick it had; its history is empty
-        // until the next mutation, and a rewind to an old tick is refused with nothing changed.
+        // until the next mutation (its window is the current tick alone), and a rewind to
+        // another tick of the old window is refused with nothing changed. The last rewind
+        // before the replacement may have left the endpoint at the old window's oldest tick,
+        // so the target is one the endpoint is not at.
         let before = (ep.hash(), ep.frame_info().tick);
-        let (o, r) = rewind(&ep, i.oldest_tick);
+        let old = if before.1 == i.oldest_tick {
+            i.oldest_tick + 1
+        } else {
+            i.oldest_tick
+        };
+        let w = info_ok(&ep);
+        assert_eq!((w.oldest_tick, w.newest_tick), (before.1, before.1));
+        let (o, r) = rewind(&ep, old);
         assert_eq!((o, reason_of(&r)), (Outcome::Rejected, Reason::OutOfRange));
         assert_eq!((ep.hash(), ep.frame_info().tick), before);
     }
