@@ -9,6 +9,7 @@
 
 use mjbridge::endpoint::WAIT_FOREVER;
 use mjbridge::ffi::*;
+use mjbridge::native::{MjData, MjModel};
 use mjbridge::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -169,6 +170,18 @@ struct Row {
     heap: Vec<(&'static str, f64)>,
 }
 
+/// The model and data an endpoint owns (benchmark only: see the same-pair step timing).
+fn own_pair(ep: *mut mjb_endpoint) -> (*mut MjModel, *mut MjData) {
+    let (m, d) = mjbridge::ffi::testing::with_endpoint(ep, |e| {
+        e.with_native(WAIT_FOREVER, |mj, _| {
+            (mj.model_ptr() as usize, mj.data_ptr() as usize)
+        })
+        .expect("the endpoint's pair")
+    })
+    .expect("a live endpoint");
+    (m as *mut MjModel, d as *mut MjData)
+}
+
 fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_step: bool) -> Row {
     // The JSON and checks are compared on an endpoint publishing no frame fields; the default
     // selection's extra cost on restore (poses by kinematics on a scratch copy) is its own row.
@@ -236,7 +249,9 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
 
     let cycles = (200_000 / size.max(100)).clamp(3, 400);
     let mut t: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
-    for _ in 0..rounds {
+    // The same-pair step timing's sums over a pair of rounds (see there).
+    let (mut same_bridge_ns, mut same_raw_ns) = (0u128, 0u128);
+    for round in 0..rounds {
         t.entry("bridge read")
             .or_default()
             .push(per_call(cycles, || {
@@ -336,6 +351,45 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
                 }
             }
             let per = |ns: u128| ns as f64 / steps as f64;
+            // The same comparison on one pair: the framed endpoint's own model and data,
+            // stepped in turn by the bridge and by a plain mj_step, so that both run on the
+            // same memory. (Where a separate pair's data lands moves its mj_step by about
+            // half a percent on its own; the same model opened twice in this bench is
+            // stepped at up to 0.8% different speeds.) Both take steps of one trajectory,
+            // and one step's cost depends on where the trajectory is: which of the two takes
+            // the even-numbered steps alternates by round, and a figure is the mean over a
+            // pair of rounds (both assignments). Benchmark only: a host never steps the pair
+            // behind its endpoint's back (the next round's restore puts the endpoint's tick
+            // and frames right again).
+            restore_framed(&doc);
+            let (fm, fd) = own_pair(framed);
+            for i in 0..steps {
+                for k in 0..2 {
+                    let bridge = (i + k + round) % 2 == 0;
+                    let t0 = Instant::now();
+                    if bridge {
+                        unsafe { mjb_endpoint_step(framed, 1, WAIT_FOREVER, &mut r) };
+                    } else {
+                        unsafe { mj_step(fm, fd) };
+                    }
+                    let ns = t0.elapsed().as_nanos();
+                    if bridge {
+                        same_bridge_ns += ns;
+                    } else {
+                        same_raw_ns += ns;
+                    }
+                }
+            }
+            if round % 2 == 1 || round + 1 == rounds {
+                let pair = |ns: u128| ns as f64 / (steps * (1 + round % 2)) as f64;
+                t.entry("bridge step, same pair")
+                    .or_default()
+                    .push(pair(same_bridge_ns));
+                t.entry("raw step, same pair")
+                    .or_default()
+                    .push(pair(same_raw_ns));
+                (same_bridge_ns, same_raw_ns) = (0, 0);
+            }
             t.entry("bridge step").or_default().push(per(framed_ns));
             t.entry("bridge step, no frames")
                 .or_default()
@@ -385,6 +439,10 @@ fn measure(name: &str, path: &Path, side: Option<&Side>, rounds: usize, with_ste
         ratios.push((
             "step, no frames / mj_step",
             m["bridge step, no frames"] / m["raw step"],
+        ));
+        ratios.push((
+            "step / mj_step, same pair",
+            m["bridge step, same pair"] / m["raw step, same pair"],
         ));
     }
     // Peak heap of one call in steady state (the endpoint's reusable buffers exist).

@@ -456,6 +456,11 @@ int mjb_shim_raise(const char* text, char* msg) {
 
 /* ---- state sources ------------------------------------------------------------------------ */
 
+void mjb_shim_data_buffer(const struct mjData_* d, const void** ptr, size_t* bytes) {
+  *ptr = d->buffer;
+  *bytes = d->nbuffer > 0 ? (size_t)d->nbuffer : 0;
+}
+
 int mjb_shim_state_source(struct mjData_* d, uint32_t mask, void** ptr) {
   *ptr = NULL;
 #if MJB_HAS_STATE_API

@@ -100,6 +100,9 @@ int mjb_shim_step_counted(const struct mjModel_* m, struct mjData_* d, char* msg
  * state holds as 0.0/1.0), or 0 for a component these headers do not name (then *ptr is NULL).
  * The caller proves the mapping against mj_getState before it relies on it. */
 int mjb_shim_state_source(struct mjData_* d, uint32_t mask, void** ptr);
+/* mjData's main buffer, which holds all of its arrays (`*bytes` long): the one allocation a
+ * copy of several neighbouring arrays at once reads across. */
+void mjb_shim_data_buffer(const struct mjData_* d, const void** ptr, size_t* bytes);
 /* Raise mju_error(text) inside a guard: proves the guard, drives fault injection. */
 int mjb_shim_raise(const char* text, char* msg);
 

@@ -152,7 +152,7 @@ impl Endpoint {
                     });
                     break;
                 }
-                let pre = match self.capture_pre(n) {
+                let pre = match self.capture_step(n) {
                     Ok(img) => img,
                     Err(e) => {
                         answer = Some(Answer::refused(

@@ -534,6 +534,129 @@ struct Piece {
     byte: bool,
 }
 
+/// The pre-step image's layout: the plan's double components copied in as few stretches as
+/// the data allows, then the byte components as doubles. mjData keeps its arrays in one
+/// buffer, in an order where the integration state's components mostly sit next to each other
+/// (64-byte aligned, so with a few bytes of padding between them): one copy of the stretch
+/// from `qpos` to `xfrc_applied` replaces one copy per component (on the humanoid, 2 stretches
+/// of 257 words instead of 7 copies of 233). Whatever lies between two components in a
+/// stretch is copied along and never used: [`Span::unpack`] takes each component from where
+/// it sits in the image, and only the state vector it makes is ever written back.
+struct Span {
+    runs: Vec<Run>,
+    /// Per piece (in state order), the image word where its values start.
+    at: Vec<usize>,
+    /// The byte pieces, by index.
+    bytes: Vec<usize>,
+    words: usize,
+}
+
+/// One stretch of a [`Span`]: `words` words from `src` to image word `at`.
+struct Run {
+    src: *const u64,
+    words: usize,
+    at: usize,
+}
+
+/// Where the main buffer of the live data `d` is (address, bytes).
+fn data_buffer(d: *const MjData) -> (usize, usize) {
+    let (mut buffer, mut bytes) = (std::ptr::null(), 0usize);
+    // SAFETY: a live data; the shim only reads two of its members.
+    unsafe { mjb_shim_data_buffer(d, &mut buffer, &mut bytes) };
+    (buffer as usize, bytes)
+}
+
+/// At most this many bytes between two components copied as one stretch (padding is below 64;
+/// a small array between them costs less to carry along than a second copy).
+pub(crate) const SPAN_GAP: usize = 256;
+
+impl Span {
+    /// The layout of `pieces` of a data whose main buffer is `buffer` (start, bytes): a
+    /// stretch never leaves that allocation.
+    fn new(pieces: &[Piece], buffer: (usize, usize)) -> Span {
+        let inside = |from: usize, to: usize| from >= buffer.0 && to <= buffer.0 + buffer.1;
+        let mut order: Vec<usize> = (0..pieces.len()).filter(|&k| !pieces[k].byte).collect();
+        order.sort_by_key(|&k| pieces[k].src as usize);
+        let (mut runs, mut at, mut words) = (Vec::<Run>::new(), vec![0; pieces.len()], 0);
+        for k in order {
+            let p = &pieces[k];
+            let (from, to) = (p.src as usize, p.src as usize + 8 * p.len);
+            if let Some(r) = runs.last_mut() {
+                let (start, end) = (r.src as usize, r.src as usize + 8 * r.words);
+                let gap = from.wrapping_sub(end);
+                if from >= end && gap <= SPAN_GAP && gap % 8 == 0 && inside(start, to) {
+                    at[k] = r.at + (from - start) / 8;
+                    r.words = (to - start) / 8;
+                    words = r.at + r.words;
+                    continue;
+                }
+            }
+            runs.push(Run {
+                src: p.src.cast(),
+                words: p.len,
+                at: words,
+            });
+            at[k] = words;
+            words += p.len;
+        }
+        let bytes: Vec<usize> = (0..pieces.len()).filter(|&k| pieces[k].byte).collect();
+        for &k in &bytes {
+            at[k] = words;
+            words += pieces[k].len;
+        }
+        Span {
+            runs,
+            at,
+            bytes,
+            words,
+        }
+    }
+
+    /// Copy the live components into `image` (`words` long).
+    fn capture(&self, pieces: &[Piece], image: &mut [u64]) {
+        assert_eq!(image.len(), self.words, "image length");
+        for r in &self.runs {
+            // SAFETY: `src` holds `words` words inside the data's main buffer (or one
+            // component), which never overlaps the image; `at + words <= self.words`.
+            unsafe { copy_words(r.src, image.as_mut_ptr().add(r.at), r.words) };
+        }
+        for &k in &self.bytes {
+            let p = &pieces[k];
+            // SAFETY: `src` holds `len` bytes of the live data (proven at `prove`).
+            let src = unsafe { std::slice::from_raw_parts(p.src, p.len) };
+            for (d, &b) in image[self.at[k]..self.at[k] + p.len].iter_mut().zip(src) {
+                *d = f64::from(b).to_bits();
+            }
+        }
+    }
+
+    /// Whether a captured image holds the state vector `want`, bit for bit.
+    #[cfg(debug_assertions)]
+    fn holds(&self, pieces: &[Piece], image: &[u64], want: &[f64]) -> bool {
+        let mut o = 0;
+        pieces.iter().enumerate().all(|(k, p)| {
+            let w = &want[o..o + p.len];
+            o += p.len;
+            image[self.at[k]..self.at[k] + p.len]
+                .iter()
+                .zip(w)
+                .all(|(&a, b)| a == b.to_bits())
+        })
+    }
+
+    /// The state vector (`mj_getState`'s layout) of a captured image.
+    fn unpack(&self, pieces: &[Piece], image: &[u64], out: &mut [f64]) {
+        let mut o = 0;
+        for (k, p) in pieces.iter().enumerate() {
+            let from = &image[self.at[k]..self.at[k] + p.len];
+            for (d, &w) in out[o..o + p.len].iter_mut().zip(from) {
+                *d = f64::from_bits(w);
+            }
+            o += p.len;
+        }
+    }
+}
+
 /// Where `mj_getState(m, d, _, sig)` reads each component of one pair's data from, so that
 /// the pre-step image (every step) and the readbacks are plain copies instead of a guarded
 /// engine call that walks every component bit. Made per model (open, replacement) and proven
@@ -544,6 +667,8 @@ struct Piece {
 struct StatePlan {
     size: usize,
     pieces: Vec<Piece>,
+    /// The pre-step image's layout.
+    span: Span,
     /// Where test builds put `mj_getState`'s vector to compare every copy with.
     #[cfg(debug_assertions)]
     check: std::cell::RefCell<Vec<f64>>,
@@ -631,11 +756,17 @@ impl StatePlan {
             mj.engine_get_state(t, sig, &mut engine).ok()?;
             let mut copied = vec![0.0; size];
             trial.copy_into(&mut copied);
-            let same = engine
-                .iter()
-                .zip(&copied)
-                .all(|(a, b)| a.to_bits() == b.to_bits());
-            same.then_some(())
+            let mut image = vec![0; trial.span.words];
+            trial.span.capture(&trial.pieces, &mut image);
+            let mut unpacked = vec![0.0; size];
+            trial.span.unpack(&trial.pieces, &image, &mut unpacked);
+            let same = |v: &[f64]| {
+                engine
+                    .iter()
+                    .zip(v)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            };
+            (same(&copied) && same(&unpacked)).then_some(())
         })();
         // SAFETY: `t` was made above and is not used after this.
         unsafe { mjb_shim_delete(std::ptr::null_mut(), t) };
@@ -908,6 +1039,51 @@ impl Mujoco {
         self.engine_get_state(self.d.as_ptr(), sig, out)
     }
 
+    /// Where the owned data's main buffer is (address, bytes): the one allocation that holds
+    /// all of its arrays, so a copy of neighbouring arrays at once stays inside it.
+    pub fn data_buffer(&self) -> (usize, usize) {
+        data_buffer(self.d.as_ptr())
+    }
+
+    /// The pre-step image of `sig` into `image` (resized to fit), where the pair's plan for
+    /// `sig` was proven: the components copied in as few stretches as the data's layout
+    /// allows (see `Span`), for [`Mujoco::unpack_image`] to turn into the state vector when
+    /// a rollback needs it. `false` without a plan (the caller uses [`Mujoco::get_state`]).
+    pub fn capture_image(&self, sig: u32, image: &mut Vec<u64>) -> bool {
+        let Some(plan) = self.plan(sig) else {
+            return false;
+        };
+        image.resize(plan.span.words, 0);
+        plan.span.capture(&plan.pieces, image);
+        #[cfg(debug_assertions)]
+        {
+            // Test builds check every image against the engine's own getter.
+            let mut engine = plan.check.borrow_mut();
+            if self
+                .engine_get_state(self.d.as_ptr(), sig, &mut engine)
+                .is_ok()
+            {
+                assert!(
+                    plan.span.holds(&plan.pieces, image, &engine),
+                    "the pre-step image of signature {sig} disagrees with mj_getState"
+                );
+            }
+        }
+        true
+    }
+
+    /// The state vector of `sig` (`mj_getState`'s layout, `out` of its size) of an image
+    /// [`Mujoco::capture_image`] took of this pair; `false` without a plan.
+    pub fn unpack_image(&self, sig: u32, image: &[u64], out: &mut [f64]) -> bool {
+        match self.plan(sig) {
+            Some(plan) if image.len() == plan.span.words && out.len() == plan.size => {
+                plan.span.unpack(&plan.pieces, image, out);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the state vector of `sig` equals `want` bit for bit, compared in place where
     /// the pair's plan for `sig` was proven (no readback buffer: a many-body state is hundreds
     /// of KiB, and writing then reading a copy of it doubled the readback's memory traffic);
@@ -997,9 +1173,11 @@ impl Mujoco {
             });
         }
         let size = self.state_size(sig)?;
+        let span = Span::new(&pieces, data_buffer(d));
         Ok(Some(StatePlan {
             size,
             pieces,
+            span,
             #[cfg(debug_assertions)]
             check: std::cell::RefCell::new(vec![0.0; size]),
         }))
@@ -1197,6 +1375,78 @@ pub fn set_log_sink(sink: unsafe extern "C" fn(c_int, *const c_char)) {
 
 #[cfg(test)]
 mod tests {
+    use super::{Piece, Span, SPAN_GAP};
+
+    /// A buffer standing for mjData's, and pieces in it as a state plan finds them: in state
+    /// order, not address order, with padding, a byte component and one outside the buffer.
+    #[test]
+    fn a_span_copies_neighbours_as_one_and_unpacks_the_state_vector() {
+        let mut buffer: Vec<u64> = (0..400u64).map(|i| 1000 + i).collect();
+        let outside = [7.5f64];
+        let bytes = [0u8, 3, 0];
+        let base = buffer.as_mut_ptr();
+        let words = |at: usize, len: usize| Piece {
+            src: unsafe { base.add(at) }.cast_const().cast(),
+            len,
+            byte: false,
+        };
+        let pieces = [
+            Piece {
+                src: outside.as_ptr().cast(),
+                len: 1,
+                byte: false,
+            },
+            words(8, 5), // padding to 16 after it
+            words(0, 7), // before the previous one in the buffer
+            Piece {
+                src: bytes.as_ptr(),
+                len: 3,
+                byte: true,
+            },
+            words(16, 4),                    // joins 0..21
+            words(20 + SPAN_GAP / 8 + 1, 2), // one word too far: a stretch of its own
+            words(398, 2),                   // the buffer's last words, after a gap that fits
+        ];
+        let span = Span::new(&pieces, (base as usize, 400 * 8));
+        let stretches: Vec<(usize, usize)> = span
+            .runs
+            .iter()
+            .map(|r| ((r.src as usize - base as usize) / 8, r.words))
+            .collect();
+        // The outside value alone (address order puts it wherever the allocator did, so
+        // it is found by length), 0..20 as one, then the far piece with the last words.
+        assert_eq!(span.runs.len(), 4, "{stretches:?}");
+        assert!(stretches.contains(&(0, 20)), "{stretches:?}");
+        let want: Vec<f64> = [
+            &[7.5][..],
+            &(8..13)
+                .map(|i| f64::from_bits(1000 + i))
+                .collect::<Vec<_>>(),
+            &(0..7).map(|i| f64::from_bits(1000 + i)).collect::<Vec<_>>(),
+            &[0.0, 3.0, 0.0],
+            &(16..20)
+                .map(|i| f64::from_bits(1000 + i))
+                .collect::<Vec<_>>(),
+            &(0..2)
+                .map(|i| f64::from_bits(1000 + 20 + SPAN_GAP as u64 / 8 + 1 + i))
+                .collect::<Vec<_>>(),
+            &[f64::from_bits(1398), f64::from_bits(1399)],
+        ]
+        .concat();
+        let mut image = vec![0; span.words];
+        span.capture(&pieces, &mut image);
+        let mut got = vec![0.0; want.len()];
+        span.unpack(&pieces, &image, &mut got);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want));
+        // A stretch that starts in the buffer ends in it (the last piece ends at its end).
+        let (start, end) = (base as usize, base as usize + 400 * 8);
+        for r in &span.runs {
+            let from = r.src as usize;
+            assert!(!(start..end).contains(&from) || from + 8 * r.words <= end);
+        }
+    }
+
     #[test]
     fn every_word_copy_copies_exactly_its_words() {
         let src: Vec<u64> = (0..2_100u64)

@@ -89,6 +89,11 @@ extern "C" {
         mask: u32,
         ptr: *mut *mut std::ffi::c_void,
     ) -> c_int;
+    pub fn mjb_shim_data_buffer(
+        d: *const MjData,
+        ptr: *mut *const std::ffi::c_void,
+        bytes: *mut usize,
+    );
     pub fn mjb_shim_state_size(
         m: *const MjModel,
         sig: u32,
