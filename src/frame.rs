@@ -148,11 +148,6 @@ struct FrameBuf {
     /// What a publication copies: the fields with values, each with where it comes from
     /// (decided once per configuration, not per publication).
     copies: Vec<Copy>,
-    /// The same publication from the owned data in fewer copies (see [`Run`]), for the
-    /// owned data at address `runs_for`; `eq_active` (bytes) is copied apart, as `eq`.
-    runs: Vec<Run>,
-    runs_for: usize,
-    eq: Option<usize>,
     mask: u64,
     latest: AtomicUsize,
     slots: [Slot; SLOTS],
@@ -173,19 +168,6 @@ struct Copy {
     kind: CopyKind,
 }
 
-/// Selected fields of one kind that sit next to each other in the owned data's main buffer
-/// (mjData's arrays are 64-byte aligned, so a few bytes of padding lie between them), copied
-/// as one: `words` words from the data at address `src` to slot word `offset`. The slot keeps
-/// the fields' spacing, so each field's span in the slot is where its values land; what lies
-/// between two of them is copied along and never read. On the humanoid's default frame, four
-/// copies instead of six (`qpos`+`qvel`, `ctrl`, `sensordata`, `xpos`+`xquat`).
-struct Run {
-    src: usize,
-    offset: usize,
-    words: usize,
-    kind: CopyKind,
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum CopyKind {
     /// From the owned data.
@@ -196,75 +178,17 @@ enum CopyKind {
     EqActive,
 }
 
-fn kind_of(field: Field) -> CopyKind {
-    if field == Field::EqActive {
-        CopyKind::EqActive
-    } else if field.class() == Class::Pose {
-        CopyKind::Pose
-    } else {
-        CopyKind::Data
-    }
-}
-
 impl FrameBuf {
-    fn new(sel: &Selection, dims: &Dims, mj: &Mujoco) -> FrameBuf {
+    fn new(sel: &Selection, dims: &Dims) -> FrameBuf {
         let mut layout = Vec::with_capacity(sel.fields.len());
         let mut at = [None; FIELD_COUNT];
         let mut offset = HEADER;
-        let mut runs: Vec<Run> = Vec::new();
-        // Whether the last run ends where the next field's slot words begin.
-        let mut open = false;
-        let (start, bytes) = mj.data_buffer();
-        let inside = |from: usize, to: usize| from >= start && to <= start + bytes;
         for &f in &sel.fields {
             let len = f.len(dims);
-            let kind = kind_of(f);
-            if len > 0 && kind == CopyKind::EqActive {
-                open = false;
-            } else if len > 0 {
-                let src = mj.field(f);
-                let (from, to) = (src.as_ptr() as usize, src.as_ptr() as usize + 8 * len);
-                let joined = match runs.last_mut() {
-                    Some(r) if open && r.kind == kind && src.len() == len => {
-                        let end = r.src + 8 * r.words;
-                        let gap = from.wrapping_sub(end);
-                        let fits = from >= end && gap <= crate::native::SPAN_GAP && gap % 8 == 0;
-                        if fits && inside(r.src, to) {
-                            offset += gap / 8;
-                            r.words = (to - r.src) / 8;
-                            true
-                        } else {
-                            false
-                        }
-                    }
-                    _ => false,
-                };
-                if !joined {
-                    open = src.len() == len;
-                    if open {
-                        runs.push(Run {
-                            src: from,
-                            offset,
-                            words: len,
-                            kind,
-                        });
-                    }
-                }
-            }
             at[f.index()] = Some(Span { offset, len });
             layout.push((f, offset, len));
             offset += len;
         }
-        // A field whose owned array did not have its length left its run closed: the whole
-        // publication then goes field by field (`runs_for` 0 never matches a data).
-        let whole = layout
-            .iter()
-            .filter(|(f, _, len)| *len > 0 && kind_of(*f) != CopyKind::EqActive)
-            .all(|&(f, o, len)| {
-                runs.iter().any(|r| {
-                    r.offset <= o && o + len <= r.offset + r.words && mj.field(f).len() == len
-                })
-            });
         let slot = || Slot::new(offset);
         let copies = layout
             .iter()
@@ -273,16 +197,18 @@ impl FrameBuf {
                 field,
                 offset,
                 len,
-                kind: kind_of(field),
+                kind: if field == Field::EqActive {
+                    CopyKind::EqActive
+                } else if field.class() == Class::Pose {
+                    CopyKind::Pose
+                } else {
+                    CopyKind::Data
+                },
             })
-            .collect::<Vec<_>>();
-        let eq = copies.iter().position(|c| c.kind == CopyKind::EqActive);
+            .collect();
         FrameBuf {
             at,
             copies,
-            runs,
-            runs_for: if whole { mj.data_ptr() as usize } else { 0 },
-            eq,
             mask: sel.mask(),
             latest: AtomicUsize::new(0),
             slots: [slot(), slot(), slot()],
@@ -662,7 +588,7 @@ impl Writer {
                 dims,
                 configuration,
                 catalog: mj.catalog(),
-                frames: FrameBuf::new(selection, &dims, mj),
+                frames: FrameBuf::new(selection, &dims),
                 retired: AtomicU8::new(LIVE),
             }),
             selection: selection.clone(),
@@ -759,23 +685,6 @@ impl Writer {
         w[H_FRAME].store(self.published, Relaxed);
         w[H_CAUSE].store(cause as u64, Relaxed);
         w[H_STALE].store(self.stale, Relaxed);
-        if !self.poses_from_scratch && fb.runs_for == mj.data_ptr() as usize {
-            for r in &fb.runs {
-                let dst = &w[r.offset..r.offset + r.words];
-                // SAFETY: `src` holds `words` words of the owned data's main buffer (checked
-                // when the runs were made, for this very data: mjData's arrays never move).
-                unsafe { copy_words(r.src as *const u64, dst.as_ptr().cast_mut().cast(), r.words) }
-            }
-            if let Some(c) = fb.eq.map(|k| &fb.copies[k]) {
-                let dst = &w[c.offset..c.offset + c.len];
-                for (d, &b) in dst.iter().zip(mj.eq_active().unwrap_or(&[])) {
-                    d.store(f64::from(u8::from(b != 0)).to_bits(), Relaxed);
-                }
-            }
-            slot.seq.store(seq.wrapping_add(2), Release);
-            fb.latest.store(next, Release);
-            return;
-        }
         for c in &fb.copies {
             let dst = &w[c.offset..c.offset + c.len];
             match c.kind {

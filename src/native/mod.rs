@@ -568,7 +568,7 @@ fn data_buffer(d: *const MjData) -> (usize, usize) {
 
 /// At most this many bytes between two components copied as one stretch (padding is below 64;
 /// a small array between them costs less to carry along than a second copy).
-pub(crate) const SPAN_GAP: usize = 256;
+const SPAN_GAP: usize = 256;
 
 impl Span {
     /// The layout of `pieces` of a data whose main buffer is `buffer` (start, bytes): a
@@ -1037,12 +1037,6 @@ impl Mujoco {
         let want = self.state_size(sig)?;
         assert_eq!(out.len(), want, "state buffer length");
         self.engine_get_state(self.d.as_ptr(), sig, out)
-    }
-
-    /// Where the owned data's main buffer is (address, bytes): the one allocation that holds
-    /// all of its arrays, so a copy of neighbouring arrays at once stays inside it.
-    pub fn data_buffer(&self) -> (usize, usize) {
-        data_buffer(self.d.as_ptr())
     }
 
     /// The pre-step image of `sig` into `image` (resized to fit), where the pair's plan for
