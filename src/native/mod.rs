@@ -538,10 +538,11 @@ struct Piece {
 /// the data allows, then the byte components as doubles. mjData keeps its arrays in one
 /// buffer, in an order where the integration state's components mostly sit next to each other
 /// (64-byte aligned, so with a few bytes of padding between them): one copy of the stretch
-/// from `qpos` to `xfrc_applied` replaces one copy per component (on the humanoid, 2 stretches
-/// of 257 words instead of 7 copies of 233). Whatever lies between two components in a
-/// stretch is copied along and never used: [`Span::unpack`] takes each component from where
-/// it sits in the image, and only the state vector it makes is ever written back.
+/// from `qpos` to `xfrc_applied` replaces one copy per component (on the humanoid, 2 copies
+/// instead of 7: its 233 values and the padding between them). Whatever lies between two
+/// components in a stretch is copied along and never used: [`Span::unpack`] takes each
+/// component from where it sits in the image, and only the state vector it makes is ever
+/// written back.
 struct Span {
     runs: Vec<Run>,
     /// Per piece (in state order), the image word where its values start.
@@ -1397,9 +1398,9 @@ mod tests {
                 len: 3,
                 byte: true,
             },
-            words(16, 4),                    // joins 0..21
+            words(16, 4),                    // joins: one stretch of 0..20
             words(20 + SPAN_GAP / 8 + 1, 2), // one word too far: a stretch of its own
-            words(398, 2),                   // the buffer's last words, after a gap that fits
+            words(398, 2),                   // the buffer's last words, far again
         ];
         let span = Span::new(&pieces, (base as usize, 400 * 8));
         let stretches: Vec<(usize, usize)> = span
@@ -1407,10 +1408,12 @@ mod tests {
             .iter()
             .map(|r| ((r.src as usize - base as usize) / 8, r.words))
             .collect();
-        // The outside value alone (address order puts it wherever the allocator did, so
-        // it is found by length), 0..20 as one, then the far piece with the last words.
+        // The outside value alone (wherever the allocator put it), 0..20 as one, and the
+        // two far pieces each alone.
         assert_eq!(span.runs.len(), 4, "{stretches:?}");
-        assert!(stretches.contains(&(0, 20)), "{stretches:?}");
+        for s in [(0, 20), (20 + SPAN_GAP / 8 + 1, 2), (398, 2)] {
+            assert!(stretches.contains(&s), "{s:?} in {stretches:?}");
+        }
         let want: Vec<f64> = [
             &[7.5][..],
             &(8..13)
