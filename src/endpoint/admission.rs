@@ -40,11 +40,18 @@ impl From<u32> for Call {
 }
 
 impl Expect {
-    /// The refusal when the endpoint is not where the caller expects it.
+    /// The refusal when the endpoint is not where the caller expects it (a call that expects
+    /// nothing, nearly every one, is answered here without a call).
+    #[inline]
     fn refusal(&self, tick: u64, configuration: u64, frame: u64) -> Option<Refusal> {
         if *self == Expect::default() {
             return None;
         }
+        self.mismatch(tick, configuration, frame)
+    }
+
+    #[cold]
+    fn mismatch(&self, tick: u64, configuration: u64, frame: u64) -> Option<Refusal> {
         let mut wrong = Vec::new();
         if let Some(t) = self.tick.filter(|t| *t != tick) {
             wrong.push(format!("the tick is {tick}, not the expected {t}"));
@@ -71,6 +78,29 @@ impl Expect {
     }
 }
 
+/// The refusal of a call on an endpoint fenced for `reason` (out of line, as every rare
+/// answer of the step's path: see `endpoint/step.rs`).
+#[cold]
+fn fenced(reason: Reason) -> Refusal {
+    Refusal::new(
+        Outcome::Fenced,
+        reason,
+        format!(
+            "the endpoint is fenced ({}); only reads, stop and free work",
+            reason.name()
+        ),
+    )
+}
+
+/// The refusal when the native lock was not free within `timeout_ms`.
+#[cold]
+fn busy(timeout_ms: u32) -> Refusal {
+    Refusal::rejected(
+        Reason::Busy,
+        format!("the native lock was not free within {timeout_ms} ms; nothing was done"),
+    )
+}
+
 impl Endpoint {
     /// Take the native lock within `timeout_ms` (`0` tries once, [`WAIT_FOREVER`] waits).
     pub(super) fn admit(&self, timeout_ms: u32) -> Result<Guard<'_, Native>, Refusal> {
@@ -82,25 +112,11 @@ impl Endpoint {
                 self.native.lock_until(Some(deadline))
             }
         };
-        guard.ok_or_else(|| {
-            Refusal::rejected(
-                Reason::Busy,
-                format!("the native lock was not free within {timeout_ms} ms; nothing was done"),
-            )
-        })
+        guard.ok_or_else(|| busy(timeout_ms))
     }
 
     pub(super) fn fenced_refusal(&self) -> Option<Refusal> {
-        self.safety.fenced().map(|r| {
-            Refusal::new(
-                Outcome::Fenced,
-                r,
-                format!(
-                    "the endpoint is fenced ({}); only reads, stop and free work",
-                    r.name()
-                ),
-            )
-        })
+        self.safety.fenced().map(fenced)
     }
 
     /// The common frame of every mutation: fence, admission, fence again, the admission

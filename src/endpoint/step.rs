@@ -117,12 +117,12 @@ impl Endpoint {
     ) -> Answer {
         if self.safety.is_stopped() && self.safety.fenced().is_none() {
             let t = self.safety.view_tick();
-            return Answer::refused(stop_refusal(), t, t);
+            return stopped(t);
         }
         self.mutate(call, |n, work| {
             let before = n.tick;
             if before.checked_add(u64::from(nstep)).is_none() {
-                return Answer::refused(overflow_refusal(before, nstep), before, before);
+                return overflow(before, nstep);
             }
             let mut written = 0u64;
             if !inputs.is_empty() {
@@ -130,7 +130,7 @@ impl Endpoint {
                     return Answer::refused(r, before, before);
                 }
                 if work.stop_latched() {
-                    return Answer::refused(stop_refusal(), before, before);
+                    return stopped(before);
                 }
                 n.record_inputs(inputs);
                 written = inputs::apply(&mut n.mj, inputs);
@@ -143,23 +143,13 @@ impl Endpoint {
             let mut answer = None;
             for i in 0..nstep {
                 if work.stop_latched() {
-                    answer = Some(if i == 0 && inputs.is_empty() {
-                        Answer::refused(stop_refusal(), before, before)
-                    } else {
-                        let mut a = Answer::ok(before, n.tick);
-                        a.report.reason = Reason::StopLatched;
-                        a
-                    });
+                    answer = Some(halted(i == 0 && inputs.is_empty(), before, n.tick));
                     break;
                 }
                 let pre = match self.capture_step(n) {
                     Ok(img) => img,
                     Err(e) => {
-                        answer = Some(Answer::refused(
-                            engine_refusal(&e, "reading the pre-step state"),
-                            before,
-                            n.tick,
-                        ));
+                        answer = Some(unreadable(&e, before, n.tick));
                         break;
                     }
                 };
@@ -170,16 +160,7 @@ impl Endpoint {
                 // and then counts itself again, so a counter left at 1 would hide the next).
                 let now = match n.mj.step() {
                     Ok(now) => now,
-                    Err(e) => {
-                        let what = format!(
-                            "mj_step raised an engine error at step {} of {nstep}: {}",
-                            i + 1,
-                            e.message()
-                        );
-                        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, before);
-                        a.report.engine_resets = resets;
-                        return a;
-                    }
+                    Err(e) => return self.step_failed(n, pre, &e, i + 1, nstep, before, resets),
                 };
                 if let Some(h) = n.history.as_mut() {
                     h.stepped(&n.mj, n.tick, &n.pre);
@@ -205,6 +186,30 @@ impl Endpoint {
             note_resets(&mut a, resets);
             a
         })
+    }
+
+    /// An engine error in step `at` of `nstep`: rolled back to the pre-step image `pre`
+    /// (proven, or the endpoint fenced), the resets counted so far kept in the report.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn step_failed(
+        &self,
+        n: &mut Native,
+        pre: super::image::Pre,
+        e: &native::NativeError,
+        at: u32,
+        nstep: u32,
+        before: u64,
+        resets: u64,
+    ) -> Answer {
+        let what = format!(
+            "mj_step raised an engine error at step {at} of {nstep}: {}",
+            e.message()
+        );
+        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, before);
+        a.report.engine_resets = resets;
+        a
     }
 
     /// Write `ctrl` (length `nu`, finite values).
@@ -289,6 +294,40 @@ impl Endpoint {
     }
 }
 
+// The step's rare answers, out of line (`#[cold]`): the common path of a step call is then
+// one stretch of code, which matters because `mj_step` evicts it from the instruction cache
+// at every call (docs/performance.md, "The step, fourth session of 2026-12-02").
+
+/// Refused: a stop latched before the call (or before its first step, nothing written).
+#[cold]
+fn stopped(tick: u64) -> Answer {
+    Answer::refused(stop_refusal(), tick, tick)
+}
+
+/// A stop latched during the call: refused when nothing was done yet (`nothing_done`), else
+/// `MJB_OK` with the stop's reason.
+#[cold]
+fn halted(nothing_done: bool, before: u64, now: u64) -> Answer {
+    if nothing_done {
+        return stopped(before);
+    }
+    let mut a = Answer::ok(before, now);
+    a.report.reason = Reason::StopLatched;
+    a
+}
+
+/// The pre-step state could not be read: no step taken from `now` on.
+#[cold]
+fn unreadable(e: &native::NativeError, before: u64, now: u64) -> Answer {
+    Answer::refused(engine_refusal(e, "reading the pre-step state"), before, now)
+}
+
+/// Refused: `nstep` more steps would pass the tick's maximum.
+#[cold]
+fn overflow(before: u64, nstep: u32) -> Answer {
+    Answer::refused(overflow_refusal(before, nstep), before, before)
+}
+
 /// A step call whose `nstep` would pass the tick's maximum.
 fn overflow_refusal(before: u64, nstep: u32) -> Refusal {
     Refusal::rejected(
@@ -304,15 +343,21 @@ fn overflow_refusal(before: u64, nstep: u32) -> Refusal {
 fn note_resets(a: &mut Answer, resets: u64) {
     a.report.engine_resets = resets;
     if resets > 0 && a.report.outcome == Outcome::Ok && a.report.reason == Reason::None {
-        a.report.reason = Reason::EngineReset;
-        a.detail = Some(Refusal::new(
-            Outcome::Ok,
-            Reason::EngineReset,
-            format!(
-                "MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"
-            ),
-        ));
+        say_reset(a, resets);
     }
+}
+
+/// A plain success says that the engine reset (out of line: see `stopped`).
+#[cold]
+fn say_reset(a: &mut Answer, resets: u64) {
+    a.report.reason = Reason::EngineReset;
+    a.detail = Some(Refusal::new(
+        Outcome::Ok,
+        Reason::EngineReset,
+        format!(
+            "MuJoCo reset the simulation {resets} time(s) after a NaN/Inf in qpos, qvel or qacc"
+        ),
+    ));
 }
 
 fn stop_refusal() -> Refusal {

@@ -132,6 +132,8 @@ pub(super) struct FieldTable {
     ptr: [*mut f64; FIELD_COUNT],
     len: [usize; FIELD_COUNT],
     eq_active: *mut u8,
+    /// `mjData.time` (read at every frame publication: kept here rather than asked again).
+    time: *mut f64,
 }
 
 impl FieldTable {
@@ -142,6 +144,17 @@ impl FieldTable {
             ptr: [std::ptr::null_mut(); FIELD_COUNT],
             len: [0; FIELD_COUNT],
             eq_active: mjb_shim_eq_active(d),
+            time: {
+                let mut f = ShimFields {
+                    time: std::ptr::null_mut(),
+                    qpos: std::ptr::null_mut(),
+                    qvel: std::ptr::null_mut(),
+                    act: std::ptr::null_mut(),
+                    ctrl: std::ptr::null_mut(),
+                };
+                mjb_shim_fields_of(d, &mut f);
+                f.time
+            },
         };
         let (mut name, mut ptr, mut len): (*const c_char, *mut f64, i64) =
             (std::ptr::null(), std::ptr::null_mut(), 0);
@@ -158,6 +171,12 @@ impl FieldTable {
             t.len[f.index()] = len.max(0) as usize;
         }
         t
+    }
+
+    /// `mjData.time`.
+    pub(super) fn time(&self) -> f64 {
+        // SAFETY: a member of the live data this table was made for.
+        unsafe { *self.time }
     }
 
     fn slice(&self, f: Field) -> &[f64] {

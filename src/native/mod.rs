@@ -1299,8 +1299,7 @@ impl Mujoco {
 
     /// `mjData.time`.
     pub fn time(&self) -> f64 {
-        // SAFETY: a field of live data.
-        unsafe { *self.fields().time }
+        self.table.time()
     }
 
     /// Write `ctrl` (the caller checked the length and finiteness).
