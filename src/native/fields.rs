@@ -6,7 +6,7 @@
 //! MuJoCo it links: struct layouts differ between releases, so nothing here knows an offset.
 
 use super::shim::*;
-use super::{msg_buf, status, Dims, MjData, MjModel, Mujoco, NativeError};
+use super::{msg_buf, shim_fields, status, Dims, MjData, MjModel, Mujoco, NativeError};
 use crate::outcome::{Reason, Refusal};
 use std::collections::HashMap;
 use std::ffi::CStr;
@@ -144,17 +144,7 @@ impl FieldTable {
             ptr: [std::ptr::null_mut(); FIELD_COUNT],
             len: [0; FIELD_COUNT],
             eq_active: mjb_shim_eq_active(d),
-            time: {
-                let mut f = ShimFields {
-                    time: std::ptr::null_mut(),
-                    qpos: std::ptr::null_mut(),
-                    qvel: std::ptr::null_mut(),
-                    act: std::ptr::null_mut(),
-                    ctrl: std::ptr::null_mut(),
-                };
-                mjb_shim_fields_of(d, &mut f);
-                f.time
-            },
+            time: shim_fields(d).time,
         };
         let (mut name, mut ptr, mut len): (*const c_char, *mut f64, i64) =
             (std::ptr::null(), std::ptr::null_mut(), 0);

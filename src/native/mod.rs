@@ -559,6 +559,22 @@ struct Run {
     at: usize,
 }
 
+/// Where the public fields of the live data `d` are.
+///
+/// # Safety
+/// `d` is a live data.
+unsafe fn shim_fields(d: *mut MjData) -> ShimFields {
+    let mut f = ShimFields {
+        time: std::ptr::null_mut(),
+        qpos: std::ptr::null_mut(),
+        qvel: std::ptr::null_mut(),
+        act: std::ptr::null_mut(),
+        ctrl: std::ptr::null_mut(),
+    };
+    mjb_shim_fields_of(d, &mut f);
+    f
+}
+
 /// Where the main buffer of the live data `d` is (address, bytes).
 fn data_buffer(d: *const MjData) -> (usize, usize) {
     let (mut buffer, mut bytes) = (std::ptr::null(), 0usize);
@@ -1235,16 +1251,8 @@ impl Mujoco {
     }
 
     fn fields(&self) -> ShimFields {
-        let mut f = ShimFields {
-            time: std::ptr::null_mut(),
-            qpos: std::ptr::null_mut(),
-            qvel: std::ptr::null_mut(),
-            act: std::ptr::null_mut(),
-            ctrl: std::ptr::null_mut(),
-        };
         // SAFETY: valid data.
-        unsafe { mjb_shim_fields_of(self.d.as_ptr(), &mut f) };
-        f
+        unsafe { shim_fields(self.d.as_ptr()) }
     }
 
     /// Copy the public fields out.
