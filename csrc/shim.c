@@ -247,8 +247,10 @@ void mjb_shim_engine_info(mjb_shim_engine* out) {
   out->eq_active_in_model = MJB_EQ_ACTIVE_IN_MODEL;
 #if MJB_HAS_STATE_API
   out->sig_integration = (uint32_t)mjSTATE_INTEGRATION;
+  out->sig_user = (uint32_t)mjSTATE_USER;
 #else
   out->sig_integration = 0;
+  out->sig_user = 0;
 #endif
 #if MJB_HAS_EQ_ACTIVE_STATE
   out->eq_active_size = (int)sizeof(((mjData*)0)->eq_active[0]);

@@ -45,6 +45,7 @@ typedef struct mjb_shim_engine {
   uint32_t sig_integration;  /* mjSTATE_INTEGRATION, 0 without the state API */
   int eq_active_size;        /* sizeof(mjData.eq_active[0]) */
   int eq_active_in_model;    /* equality activation is mjModel.eq_active (before 3.0) */
+  uint32_t sig_user;         /* mjSTATE_USER (the host's inputs), 0 without the state API */
 } mjb_shim_engine;
 
 /* Model dimensions the bridge keeps in Rust. */

@@ -985,7 +985,7 @@ fn windows_fault_injection_suite_passes_under_wine() {
             && out.contains("unprovable_rollback_is_unknown_and_fences ... ok"),
         "{out}"
     );
-    assert!(out.contains("test result: ok. 8 passed"), "{out}");
+    assert!(out.contains("test result: ok. 9 passed"), "{out}");
 }
 
 #[test]

@@ -167,6 +167,66 @@ mod with_faults {
         );
     }
 
+    /// A step copies the host's inputs into its pre-step image only when something wrote the
+    /// data since the last step (MuJoCo's pipeline never writes them); a rolled-back step
+    /// still puts back the inputs of its own moment: those written just before it, those
+    /// written several steps back, and the zeros MuJoCo's auto-reset left in them.
+    #[cfg(mjb_integration)]
+    #[test]
+    fn a_rolled_back_step_puts_back_the_inputs_of_its_own_moment() {
+        let (ep, _) = setup("mujoco_integration_v1");
+        let rolls_back_to_now = |what: &str| {
+            let (hash, before) = (ep.hash(), ep.state_vector().unwrap());
+            arm(&ep, Fault::StepError);
+            let (o, r) = ep.step(1);
+            assert_eq!(
+                (o, reason_of(&r)),
+                (Outcome::RolledBack, Reason::EngineError),
+                "{what}"
+            );
+            assert_eq!(ep.hash(), hash, "{what}");
+            assert!(same_bits(&ep.state_vector().unwrap(), &before), "{what}");
+        };
+        let ramp = |n: usize, k: f64| (0..n).map(|i| k * (i as f64 + 1.0)).collect::<Vec<_>>();
+        ep.input_ok(
+            Field::QfrcApplied,
+            -1,
+            &ramp(ep.owned_field(Field::QfrcApplied).len(), 0.01),
+        );
+        ep.input_ok(
+            Field::XfrcApplied,
+            -1,
+            &ramp(ep.owned_field(Field::XfrcApplied).len(), 0.02),
+        );
+        ep.input_ok(Field::MocapPos, 0, &[0.4, 0.1, 0.6]);
+        ep.input_ok(Field::EqActive, 1, &[1.0]);
+        assert_eq!(ep.set_ctrl(&[0.1, 0.2]), Outcome::Ok);
+        rolls_back_to_now("inputs written just before the step");
+        ep.step_ok(3);
+        rolls_back_to_now("inputs written three steps back");
+        assert_eq!(ep.set_ctrl(&[-0.2, 0.05]), Outcome::Ok);
+        ep.step_ok(1);
+        assert_eq!(ep.set_ctrl(&[0.25, 0.0]), Outcome::Ok);
+        rolls_back_to_now("ctrl written again");
+        // A diverging velocity: the call's first step resets the data (inputs included), its
+        // second step and the next call's start from there.
+        let mut c: serde_json::Value = serde_json::from_str(&ep.checkpoint()).unwrap();
+        c["qvel"][0] = serde_json::json!(1e308);
+        let off = with_endpoint(&ep, |e| {
+            e.shape().layout.as_ref().unwrap().range("qvel").start
+        });
+        c["values"][off] = serde_json::json!(1e308);
+        assert_eq!(ep.restore(&c.to_string()).0, Outcome::Ok);
+        let (o, r) = ep.step(2);
+        assert_eq!((o, r.engine_resets), (Outcome::Ok, 1));
+        assert_eq!(
+            ep.owned_field(Field::Ctrl),
+            [0.0, 0.0],
+            "the reset zeroed ctrl"
+        );
+        rolls_back_to_now("after an engine reset");
+    }
+
     #[test]
     fn a_panic_is_caught_at_the_boundary_and_fences_the_endpoint() {
         let (ep, _) = setup(auto_profile());

@@ -18,9 +18,9 @@ pub(super) enum Image<'a> {
 }
 
 /// What a mutation captured before touching the engine: the integration state (in
-/// `Native::pre`), the same as the pair's state plan copies it (in `Native::pre_image`, for
-/// a step: see [`Endpoint::capture_step`]), or the public fields (in `Native::pre_public`)
-/// where the engine has no state API. The buffers are reused: capturing allocates nothing.
+/// `Native::pre`), the same as the pair's state plan copies it (for a step, kept by the pair:
+/// see [`Endpoint::capture_step`]), or the public fields (in `Native::pre_public`) where the
+/// engine has no state API. The buffers are reused: capturing allocates nothing.
 #[derive(Clone, Copy)]
 pub(super) enum Pre {
     State,
@@ -47,14 +47,12 @@ impl Endpoint {
 
     /// A step's pre-step image: as [`Endpoint::capture_pre`], but where the pair has a proven
     /// state plan the components are copied as the plan lays them out, in as few stretches
-    /// as the data allows (two on the humanoid instead of seven), and only turned into the
-    /// state vector when a rollback needs it. A recording endpoint hashes each pre-step
+    /// as the data allows, the inputs only when something wrote them since the last step,
+    /// and only turned into the state vector when a rollback needs it. A recording endpoint hashes each pre-step
     /// state, so it takes the state vector at once.
     pub(super) fn capture_step(&self, n: &mut Native) -> Result<Pre, NativeError> {
         match n.shape.layout.as_ref() {
-            Some(l) if n.history.is_none() && n.mj.capture_image(l.sig, &mut n.pre_image) => {
-                Ok(Pre::Image)
-            }
+            Some(l) if n.history.is_none() && n.mj.capture_image(l.sig) => Ok(Pre::Image),
             _ => self.capture_pre(n),
         }
     }
@@ -118,7 +116,7 @@ impl Endpoint {
                 Pre::Image => {
                     let l = n.shape.layout.as_ref().expect("an image needs a layout");
                     n.pre.resize(l.size, 0.0);
-                    if !n.mj.unpack_image(l.sig, &n.pre_image, &mut n.pre) {
+                    if !n.mj.unpack_image(l.sig, &mut n.pre) {
                         return Err(NativeError::Failed(
                             "the pre-step image does not fit the pair's state plan".into(),
                         ));

@@ -80,9 +80,6 @@ struct Native {
     admitted: u64,
     /// The pre-mutation image of the integration state (reused: no allocation per step).
     pre: Vec<f64>,
-    /// A step's pre-step image as the pair's state plan copies it (see
-    /// `Mujoco::capture_image`; reused), unpacked into `pre` only when a rollback needs it.
-    pre_image: Vec<u64>,
     /// The pre-mutation public fields, on engines without the state API (reused).
     pre_public: Public,
     /// Read-back buffer for verifying a state write (reused).
@@ -284,7 +281,6 @@ impl Endpoint {
                 shape: shape.clone(),
                 admitted: 0,
                 pre: Vec::with_capacity(size),
-                pre_image: Vec::new(),
                 pre_public: Public::default(),
                 readback: Vec::with_capacity(size),
                 state: Vec::with_capacity(size),
@@ -369,7 +365,6 @@ impl Endpoint {
                 v.clear();
                 v.reserve(size);
             }
-            n.pre_image = Vec::new();
             n.last_document_bytes = 0;
             n.last_world_bytes = 0;
             *self.spare.lock() = vec![Buffers::sized(&shape.dims, shape.layout.as_ref())];

@@ -211,6 +211,7 @@ impl Mujoco {
 
     /// Writable access to an input or state field of the owned data.
     pub fn field_mut(&mut self, f: Field) -> &mut [f64] {
+        self.inputs_written();
         self.table.slice_mut(f)
     }
 
@@ -228,6 +229,7 @@ impl Mujoco {
     }
 
     pub fn eq_active_mut(&mut self) -> Option<&mut [u8]> {
+        self.inputs_written();
         let (p, n) = (self.table.eq_active, self.dims.neq.max(0) as usize);
         // SAFETY: as above, through `&mut self`.
         (!p.is_null()).then(|| {

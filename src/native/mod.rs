@@ -112,6 +112,10 @@ pub struct EngineInfo {
     pub has_eq_active_state: bool,
     /// `mjSTATE_INTEGRATION` of these headers (0 without the state API).
     pub sig_integration: u32,
+    /// `mjSTATE_USER` of these headers: the host's inputs (controls, applied forces, mocap
+    /// poses, equality activation, user data), which the engine's pipeline reads and never
+    /// writes (0 without the state API).
+    pub sig_user: u32,
     /// Bytes per `mjData.eq_active` element (1: mjtByte or bool), 0 when not in mjData.
     pub eq_active_size: i32,
     /// Equality activation is `mjModel.eq_active` (before MuJoCo 3.0): a model quantity, which
@@ -164,6 +168,7 @@ pub fn engine() -> &'static EngineInfo {
             sig_integration: 0,
             eq_active_size: 0,
             eq_active_in_model: 0,
+            sig_user: 0,
         };
         // SAFETY: plain out-parameter fill; mj_versionString returns a static string.
         unsafe { mjb_shim_engine_info(&mut raw) };
@@ -194,6 +199,7 @@ pub fn engine() -> &'static EngineInfo {
             has_state_api: raw.has_state_api != 0,
             has_eq_active_state: raw.has_eq_active_state != 0,
             sig_integration: raw.sig_integration,
+            sig_user: raw.sig_user,
             eq_active_size: raw.eq_active_size,
             eq_active_in_model: raw.eq_active_in_model != 0,
             components,
@@ -532,24 +538,38 @@ struct Piece {
     src: *const u8,
     len: usize,
     byte: bool,
+    /// One of the host's inputs (`mjSTATE_USER`), which a step never writes.
+    input: bool,
 }
 
 /// The pre-step image's layout: the plan's double components copied in as few stretches as
 /// the data allows, then the byte components as doubles. mjData keeps its arrays in one
 /// buffer, in an order where the integration state's components mostly sit next to each other
-/// (64-byte aligned, so with a few bytes of padding between them): one copy of the stretch
-/// from `qpos` to `xfrc_applied` replaces one copy per component (on the humanoid, 2 copies
-/// instead of 7: its 233 values and the padding between them). Whatever lies between two
-/// components in a stretch is copied along and never used: [`Span::unpack`] takes each
-/// component from where it sits in the image, and only the state vector it makes is ever
-/// written back.
+/// (64-byte aligned, so with a few bytes of padding between them): one copy of a stretch
+/// replaces one copy per component. Whatever lies between two components in a stretch is
+/// copied along and never used: [`Span::unpack`] takes each component from where it sits in
+/// the image, and only the state vector it makes is ever written back.
+///
+/// The components come in two parts. Those a step moves (time, positions, velocities,
+/// activations, warm-start, plugin and history state) are copied at every capture; the
+/// host's inputs (`mjSTATE_USER`: controls, applied forces, mocap poses, equality activation,
+/// user data), which MuJoCo's pipeline reads and never writes, only when the caller says they
+/// may have changed since its last capture (on the humanoid, 83 of the 233 values are copied
+/// on a step that follows a step).
 struct Span {
-    runs: Vec<Run>,
+    /// Copied at every capture: what a step moves.
+    moved: Part,
+    /// The host's inputs: copied when they may have changed since the last capture.
+    inputs: Part,
     /// Per piece (in state order), the image word where its values start.
     at: Vec<usize>,
-    /// The byte pieces, by index.
-    bytes: Vec<usize>,
     words: usize,
+}
+
+/// One part of a [`Span`]: its stretches, then its byte pieces (by index).
+struct Part {
+    runs: Vec<Run>,
+    bytes: Vec<usize>,
 }
 
 /// One stretch of a [`Span`]: `words` words from `src` to image word `at`.
@@ -591,59 +611,24 @@ impl Span {
     /// The layout of `pieces` of a data whose main buffer is `buffer` (start, bytes): a
     /// stretch never leaves that allocation.
     fn new(pieces: &[Piece], buffer: (usize, usize)) -> Span {
-        let inside = |from: usize, to: usize| from >= buffer.0 && to <= buffer.0 + buffer.1;
-        let mut order: Vec<usize> = (0..pieces.len()).filter(|&k| !pieces[k].byte).collect();
-        order.sort_by_key(|&k| pieces[k].src as usize);
-        let (mut runs, mut at, mut words) = (Vec::<Run>::new(), vec![0; pieces.len()], 0);
-        for k in order {
-            let p = &pieces[k];
-            let (from, to) = (p.src as usize, p.src as usize + 8 * p.len);
-            if let Some(r) = runs.last_mut() {
-                let (start, end) = (r.src as usize, r.src as usize + 8 * r.words);
-                let gap = from.wrapping_sub(end);
-                if from >= end && gap <= SPAN_GAP && gap % 8 == 0 && inside(start, to) {
-                    at[k] = r.at + (from - start) / 8;
-                    r.words = (to - start) / 8;
-                    words = r.at + r.words;
-                    continue;
-                }
-            }
-            runs.push(Run {
-                src: p.src.cast(),
-                words: p.len,
-                at: words,
-            });
-            at[k] = words;
-            words += p.len;
-        }
-        let bytes: Vec<usize> = (0..pieces.len()).filter(|&k| pieces[k].byte).collect();
-        for &k in &bytes {
-            at[k] = words;
-            words += pieces[k].len;
-        }
+        let (mut at, mut words) = (vec![0; pieces.len()], 0);
+        let moved = Part::new(pieces, false, buffer, &mut at, &mut words);
+        let inputs = Part::new(pieces, true, buffer, &mut at, &mut words);
         Span {
-            runs,
+            moved,
+            inputs,
             at,
-            bytes,
             words,
         }
     }
 
-    /// Copy the live components into `image` (`words` long).
-    fn capture(&self, pieces: &[Piece], image: &mut [u64]) {
+    /// Copy the live components into `image` (`words` long): those a step moves, and the
+    /// inputs too when `inputs` (else the image keeps the inputs of an earlier capture).
+    fn capture(&self, pieces: &[Piece], image: &mut [u64], inputs: bool) {
         assert_eq!(image.len(), self.words, "image length");
-        for r in &self.runs {
-            // SAFETY: `src` holds `words` words inside the data's main buffer (or one
-            // component), which never overlaps the image; `at + words <= self.words`.
-            unsafe { copy_words(r.src, image.as_mut_ptr().add(r.at), r.words) };
-        }
-        for &k in &self.bytes {
-            let p = &pieces[k];
-            // SAFETY: `src` holds `len` bytes of the live data (proven at `prove`).
-            let src = unsafe { std::slice::from_raw_parts(p.src, p.len) };
-            for (d, &b) in image[self.at[k]..self.at[k] + p.len].iter_mut().zip(src) {
-                *d = f64::from(b).to_bits();
-            }
+        self.moved.capture(pieces, &self.at, image);
+        if inputs {
+            self.inputs.capture(pieces, &self.at, image);
         }
     }
 
@@ -670,6 +655,73 @@ impl Span {
                 *d = f64::from_bits(w);
             }
             o += p.len;
+        }
+    }
+}
+
+impl Part {
+    /// The stretches and byte pieces of the pieces whose `input` is `input`, placed in the
+    /// image from word `*words` on (`at` gets each one's first word).
+    fn new(
+        pieces: &[Piece],
+        input: bool,
+        buffer: (usize, usize),
+        at: &mut [usize],
+        words: &mut usize,
+    ) -> Part {
+        let inside = |from: usize, to: usize| from >= buffer.0 && to <= buffer.0 + buffer.1;
+        let ours = |k: &usize| pieces[*k].input == input;
+        let mut order: Vec<usize> = (0..pieces.len())
+            .filter(|&k| !pieces[k].byte)
+            .filter(ours)
+            .collect();
+        order.sort_by_key(|&k| pieces[k].src as usize);
+        let mut runs = Vec::<Run>::new();
+        for k in order {
+            let p = &pieces[k];
+            let (from, to) = (p.src as usize, p.src as usize + 8 * p.len);
+            if let Some(r) = runs.last_mut() {
+                let (start, end) = (r.src as usize, r.src as usize + 8 * r.words);
+                let gap = from.wrapping_sub(end);
+                if from >= end && gap <= SPAN_GAP && gap % 8 == 0 && inside(start, to) {
+                    at[k] = r.at + (from - start) / 8;
+                    r.words = (to - start) / 8;
+                    *words = r.at + r.words;
+                    continue;
+                }
+            }
+            runs.push(Run {
+                src: p.src.cast(),
+                words: p.len,
+                at: *words,
+            });
+            at[k] = *words;
+            *words += p.len;
+        }
+        let bytes: Vec<usize> = (0..pieces.len())
+            .filter(|&k| pieces[k].byte)
+            .filter(ours)
+            .collect();
+        for &k in &bytes {
+            at[k] = *words;
+            *words += pieces[k].len;
+        }
+        Part { runs, bytes }
+    }
+
+    fn capture(&self, pieces: &[Piece], at: &[usize], image: &mut [u64]) {
+        for r in &self.runs {
+            // SAFETY: `src` holds `words` words inside the data's main buffer (or one
+            // component), which never overlaps the image; `at + words <= image.len()`.
+            unsafe { copy_words(r.src, image.as_mut_ptr().add(r.at), r.words) };
+        }
+        for &k in &self.bytes {
+            let p = &pieces[k];
+            // SAFETY: `src` holds `len` bytes of the live data (proven at `prove`).
+            let src = unsafe { std::slice::from_raw_parts(p.src, p.len) };
+            for (d, &b) in image[at[k]..at[k] + p.len].iter_mut().zip(src) {
+                *d = f64::from(b).to_bits();
+            }
         }
     }
 }
@@ -774,16 +826,37 @@ impl StatePlan {
             let mut copied = vec![0.0; size];
             trial.copy_into(&mut copied);
             let mut image = vec![0; trial.span.words];
-            trial.span.capture(&trial.pieces, &mut image);
+            trial.span.capture(&trial.pieces, &mut image, true);
             let mut unpacked = vec![0.0; size];
             trial.span.unpack(&trial.pieces, &image, &mut unpacked);
-            let same = |v: &[f64]| {
+            let same = |engine: &[f64], v: &[f64]| {
                 engine
                     .iter()
                     .zip(v)
                     .all(|(a, b)| a.to_bits() == b.to_bits())
             };
-            (same(&copied) && same(&unpacked)).then_some(())
+            if !(same(&engine, &copied) && same(&engine, &unpacked)) {
+                return None;
+            }
+            // Then every component a step moves gets a new value and is captured alone: the
+            // image must be the new state, inputs kept from the first capture.
+            for p in trial.pieces.iter().filter(|p| !p.input) {
+                for i in 0..p.len {
+                    // SAFETY: as above.
+                    unsafe {
+                        if p.byte {
+                            let b = p.src.cast_mut().add(i);
+                            *b = u8::from(*b == 0);
+                        } else {
+                            *p.src.cast::<f64>().cast_mut().add(i) += 0.5;
+                        }
+                    }
+                }
+            }
+            mj.engine_get_state(t, sig, &mut engine).ok()?;
+            trial.span.capture(&trial.pieces, &mut image, false);
+            trial.span.unpack(&trial.pieces, &image, &mut unpacked);
+            same(&engine, &unpacked).then_some(())
         })();
         // SAFETY: `t` was made above and is not used after this.
         unsafe { mjb_shim_delete(std::ptr::null_mut(), t) };
@@ -810,6 +883,12 @@ pub struct Mujoco {
     table: fields::FieldTable,
     /// A second data for kinematics after a restore, allocated when first prepared.
     scratch: Option<fields::Scratch>,
+    /// The last pre-step image ([`Mujoco::capture_image`]; reused).
+    image: Vec<u64>,
+    /// The live inputs equal those in `image`: nothing wrote them since it was captured, so
+    /// the next capture copies only what a step moves. Cleared by every write to the data
+    /// other than a clean step (a `Cell`: `data_ptr`, which hands the data out, clears it).
+    image_inputs: std::cell::Cell<bool>,
 }
 
 // SAFETY: the pair is only ever touched through `&mut self` or `&self` under the endpoint's
@@ -890,6 +969,8 @@ impl Mujoco {
             // SAFETY: a live pair.
             table: unsafe { fields::FieldTable::of(m.as_ptr(), d.as_ptr()) },
             scratch: None,
+            image: Vec::new(),
+            image_inputs: std::cell::Cell::new(false),
         }
     }
 
@@ -929,7 +1010,10 @@ impl Mujoco {
         self.m.as_ptr()
     }
 
+    /// The owned data, for tests and benches that call the engine on it directly (as if it
+    /// wrote the data: the next pre-step image copies the inputs again).
     pub fn data_ptr(&self) -> *mut MjData {
+        self.inputs_written();
         self.d.as_ptr()
     }
 
@@ -1056,16 +1140,26 @@ impl Mujoco {
         self.engine_get_state(self.d.as_ptr(), sig, out)
     }
 
-    /// The pre-step image of `sig` into `image` (resized to fit), where the pair's plan for
-    /// `sig` was proven: the components copied in as few stretches as the data's layout
-    /// allows (see `Span`), for [`Mujoco::unpack_image`] to turn into the state vector when
-    /// a rollback needs it. `false` without a plan (the caller uses [`Mujoco::get_state`]).
-    pub fn capture_image(&self, sig: u32, image: &mut Vec<u64>) -> bool {
+    /// The pre-step image of `sig`, kept by the pair, where its plan for `sig` was proven:
+    /// the components copied in as few stretches as the data's layout allows (see `Span`),
+    /// for [`Mujoco::unpack_image`] to turn into the state vector when a rollback needs it.
+    /// The inputs are copied only when something wrote the data since the last capture
+    /// (`image_inputs`). `false` without a plan (the caller uses [`Mujoco::get_state`]).
+    pub fn capture_image(&mut self, sig: u32) -> bool {
+        let mut image = std::mem::take(&mut self.image);
+        let captured = self.capture_into(sig, &mut image);
+        self.image = image;
+        captured
+    }
+
+    fn capture_into(&self, sig: u32, image: &mut Vec<u64>) -> bool {
         let Some(plan) = self.plan(sig) else {
             return false;
         };
+        let inputs = !self.image_inputs.get() || image.len() != plan.span.words;
         image.resize(plan.span.words, 0);
-        plan.span.capture(&plan.pieces, image);
+        plan.span.capture(&plan.pieces, image, inputs);
+        self.image_inputs.set(true);
         #[cfg(debug_assertions)]
         {
             // Test builds check every image against the engine's own getter.
@@ -1083,12 +1177,12 @@ impl Mujoco {
         true
     }
 
-    /// The state vector of `sig` (`mj_getState`'s layout, `out` of its size) of an image
-    /// [`Mujoco::capture_image`] took of this pair; `false` without a plan.
-    pub fn unpack_image(&self, sig: u32, image: &[u64], out: &mut [f64]) -> bool {
+    /// The state vector of `sig` (`mj_getState`'s layout, `out` of its size) of the image
+    /// [`Mujoco::capture_image`] took last; `false` without a plan or an image.
+    pub fn unpack_image(&self, sig: u32, out: &mut [f64]) -> bool {
         match self.plan(sig) {
-            Some(plan) if image.len() == plan.span.words && out.len() == plan.size => {
-                plan.span.unpack(&plan.pieces, image, out);
+            Some(plan) if self.image.len() == plan.span.words && out.len() == plan.size => {
+                plan.span.unpack(&plan.pieces, &self.image, out);
                 true
             }
             _ => false,
@@ -1181,6 +1275,7 @@ impl Mujoco {
                 src: ptr.cast_const().cast(),
                 len,
                 byte,
+                input: mask & engine().sig_user != 0,
             });
         }
         let size = self.state_size(sig)?;
@@ -1201,6 +1296,7 @@ impl Mujoco {
         let corrupted = self.faults.corrupt_state(state);
         #[cfg(feature = "fault-injection")]
         let state = corrupted.as_deref().unwrap_or(state);
+        self.inputs_written();
         let mut msg = Msg::new();
         // SAFETY: state holds exactly mj_stateSize(m, sig) doubles.
         let code = unsafe {
@@ -1217,6 +1313,12 @@ impl Mujoco {
     }
 
     /// After a state write that did apply: an armed setter fault fires here.
+    /// Something is about to write the data other than a clean step: the next pre-step
+    /// image copies the inputs again.
+    fn inputs_written(&self) {
+        self.image_inputs.set(false);
+    }
+
     fn after_write(&mut self) -> Result<(), NativeError> {
         #[cfg(feature = "fault-injection")]
         self.faults.after_write()?;
@@ -1234,6 +1336,11 @@ impl Mujoco {
         let code = unsafe {
             mjb_shim_step_counted(self.m.as_ptr(), self.d.as_ptr(), msg.ptr(), &mut resets)
         };
+        if code != 0 || resets != Warnings::default() {
+            // An error may have stopped the step anywhere, and MuJoCo's auto-reset
+            // (`mj_resetData` on a bad position, velocity or acceleration) zeroes the inputs.
+            self.inputs_written();
+        }
         msg.status(code)?;
         #[cfg(feature = "fault-injection")]
         self.faults.after_step()?;
@@ -1244,6 +1351,7 @@ impl Mujoco {
 
     /// `mj_resetData`: brings data back to a consistent state after an interrupted call.
     pub fn reset(&mut self) -> Result<(), NativeError> {
+        self.inputs_written();
         let mut msg = msg_buf();
         // SAFETY: valid pair owned by self.
         let code = unsafe { mjb_shim_reset(self.m.as_ptr(), self.d.as_ptr(), msg.as_mut_ptr()) };
@@ -1283,6 +1391,7 @@ impl Mujoco {
 
     /// Write the public fields (the caller checked the lengths against the dimensions).
     pub fn write_public(&mut self, p: &Public) -> Result<(), NativeError> {
+        self.inputs_written();
         #[cfg(feature = "fault-injection")]
         let time = self.faults.corrupt_time(p.time);
         #[cfg(not(feature = "fault-injection"))]
@@ -1312,6 +1421,7 @@ impl Mujoco {
 
     /// Write `ctrl` (the caller checked the length and finiteness).
     pub fn write_ctrl(&mut self, ctrl: &[f64]) {
+        self.inputs_written();
         let f = self.fields();
         let n = self.dims.nu.max(0) as usize;
         assert_eq!(ctrl.len(), n, "ctrl length");
@@ -1377,7 +1487,7 @@ pub fn set_log_sink(sink: unsafe extern "C" fn(c_int, *const c_char)) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Piece, Span, SPAN_GAP};
+    use super::{Part, Piece, Span, SPAN_GAP};
 
     /// A buffer standing for mjData's, and pieces in it as a state plan finds them: in state
     /// order, not address order, with padding, a byte component and one outside the buffer.
@@ -1391,12 +1501,14 @@ mod tests {
             src: unsafe { base.add(at) }.cast_const().cast(),
             len,
             byte: false,
+            input: false,
         };
         let pieces = [
             Piece {
                 src: outside.as_ptr().cast(),
                 len: 1,
                 byte: false,
+                input: false,
             },
             words(8, 5), // padding to 16 after it
             words(0, 7), // before the previous one in the buffer
@@ -1404,6 +1516,7 @@ mod tests {
                 src: bytes.as_ptr(),
                 len: 3,
                 byte: true,
+                input: false,
             },
             words(16, 4),                    // joins: one stretch of 0..20
             words(20 + SPAN_GAP / 8 + 1, 2), // one word too far: a stretch of its own
@@ -1411,13 +1524,14 @@ mod tests {
         ];
         let span = Span::new(&pieces, (base as usize, 400 * 8));
         let stretches: Vec<(usize, usize)> = span
+            .moved
             .runs
             .iter()
             .map(|r| ((r.src as usize - base as usize) / 8, r.words))
             .collect();
         // The outside value alone (wherever the allocator put it), 0..20 as one, and the
         // two far pieces each alone.
-        assert_eq!(span.runs.len(), 4, "{stretches:?}");
+        assert_eq!(span.moved.runs.len(), 4, "{stretches:?}");
         for s in [(0, 20), (20 + SPAN_GAP / 8 + 1, 2), (398, 2)] {
             assert!(stretches.contains(&s), "{s:?} in {stretches:?}");
         }
@@ -1438,17 +1552,88 @@ mod tests {
         ]
         .concat();
         let mut image = vec![0; span.words];
-        span.capture(&pieces, &mut image);
+        span.capture(&pieces, &mut image, true);
         let mut got = vec![0.0; want.len()];
         span.unpack(&pieces, &image, &mut got);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&got), bits(&want));
         // A stretch that starts in the buffer ends in it (the last piece ends at its end).
         let (start, end) = (base as usize, base as usize + 400 * 8);
-        for r in &span.runs {
+        for r in &span.moved.runs {
             let from = r.src as usize;
             assert!(!(start..end).contains(&from) || from + 8 * r.words <= end);
         }
+    }
+
+    /// The host's inputs are a part of their own, copied only when the capture asks for them:
+    /// a stretch of the moved part may carry an input along (it lies between two moved
+    /// components), but an input is only ever taken from its own part's place in the image.
+    #[test]
+    fn a_capture_without_inputs_keeps_the_inputs_of_the_last_one() {
+        let mut buffer: Vec<u64> = (0..64u64).collect();
+        let mut bytes = [1u8, 0];
+        let base = buffer.as_mut_ptr();
+        let words = |at: usize, len: usize, input: bool| Piece {
+            src: unsafe { base.add(at) }.cast_const().cast(),
+            len,
+            byte: false,
+            input,
+        };
+        let pieces = [
+            words(0, 4, false),
+            words(4, 4, true), // between two moved components
+            words(8, 4, false),
+            Piece {
+                src: bytes.as_ptr(),
+                len: 2,
+                byte: true,
+                input: true,
+            },
+            words(12, 4, true),
+        ];
+        let span = Span::new(&pieces, (base as usize, 64 * 8));
+        let at = |p: &Part| {
+            p.runs
+                .iter()
+                .map(|r| ((r.src as usize - base as usize) / 8, r.words))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(&span.moved), [(0, 12)]);
+        assert_eq!(at(&span.inputs), [(4, 12)]);
+        assert_eq!((span.moved.bytes.len(), span.inputs.bytes.len()), (0, 1));
+        let state = |buffer: &[u64], bytes: &[u8]| -> Vec<u64> {
+            let w = |r: std::ops::Range<usize>| buffer[r].to_vec();
+            let b = bytes.iter().map(|&b| f64::from(b).to_bits()).collect();
+            [w(0..4), w(4..8), w(8..12), b, w(12..16)].concat()
+        };
+        let unpacked = |image: &[u64]| {
+            let mut out = vec![0.0; 18];
+            span.unpack(&pieces, image, &mut out);
+            out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        };
+        let mut image = vec![0; span.words];
+        span.capture(&pieces, &mut image, true);
+        let first = state(&buffer, &bytes);
+        assert_eq!(unpacked(&image), first);
+        // Every value changes; a capture without inputs takes only the moved ones.
+        for v in buffer.iter_mut() {
+            *v += 100;
+        }
+        bytes = [0, 1];
+        span.capture(&pieces, &mut image, false);
+        let now = state(&buffer, &bytes);
+        let want: Vec<u64> = (0..18)
+            .map(|i| {
+                if (4..8).contains(&i) || i >= 12 {
+                    first[i]
+                } else {
+                    now[i]
+                }
+            })
+            .collect();
+        assert_eq!(unpacked(&image), want);
+        span.capture(&pieces, &mut image, true);
+        assert_eq!(unpacked(&image), now);
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub struct ShimEngine {
     pub sig_integration: u32,
     pub eq_active_size: c_int,
     pub eq_active_in_model: c_int,
+    pub sig_user: u32,
 }
 
 #[repr(C)]
