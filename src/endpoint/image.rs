@@ -48,8 +48,8 @@ impl Endpoint {
     /// A step's pre-step image: as [`Endpoint::capture_pre`], but where the pair has a proven
     /// state plan the components are copied as the plan lays them out, in as few stretches
     /// as the data allows, the inputs only when something wrote them since the last step,
-    /// and only turned into the state vector when a rollback needs it. A recording endpoint hashes each pre-step
-    /// state, so it takes the state vector at once.
+    /// and only turned into the state vector when a rollback needs it. A recording endpoint
+    /// hashes each pre-step state, so it takes the state vector at once.
     pub(super) fn capture_step(&self, n: &mut Native) -> Result<Pre, NativeError> {
         match n.shape.layout.as_ref() {
             Some(l) if n.history.is_none() && n.mj.capture_image(l.sig) => Ok(Pre::Image),

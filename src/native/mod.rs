@@ -1312,13 +1312,13 @@ impl Mujoco {
         self.after_write()
     }
 
-    /// After a state write that did apply: an armed setter fault fires here.
     /// Something is about to write the data other than a clean step: the next pre-step
     /// image copies the inputs again.
     fn inputs_written(&self) {
         self.image_inputs.set(false);
     }
 
+    /// After a state write that did apply: an armed setter fault fires here.
     fn after_write(&mut self) -> Result<(), NativeError> {
         #[cfg(feature = "fault-injection")]
         self.faults.after_write()?;
