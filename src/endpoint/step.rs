@@ -24,6 +24,19 @@ pub struct HostInput<'a> {
     pub values: &'a [f64],
 }
 
+/// Where a call of several steps is when one of them fails.
+#[derive(Clone, Copy, Debug)]
+struct Progress {
+    /// The tick at admission.
+    before: u64,
+    /// The failing step, from 1.
+    step: u32,
+    /// The steps the call asked for.
+    of: u32,
+    /// The engine's auto-resets counted before it.
+    resets: u64,
+}
+
 impl Endpoint {
     /// `mj_step` up to `nstep` times, halting at a latched stop between steps.
     pub fn step(&self, nstep: u32, call: impl Into<Call>) -> Answer {
@@ -160,7 +173,15 @@ impl Endpoint {
                 // and then counts itself again, so a counter left at 1 would hide the next).
                 let now = match n.mj.step() {
                     Ok(now) => now,
-                    Err(e) => return self.step_failed(n, pre, &e, i + 1, nstep, before, resets),
+                    Err(e) => {
+                        let at = Progress {
+                            before,
+                            step: i + 1,
+                            of: nstep,
+                            resets,
+                        };
+                        return self.step_failed(n, pre, &e, at);
+                    }
                 };
                 if let Some(h) = n.history.as_mut() {
                     h.stepped(&n.mj, n.tick, &n.pre);
@@ -188,27 +209,25 @@ impl Endpoint {
         })
     }
 
-    /// An engine error in step `at` of `nstep`: rolled back to the pre-step image `pre`
+    /// An engine error in the step `at` describes: rolled back to the pre-step image `pre`
     /// (proven, or the endpoint fenced), the resets counted so far kept in the report.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     fn step_failed(
         &self,
         n: &mut Native,
         pre: super::image::Pre,
         e: &native::NativeError,
-        at: u32,
-        nstep: u32,
-        before: u64,
-        resets: u64,
+        at: Progress,
     ) -> Answer {
         let what = format!(
-            "mj_step raised an engine error at step {at} of {nstep}: {}",
+            "mj_step raised an engine error at step {} of {}: {}",
+            at.step,
+            at.of,
             e.message()
         );
-        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, before);
-        a.report.engine_resets = resets;
+        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, at.before);
+        a.report.engine_resets = at.resets;
         a
     }
 
