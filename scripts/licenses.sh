@@ -7,6 +7,10 @@
 #   bash scripts/licenses.sh --bless    regenerate THIRD_PARTY_NOTICES.md
 #   bash scripts/licenses.sh --install  install the pinned cargo-about and cargo-deny (.ci/run)
 #
+# cargo-about is compiled from the Rust registry once per machine (release, only its `cli`
+# feature). cargo-deny comes as the pinned binary of scripts/ci_tools.sh where that fits (Linux
+# x86_64), else it is compiled the same way.
+#
 # THIRD_PARTY_NOTICES.md is made by cargo-about from Cargo.lock with about.toml (the accepted
 # licenses, the release targets, no build or dev dependencies) and packaging/notices.md.hbs.
 # cargo-deny holds the policy (deny.toml): the same licenses, no crate from anywhere but
@@ -25,8 +29,18 @@ ABOUT_VERSION=0.9.3
 DENY_VERSION=0.20.2
 notices=THIRD_PARTY_NOTICES.md
 
+# cargo-deny: the pinned binary of scripts/ci_tools.sh when it is installed, else cargo's.
+deny_bin="$(bash scripts/ci_tools.sh --path cargo-deny 2>/dev/null || true)"
+cargo_tool() { # NAME ARGS...: `cargo NAME ARGS...`, or the pinned binary for deny
+  if [ "$1" = deny ] && [ -n "$deny_bin" ]; then
+    "$deny_bin" "$@"
+  else
+    cargo "$@"
+  fi
+}
+
 version_of() { # `cargo about --version` -> 0.9.3; empty when absent
-  cargo "$1" --version 2>/dev/null | sed -n 's/^cargo-[a-z]* \([0-9][0-9.]*\).*/\1/p' || true
+  cargo_tool "$1" --version 2>/dev/null | sed -n 's/^cargo-[a-z]* \([0-9][0-9.]*\).*/\1/p' || true
 }
 
 install_tools() {
@@ -36,8 +50,10 @@ install_tools() {
     # The binary is behind the crate's `cli` feature since 0.9.0.
     cargo install --locked cargo-about --version "$ABOUT_VERSION" --features cli
   fi
+  [ -n "$deny_bin" ] || bash scripts/ci_tools.sh --install >/dev/null || true
+  deny_bin="$(bash scripts/ci_tools.sh --path cargo-deny 2>/dev/null || true)"
   if [ "$(version_of deny)" = "$DENY_VERSION" ]; then
-    echo "cargo-deny $DENY_VERSION present"
+    echo "cargo-deny $DENY_VERSION present${deny_bin:+ ($deny_bin)}"
   else
     cargo install --locked cargo-deny --version "$DENY_VERSION"
   fi
@@ -90,7 +106,7 @@ else
   missing "cargo-about $ABOUT_VERSION${about:+ (found $about)}" "the drift check of $notices"
 fi
 if [ "$deny" = "$DENY_VERSION" ]; then
-  cargo deny --offline --locked check licenses bans sources
+  cargo_tool deny --offline --locked check licenses bans sources
 else
   missing "cargo-deny $DENY_VERSION${deny:+ (found $deny)}" "cargo deny check licenses bans sources"
 fi

@@ -41,7 +41,7 @@
 # dependencies are outside the manylinux set: it keeps linux_<arch>, with a warning, and no index
 # takes it). Every wheel must pass
 # `twine check --strict`. auditwheel and twine run from their own venv (MJB_WHEEL_TOOLS, default
-# target/wheel-tools), made from the pinned packaging/python/wheel-tools.txt when it is missing or
+# target/wheel-tools, or wheel-tools-<pins' hash> in the machine's venv cache MJB_VENV_DIR), made from the pinned packaging/python/wheel-tools.txt when it is missing or
 # stale (from PyPI; `--install-tools` does only that), with the pinned setuptools that builds the
 # wheel (no build isolation: nothing else is fetched). PYTHON (default python3) makes that venv.
 set -euo pipefail
@@ -76,8 +76,14 @@ command -v "$python" >/dev/null || { echo "python_wheel.sh: $python not found (s
 step() { printf '==> %s\n' "$*"; }
 
 # The checking tools, pinned, in a venv of their own (rebuilt when the pinned list changes).
-tools="${MJB_WHEEL_TOOLS:-$root/target/wheel-tools}"
 pins="$root/packaging/python/wheel-tools.txt"
+# With the machine's venv cache (MJB_VENV_DIR, set by scripts/ci_lib.sh) the venv is named by
+# the pins' hash there, as tests/common/toolchain.rs names it.
+if [ -n "${MJB_VENV_DIR:-}" ]; then
+  tools="${MJB_WHEEL_TOOLS:-$MJB_VENV_DIR/wheel-tools-$(sha256sum "$pins" | cut -c1-12)}"
+else
+  tools="${MJB_WHEEL_TOOLS:-$root/target/wheel-tools}"
+fi
 ensure_tools() {
   local stamp
   stamp="$(sha256sum "$pins" | cut -d' ' -f1)"

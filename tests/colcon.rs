@@ -33,7 +33,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
-use toolchain::{require_all, root, tool};
+use toolchain::{require_all, root, tool, venv_dir};
 
 /// The checkout's folder name in the workspace: nothing like the package's name.
 const CHECKOUT: &str = "bridge checkout-1";
@@ -92,7 +92,7 @@ fn venv() -> Result<PathBuf, String> {
     let python = tool("PYTHON", "python3").ok_or("python3")?;
     let requirements = root().join("tests/colcon/requirements.txt");
     let pinned = std::fs::read(&requirements).map_err(|e| e.to_string())?;
-    let dir = root().join("target/colcon-venv");
+    let dir = venv_dir("colcon-venv", &pinned);
     let stamp = dir.join("requirements.txt");
     if std::fs::read(&stamp).ok().as_ref() != Some(&pinned) {
         let _ = std::fs::remove_dir_all(&dir);

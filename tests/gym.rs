@@ -18,7 +18,7 @@ mod toolchain;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use toolchain::{lib_dir, root, tool};
+use toolchain::{lib_dir, root, tool, venv_dir};
 
 /// What the extras' tests need, pinned (Ray's wheel is the big one: about 70 MB).
 const PINS: &[(&str, &str)] = &[
@@ -77,7 +77,8 @@ fn venv() -> Option<PathBuf> {
     static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
     VENV.get_or_init(|| {
         let python = tool("PYTHON", "python3")?;
-        let dir = root().join("target").join("py-gym");
+        let pins: Vec<String> = PINS.iter().map(|(n, v)| format!("{n}=={v}")).collect();
+        let dir = venv_dir("py-gym", pins.join(" ").as_bytes());
         let py = dir.join("bin/python");
         if !py.is_file() {
             run(Command::new(&python).args(["-m", "venv"]).arg(&dir));

@@ -13,7 +13,7 @@ mod toolchain;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use toolchain::{root, tool};
+use toolchain::{root, tool, venv_dir, PY_VENV_PACKAGES};
 
 struct Installed {
     /// Where the tree lives after the move.
@@ -842,7 +842,7 @@ fn venv() -> Option<PathBuf> {
     static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
     VENV.get_or_init(|| {
         let python = tool("PYTHON", "python3")?;
-        let dir = root().join("target").join("py-venv");
+        let dir = venv_dir("py-venv", PY_VENV_PACKAGES.as_bytes());
         let py = dir.join("bin/python");
         if !py.is_file() {
             run(Command::new(&python).args(["-m", "venv"]).arg(&dir));

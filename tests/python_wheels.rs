@@ -29,7 +29,7 @@ mod windows;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use toolchain::{require_all, root, tool};
+use toolchain::{require_all, root, tool, venv_dir};
 
 const LINUX: &str = "x86_64-unknown-linux-gnu";
 const AARCH64: &str = "aarch64-unknown-linux-gnu";
@@ -277,7 +277,10 @@ fn build() -> Option<Wheels> {
         windows: find("-win_amd64.whl"),
         dir: dir.clone(),
         windows_tree,
-        tools: root().join("target/wheel-tools"),
+        tools: venv_dir(
+            "wheel-tools",
+            &std::fs::read(root().join("packaging/python/wheel-tools.txt")).unwrap(),
+        ),
         python,
         work,
     };

@@ -123,3 +123,25 @@ pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     );
     stdout
 }
+
+/// What the bindings' Python venv (`py-venv`: tests/docs.rs, tests/install.rs) holds.
+pub const PY_VENV_PACKAGES: &str = "pytest numpy setuptools>=77 wheel mypy";
+
+/// Where a test keeps a Python venv made from `pins` (the text of the requirements it
+/// installs): `$MJB_VENV_DIR/NAME-<12 hex digits of the pins' SHA-256>` when the venv cache of
+/// scripts/ci_lib.sh is set (so a fresh clone on the same machine reuses it, and two pin sets
+/// never overwrite each other), else `target/NAME` (a plain `cargo test`).
+pub fn venv_dir(name: &str, pins: &[u8]) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    match std::env::var_os("MJB_VENV_DIR") {
+        Some(cache) if !cache.is_empty() => {
+            let hex: String = Sha256::digest(pins)
+                .iter()
+                .take(6)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            PathBuf::from(cache).join(format!("{name}-{hex}"))
+        }
+        _ => root().join("target").join(name),
+    }
+}
