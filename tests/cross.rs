@@ -1005,8 +1005,9 @@ fn cross_test_binary(triple: &str, test: &str) -> PathBuf {
             "--target",
             triple,
         ])
-        .args(["--test", test, "--message-format=json"])
-        .env("CARGO_TARGET_DIR", root().join("target/cross-tests"))
+        .args(["--test", test, "--message-format=json", "--target-dir"])
+        .arg(root().join("target/cross-tests"))
+        .env_remove("CARGO_TARGET_DIR")
         .output()
         .expect("cargo test --no-run");
     assert!(

@@ -41,8 +41,12 @@ pub fn lib_dir() -> PathBuf {
             let exe = std::env::current_exe().unwrap();
             let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
             let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+            // The target folder this test binary was built in (scripts/test.sh gives each
+            // engine lane its own with --target-dir, which a child cargo does not inherit).
             cmd.args(["build", "--lib", "--quiet", "--manifest-path"])
-                .arg(root().join("Cargo.toml"));
+                .arg(root().join("Cargo.toml"))
+                .arg("--target-dir")
+                .arg(dir.parent().unwrap());
             if cfg!(feature = "fault-injection") {
                 cmd.args(["--features", "fault-injection"]);
             }
