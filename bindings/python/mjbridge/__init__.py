@@ -57,6 +57,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import queue
 import threading
 import weakref
 from enum import IntEnum
@@ -315,6 +316,34 @@ def last_error() -> Dict[str, Any]:
         return {}
     detail: Dict[str, Any] = json.loads(buf.raw[: needed.value - 1].decode("utf-8"))
     return detail
+
+
+# Handles the garbage collector finalizes are freed on a thread of their own. A finalizer runs
+# on whichever thread the collector interrupts, which can be between a refused call and the
+# binding's read of that thread's mjb_last_error; a free there would replace the refusal's
+# detail (every mjb_ call, a free too, sets the calling thread's last error), and the refusal
+# would reach the caller as Reason.NONE without its pointer. queue.SimpleQueue.put is safe in
+# __del__; the frees run in order on the reaper, which the library allows (a handle may be
+# freed from any thread). close() and ``with`` still free at once, on the caller's thread.
+_FINALIZED: "queue.SimpleQueue[Tuple[Any, Any]]" = queue.SimpleQueue()
+_REAPER_STARTED = threading.Lock()
+_reaper: Optional[threading.Thread] = None
+
+
+def _reap() -> None:
+    while True:
+        free, handle = _FINALIZED.get()
+        free(handle)
+
+
+def _start_reaper() -> None:
+    """Start the reaper once (from a constructor, never from __del__)."""
+    global _reaper
+    if _reaper is None:
+        with _REAPER_STARTED:
+            if _reaper is None:
+                _reaper = threading.Thread(target=_reap, name="mjbridge-finalizer", daemon=True)
+                _reaper.start()
 
 
 def _refusal(outcome: int, report: Optional[Report] = None) -> MjbError:
@@ -841,12 +870,17 @@ class FrameReader:
             raise _refusal(o)
         self._prepared = handle
         self._prepared_arg = _arg(handle)
-        # Freed with this object (or by _release); the buffers it borrows live as long.
-        self._finalizer = weakref.finalize(self, lib.mjb_frame_reader_free, handle.value)
+        # Freed by _release, or with this object on the finalizer thread (see _FINALIZED); the
+        # buffers it borrows live as long.
+        _start_reaper()
+        self._finalizer = weakref.finalize(
+            self, _FINALIZED.put, (lib.mjb_frame_reader_free, handle.value)
+        )
 
     def _release(self) -> None:
         if self._prepared is not None:
-            self._finalizer()
+            if self._finalizer.detach() is not None:
+                self._ep._lib.mjb_frame_reader_free(self._prepared)
             self._prepared = None
 
 
@@ -1039,6 +1073,7 @@ class Endpoint:
         """The per-endpoint call state, built once: the handle converted for ctypes, the
         exports the general calls use, and pools of prebuilt arguments (see _WriteStepArgs,
         _FrameArgs)."""
+        _start_reaper()
         self._lib = lib
         self._ep = ep
         self._closed = False
@@ -1077,7 +1112,8 @@ class Endpoint:
 
     def __del__(self) -> None:
         if getattr(self, "_closed", True) is False:
-            self.close()
+            self._closed = True
+            _FINALIZED.put((self._lib.mjb_endpoint_free, self._ep))
 
     @property
     def handle(self) -> Optional[int]:
@@ -1647,6 +1683,7 @@ class RestorePoint:
     @classmethod
     def _made(cls, lib: ctypes.CDLL, rp: ctypes.c_void_p) -> "RestorePoint":
         self = cls.__new__(cls)
+        _start_reaper()
         self._lib, self._rp, self._closed = lib, rp, False
         info = ReadInfo()
         o = lib.mjb_restore_point_info(rp, ctypes.byref(info))
@@ -1689,7 +1726,8 @@ class RestorePoint:
 
     def __del__(self) -> None:
         if getattr(self, "_closed", True) is False:
-            self.close()
+            self._closed = True
+            _FINALIZED.put((self._lib.mjb_restore_point_free, self._rp))
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "tick=%d, configuration=%d" % (
