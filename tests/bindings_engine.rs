@@ -11,7 +11,7 @@ mod toolchain;
 
 use std::path::PathBuf;
 use std::process::Command;
-use toolchain::{lib_dir, out_dir, root, tool, venv_dir, PY_VENV_PACKAGES};
+use toolchain::{lib_dir, out_dir, py_venv, root, tool, PY_VENV_PACKAGES};
 
 fn run(cmd: &mut Command) -> String {
     let o = cmd.output().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
@@ -28,32 +28,10 @@ fn run(cmd: &mut Command) -> String {
     text
 }
 
-/// The bindings' venv (`py-venv`, shared with tests/docs.rs and tests/install.rs), with what
-/// it holds installed when something is missing.
+/// The bindings' venv, with pytest and numpy.
 fn python() -> Option<PathBuf> {
-    let system = tool("PYTHON", "python3")?;
-    let dir = venv_dir("py-venv", PY_VENV_PACKAGES.as_bytes());
-    let py = dir.join("bin/python");
-    if !py.is_file() {
-        run(Command::new(&system).args(["-m", "venv"]).arg(&dir));
-    }
-    let has_all = Command::new(&py)
-        .args(["-c", "import pytest, numpy"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_all {
-        run(Command::new(&py)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(PY_VENV_PACKAGES.split(' ')));
-    }
-    Some(py)
+    let packages: Vec<&str> = PY_VENV_PACKAGES.split(' ').collect();
+    py_venv("pytest, numpy", &packages)
 }
 
 #[test]

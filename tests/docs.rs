@@ -20,7 +20,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
-use toolchain::{lib_dir, out_dir, root, tool, venv_dir, PY_VENV_PACKAGES};
+use toolchain::{lib_dir, out_dir, py_venv, root, tool};
 
 /// Folders below docs/ whose pages another tool reads: docs/api/ holds the API reference's
 /// Doxygen sources (scripts/apiref.sh), written in Doxygen's own syntax.
@@ -538,35 +538,10 @@ fn native_blocks(blocks: &[(Block, String)], compiler: &Path, std: &str, ext: &s
     failures
 }
 
-/// The Python the bindings' tests use (`py-venv`: toolchain::venv_dir, made and given numpy
-/// here if it is not there yet; tests/install.rs adds what its tests need to the same venv).
+/// The Python the bindings' tests use (`py-venv`, given numpy here if it lacks it;
+/// tests/install.rs adds what its tests need to the same venv).
 fn python() -> Option<PathBuf> {
-    let system = tool("PYTHON", "python3")?;
-    let dir = venv_dir("py-venv", PY_VENV_PACKAGES.as_bytes());
-    let py = dir.join("bin/python");
-    let run = |cmd: &mut Command| {
-        let o = cmd.output().unwrap();
-        assert!(o.status.success(), "{cmd:?}: {}", output_text(&o));
-    };
-    if !py.is_file() {
-        run(Command::new(&system).args(["-m", "venv"]).arg(&dir));
-    }
-    let has_numpy = Command::new(&py)
-        .args(["-c", "import numpy"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_numpy {
-        run(Command::new(&py).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "numpy",
-        ]));
-    }
-    Some(py)
+    py_venv("numpy", &["numpy"])
 }
 
 /// Run every Python block (the binding from `bindings/python`, the library just built), a few

@@ -149,3 +149,41 @@ pub fn venv_dir(name: &str, pins: &[u8]) -> PathBuf {
         _ => root().join("target").join(name),
     }
 }
+
+/// The bindings' venv (`py-venv`, shared by tests/docs.rs, tests/bindings_engine.rs and
+/// tests/install.rs), made if it is not there and given `packages` by pip when `import
+/// {imports}` fails in it; None (after saying so) without a python3.
+pub fn py_venv(imports: &str, packages: &[&str]) -> Option<PathBuf> {
+    let system = tool("PYTHON", "python3")?;
+    let dir = venv_dir("py-venv", PY_VENV_PACKAGES.as_bytes());
+    let py = dir.join("bin/python");
+    let run = |cmd: &mut Command| {
+        let o = cmd.output().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
+        assert!(
+            o.status.success(),
+            "{cmd:?}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    if !py.is_file() {
+        run(Command::new(&system).args(["-m", "venv"]).arg(&dir));
+    }
+    let has = Command::new(&py)
+        .args(["-c", &format!("import {imports}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has {
+        run(Command::new(&py)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(packages));
+    }
+    Some(py)
+}
