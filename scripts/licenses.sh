@@ -7,8 +7,8 @@
 #   bash scripts/licenses.sh --bless    regenerate THIRD_PARTY_NOTICES.md
 #   bash scripts/licenses.sh --install  install the pinned cargo-about and cargo-deny (.ci/run)
 #
-# cargo-about is compiled from the Rust registry once per machine (release, only its `cli`
-# feature). cargo-deny comes as the pinned binary of scripts/ci_tools.sh where that fits (Linux
+# cargo-about is compiled from the Rust registry once per machine (release without LTO, only its
+# `cli` feature). cargo-deny comes as the pinned binary of scripts/ci_tools.sh where that fits (Linux
 # x86_64), else it is compiled the same way.
 #
 # THIRD_PARTY_NOTICES.md is made by cargo-about from Cargo.lock with about.toml (the accepted
@@ -47,8 +47,11 @@ install_tools() {
   if [ "$(version_of about)" = "$ABOUT_VERSION" ]; then
     echo "cargo-about $ABOUT_VERSION present"
   else
-    # The binary is behind the crate's `cli` feature since 0.9.0.
-    cargo install --locked cargo-about --version "$ABOUT_VERSION" --features cli
+    # The binary is behind the crate's `cli` feature since 0.9.0. Its manifest asks for fat LTO
+    # in release, which is most of a fresh machine's build of it; the tool runs for seconds a
+    # CI run, so it is built without (the env variable overrides the installed crate's profile).
+    CARGO_PROFILE_RELEASE_LTO=false \
+      cargo install --locked cargo-about --version "$ABOUT_VERSION" --features cli
   fi
   [ -n "$deny_bin" ] || bash scripts/ci_tools.sh --install >/dev/null || true
   deny_bin="$(bash scripts/ci_tools.sh --path cargo-deny 2>/dev/null || true)"
