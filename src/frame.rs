@@ -28,7 +28,7 @@ use crate::native::fields::{Catalog, Class, Field, FIELD_COUNT};
 use crate::native::{copy_words, Dims, Mujoco, NativeError};
 use crate::outcome::{Reason, Refusal};
 use arc_swap::ArcSwap;
-use std::sync::atomic::{fence, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 
 /// Slots per frame buffer: a reader is only disturbed when the writer publishes twice during
@@ -227,6 +227,9 @@ pub struct View {
     /// ([`REPLACED`], [`CLOSED`]). Set once, before the endpoint stops publishing into it;
     /// a [`Prepared`] read checks it.
     retired: AtomicU8,
+    /// Set when the endpoint closes: shared by every view it ever made, so a reader of a view
+    /// replaced before the close is refused as closed too, not as replaced.
+    closed: Arc<AtomicBool>,
 }
 
 const LIVE: u8 = 0;
@@ -459,7 +462,7 @@ impl Prepared {
 
     #[cold]
     fn retired(&self, why: u8) -> Refusal {
-        if why == CLOSED {
+        if why == CLOSED || self.view.closed.load(Acquire) {
             return Refusal::new(
                 crate::outcome::Outcome::InvalidArgument,
                 Reason::Closed,
@@ -547,7 +550,9 @@ impl Frames {
 
     /// The endpoint is closed: prepared reads of its frames are refused from now on.
     pub fn retire(&self) {
-        self.view.load().retired.store(CLOSED, Release);
+        let v = self.view.load();
+        v.closed.store(true, Release);
+        v.retired.store(CLOSED, Release);
     }
 }
 
@@ -571,13 +576,13 @@ pub(crate) struct Writer {
 
 impl Writer {
     /// Slots and scratch data for a pair (open, adopt, replacement), and its first frame.
+    /// `after`: the writer it replaces (a model replacement), whose endpoint it serves.
     pub fn new(
         mj: &mut Mujoco,
         selection: &Selection,
-        configuration: u64,
-        published: u64,
-        tick: u64,
+        (configuration, published, tick): (u64, u64, u64),
         cause: Cause,
+        after: Option<&Writer>,
     ) -> Result<Writer, NativeError> {
         if selection.has_poses() {
             mj.prepare_scratch()?;
@@ -590,6 +595,7 @@ impl Writer {
                 catalog: mj.catalog(),
                 frames: FrameBuf::new(selection, &dims),
                 retired: AtomicU8::new(LIVE),
+                closed: after.map_or_else(Arc::default, |w| w.view.closed.clone()),
             }),
             selection: selection.clone(),
             published,

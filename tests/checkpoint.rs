@@ -955,3 +955,84 @@ fn restore_never_runs_the_control_callback_so_never_mj_forward() {
     let _ = ep.world();
     assert_eq!(g.entered(), before, "restore and reads ran no forward pass");
 }
+
+/// What the endpoint holds, bit for bit: its state vector (integration) or its public fields.
+fn held(ep: &Ep) -> Vec<u64> {
+    let values = ep.state_vector().unwrap_or_else(|| {
+        let p = ep.public();
+        [vec![p.time], p.qpos, p.qvel, p.ctrl, p.act].concat()
+    });
+    values.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Read a document with `read` (an export serving a string): Ok(text) or the refusal.
+fn served(
+    read: impl FnOnce(*mut *mut mjbridge::ffi::mjb_string) -> Outcome,
+) -> Result<String, (Outcome, Value)> {
+    let mut s = std::ptr::null_mut();
+    match read(&mut s) {
+        Outcome::Ok => Ok(take_string(s)),
+        o => {
+            assert!(s.is_null(), "a refusal serves nothing");
+            Err((o, last_error()))
+        }
+    }
+}
+
+#[test]
+fn a_document_too_large_to_read_back_is_refused_instead_of_served() {
+    use mjbridge::endpoint::WAIT_FOREVER;
+    use mjbridge::ffi::{
+        mjb_checkpoint_read, mjb_restore_point_capture, mjb_restore_point_free,
+        mjb_restore_point_to_json, mjb_world_read,
+    };
+    // One hinge and 32,000 motors on it: a state within the 32,768 values a checkpoint holds,
+    // whose controls an integration checkpoint prints twice (in `values` and as `ctrl`), and
+    // a world document twice more.
+    let n = 32_000;
+    let mut xml = String::from(
+        "<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"0.1\"/></body></worldbody><actuator>",
+    );
+    xml.push_str(&"<motor joint=\"j\"/>".repeat(n));
+    xml.push_str("</actuator></mujoco>");
+    let ep = open_xml(&xml, "");
+    // Controls whose shortest round-trip form is 24 characters.
+    let ctrl: Vec<f64> = (0..n)
+        .map(|i| -1.234_567_890_123_456_7e-100 * (1.0 + i as f64 * 1e-9))
+        .collect();
+    assert_eq!(ep.set_ctrl(&ctrl), Outcome::Ok, "{:?}", last_error());
+    let before = held(&ep);
+    let too_large = |r: Result<String, (Outcome, Value)>, what: &str| {
+        let (o, e) = r.expect_err(what);
+        assert_eq!(o, Outcome::Rejected, "{what}: {e}");
+        assert_eq!(e["reason"], "MJB_REASON_TOO_LARGE", "{what}: {e}");
+        assert_eq!(e["pointer"], "", "{what}: {e}");
+        let m = e["message"].as_str().unwrap();
+        assert!(
+            m.contains("1048576") && m.contains("nothing was served"),
+            "{m}"
+        );
+    };
+    let checkpoint = served(|s| unsafe { mjb_checkpoint_read(ep.0, WAIT_FOREVER, s) }.into());
+    let world = served(|s| unsafe { mjb_world_read(ep.0, WAIT_FOREVER, s) }.into());
+    too_large(world, "the world document holds the controls four times");
+    let mut rp = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { mjb_restore_point_capture(ep.0, WAIT_FOREVER, &mut rp) },
+        Outcome::Ok
+    );
+    let rp_json = served(|s| unsafe { mjb_restore_point_to_json(rp, s) }.into());
+    assert_eq!(unsafe { mjb_restore_point_free(rp) }, Outcome::Ok);
+    if auto_profile() == "mujoco_integration_v1" {
+        too_large(checkpoint, "an integration checkpoint holds them twice");
+        too_large(rp_json, "a restore point's JSON is its checkpoint");
+    } else {
+        // The basic checkpoint holds them once: served, and read back.
+        let doc = checkpoint.expect("a basic checkpoint within the limit");
+        assert!(doc.len() <= mjbridge::doc::MAX_DOCUMENT_BYTES);
+        assert_eq!(rp_json.as_deref().ok(), Some(doc.as_str()));
+        let (o, r) = ep.restore(&doc);
+        assert_eq!((o, r.outcome), (Outcome::Ok, 0), "{:?}", last_error());
+    }
+    assert_eq!(held(&ep), before, "no refused read changed the state");
+}

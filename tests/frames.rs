@@ -753,13 +753,14 @@ fn a_frame_reader_is_refused_after_a_model_replacement_and_after_its_endpoint_cl
     let fr_new = reader_over(&ep, &[Qpos, Ctrl], &mut new_bufs);
     let (o, info) = reader_read(fr_new);
     assert_eq!((o, info.configuration, info.tick), (Outcome::Ok, 1, 2));
-    // After the endpoint closes, the live reader is refused as closed (the older one still
-    // as replaced), and both are still freed.
+    // After the endpoint closes, both readers are refused as closed (the older one too: a
+    // host told "replaced" would prepare again, which a closed endpoint refuses), and both
+    // are still freed.
     drop(ep);
     let (o, _) = reader_read(fr);
     assert_eq!(
         (o, last_reason().as_str()),
-        (Outcome::Rejected, "MJB_REASON_CONFIGURATION")
+        (Outcome::InvalidArgument, "MJB_REASON_CLOSED")
     );
     let (o, _) = reader_read(fr_new);
     assert_eq!(

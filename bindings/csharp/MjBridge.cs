@@ -1309,11 +1309,12 @@ namespace MjBridge
         /// (nullable) is zeroed on entry and receives the frame's tick, time, cause, published and
         /// stale fields on `MJB_OK`. Never takes the native lock and never waits for a step in
         /// progress; works on fenced endpoints. Refused with the buffers untouched: a model
-        /// replaced since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`, also
-        /// once the endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`,
-        /// `MJB_REASON_CLOSED`). One thread at a time per reader (a read writes its buffers);
-        /// different readers, on any threads, read concurrently. `reader`: a live reader; NULL,
-        /// freed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// replaced since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`), a
+        /// closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`, also for a reader made
+        /// before a replacement: once the endpoint is closed, preparing again cannot help). One
+        /// thread at a time per reader (a read writes its buffers); different readers, on any
+        /// threads, read concurrently. `reader`: a live reader; NULL, freed or foreign handles
+        /// return `MJB_INVALID_ARGUMENT`.
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_frame_reader_read(FrameReaderHandle reader, out FrameInfo info);
@@ -2261,6 +2262,7 @@ namespace MjBridge
                     return m;
                 }
                 native = made;
+                AfterPrepare();
             }
             Outcome o = Native.mjb_frame_reader_read(native, out info);
             if (o == Outcome.Rejected && ErrorDetail.Last().Reason == Reason.Configuration)
@@ -2275,6 +2277,25 @@ namespace MjBridge
 
         FrameReaderHandle native;
         bool refused;
+
+        /// <summary>How many values a read writes into each buffer (the field's length in the
+        /// current model); 0 before the first read. After ReplaceModel the next read prepares
+        /// the reader again and sets the entries of a buffer past the new length to NaN, so no
+        /// value of the old model is left to be read as the new one's.</summary>
+        public int[] Lengths { get { return (int[])lengths.Clone(); } }
+        int[] lengths = new int[0];
+
+        void AfterPrepare()
+        {
+            if (lengths.Length != Fields.Length) lengths = new int[Fields.Length];
+            for (int i = 0; i < Fields.Length; i++)
+            {
+                int w = (int)(ulong)requests[i].Written;
+                lengths[i] = w;
+                double[] b = Buffers[i];
+                for (int j = w; j < b.Length; j++) b[j] = double.NaN;
+            }
+        }
 
         protected void Check()
         {

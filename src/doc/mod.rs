@@ -84,6 +84,25 @@ fn check_size(len: usize) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// A document the bridge is about to serve (a checkpoint, a world document, a restore point's
+/// JSON): refused when its own readers would refuse it for its size, so the bridge never
+/// serves a document it cannot read back (`MJB_REASON_TOO_LARGE`, pointer `""`).
+pub fn servable(text: String, what: &str) -> Result<String, Refusal> {
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Err(Refusal::rejected(
+            Reason::TooLarge,
+            format!(
+                "the {what} would be {} bytes, and a document read back is at most \
+                 {MAX_DOCUMENT_BYTES}; nothing was served (a restore point keeps the state \
+                 in memory)",
+                text.len()
+            ),
+        )
+        .at(""));
+    }
+    Ok(text)
+}
+
 /// Where a document comes from: bytes (checked for size and UTF-8) or a `&str` (the C
 /// boundary checked its encoding already; the size is checked here).
 pub trait Source<'a> {

@@ -346,10 +346,9 @@ impl Endpoint {
             let writer = match frame::Writer::new(
                 &mut mj,
                 &self.selection,
-                configuration,
-                n.writer.published(),
-                n.tick,
+                (configuration, n.writer.published(), n.tick),
                 Cause::Replace,
+                Some(&n.writer),
             ) {
                 Ok(w) => w,
                 Err(e) => {
@@ -379,6 +378,6 @@ impl Endpoint {
 
 /// Frame slots and scratch data for a new pair, and its first frame (open, adopt).
 fn first_frame(mj: &mut Mujoco, config: &Config) -> Result<frame::Writer, Refusal> {
-    frame::Writer::new(mj, &config.frame, 0, 0, 0, Cause::Open)
+    frame::Writer::new(mj, &config.frame, (0, 0, 0), Cause::Open, None)
         .map_err(|e| engine_refusal(&e, "preparing frames"))
 }

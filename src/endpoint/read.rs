@@ -53,7 +53,7 @@ pub(super) fn print_checkpoint(
             checkpoint::write_basic(&mut w, facts, p, tick, &Default::default());
         }
     }
-    Ok(w.into_text())
+    crate::doc::servable(w.into_text(), "checkpoint document")
 }
 
 /// Whether the world document serves this array on this engine (`eq_active` needs MuJoCo's
@@ -180,6 +180,7 @@ impl Endpoint {
             }
         };
         n.last_world_bytes = text.len();
+        let text = crate::doc::servable(text, "world document")?;
         Ok((text, seen))
     }
 

@@ -159,8 +159,9 @@ pub unsafe extern "C" fn mjb_frame_reader_new(
 /// (nullable) is zeroed on entry and receives the frame's tick, time, cause, published and
 /// stale fields on `MJB_OK`. Never takes the native lock and never waits for a step in
 /// progress; works on fenced endpoints. Refused with the buffers untouched: a model replaced
-/// since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`, also once the
-/// endpoint is closed), a closed endpoint (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`). One
+/// since the reader was made (`MJB_REJECTED`, `MJB_REASON_CONFIGURATION`), a closed endpoint
+/// (`MJB_INVALID_ARGUMENT`, `MJB_REASON_CLOSED`, also for a reader made before a replacement:
+/// once the endpoint is closed, preparing again cannot help). One
 /// thread at a time per reader (a read writes its buffers); different readers, on any
 /// threads, read concurrently.
 /// `reader`: a live reader; NULL, freed or foreign handles return `MJB_INVALID_ARGUMENT`.

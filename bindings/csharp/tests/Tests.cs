@@ -739,9 +739,17 @@ static class Tests
             Equal(1L, ep.Dims().Nq, "replaced");
             Equal(1UL, ep.Dims().Configuration, "configuration");
             Equal(1UL, reader.Read().Configuration, "the frame reader reads the new model");
+            Equal(1, reader.Lengths[0], "it writes the new model's one value");
+            var one = new double[1];
+            ep.ReadFrame(Field.Qpos, one);
+            Equal(one[0], reader.Buffers[0][0], "the new value");
+            for (int j = 1; j < 13; j++)
+                Check(double.IsNaN(reader.Buffers[0][j]), "no value of the old model is left (entry " + j + ")");
             Check(ep.ReplaceModel(" {\"model\":{\"xml_path\":" + Json.String(new System.Text.StringBuilder(), host) + "}}").Ok, "by a document");
             Equal(13L, ep.Dims().Nq, "replaced again");
             Equal(2UL, reader.Read().Configuration, "and the next one");
+            Equal(13, reader.Lengths[0], "the larger model's length again");
+            Check(!double.IsNaN(reader.Buffers[0][12]), "every entry is a value again");
             reader.Dispose();
             Document before = ep.World();
             Result r = ep.ReplaceModel(Path.Combine(models, "missing.xml"));

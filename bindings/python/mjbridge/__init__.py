@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import queue
 import threading
@@ -803,7 +804,14 @@ class FrameReader:
     array from ``out`` (a C-contiguous writable float64 numpy array, or a ctypes double
     array, at least the field's length), else a numpy array the reader made (without numpy: a
     ctypes array), refreshed in place by every ``read()``. ``read()`` returns a FrameInfo
-    value of its own (``info`` is the one the last read returned). One reader per thread."""
+    value of its own (``info`` is the one the last read returned). ``lengths[field]`` is the
+    number of values a read writes (the field's length in the current model). One reader per
+    thread.
+
+    After ``replace_model`` the next read prepares the reader again: an array the reader made
+    is made again at the new length (``values[field]`` is a new array), and the entries of a
+    caller's array past the new length are set to NaN, so no value of the old model is left
+    to be read as the new one's."""
 
     def __init__(
         self, ep: "Endpoint", fields: Sequence[int], out: Optional[Mapping[int, Any]] = None
@@ -813,22 +821,25 @@ class FrameReader:
         if len(self.fields) > 64:
             raise ValueError("at most 64 fields in one read")
         self.values: Dict[Field, Any] = {}
+        self.lengths: Dict[Field, int] = {}
         self._keep: List[Any] = []
+        # The fields whose array the reader made (made again at a new length after a
+        # replacement); the others are the caller's.
+        self._owned: List[bool] = []
         n = len(self.fields)
         self._requests = (FrameRequest * max(n, 1))()
-        for r, f in zip(self._requests, self.fields):
+        for i, (r, f) in enumerate(zip(self._requests, self.fields)):
             if out is not None and f in out:
                 # The caller's array: checked once here, written in place by every read.
                 ptr, cap, keep = _writable(out[f])
                 self.values[f] = out[f]
+                self._keep.append(keep)
+                self._owned.append(False)
+                r.field, r.buf, r.cap = int(f), ptr, cap
             else:
-                buf = (ctypes.c_double * ep.frame_field_len(f))()
-                ptr, cap, keep = ctypes.cast(buf, ctypes.POINTER(ctypes.c_double)), len(buf), buf
-                self.values[f] = (
-                    _np.frombuffer(buf, dtype=_np.float64) if _np is not None else buf
-                )
-            self._keep.append(keep)
-            r.field, r.buf, r.cap = int(f), ptr, cap
+                self._keep.append(None)
+                self._owned.append(True)
+                self._make_buffer(i, ep.frame_field_len(f))
         # The C call writes _cinfo; each read returns a FrameInfo value copied from it.
         self._cinfo, self._info_view = _frame_info_buffer()
         self.info = _frame_info(self._info_view)
@@ -855,10 +866,31 @@ class FrameReader:
             if o == Outcome.REJECTED and last_error().get("reason") == "MJB_REASON_CONFIGURATION":
                 # Made for the model before a replacement: prepare again for the new one.
                 self._release()
+                self._resize()
                 return self.read()
             raise _refusal(o)
         info = self.info = _frame_info_copy(self._info_view)
         return info
+
+    def _make_buffer(self, i: int, n: int) -> None:
+        """A reader-made array of ``n`` values for field ``i``, in its request."""
+        f, r = self.fields[i], self._requests[i]
+        buf = (ctypes.c_double * n)()
+        self._keep[i] = buf
+        self.values[f] = _np.frombuffer(buf, dtype=_np.float64) if _np is not None else buf
+        r.field, r.buf, r.cap = int(f), ctypes.cast(buf, ctypes.POINTER(ctypes.c_double)), n
+
+    def _resize(self) -> None:
+        """After a replacement: the reader's own arrays made again at the new lengths (a field
+        no longer in the frame keeps its array: the prepare refuses it)."""
+        for i, f in enumerate(self.fields):
+            if not self._owned[i]:
+                continue
+            n = ctypes.c_size_t()
+            if self._ep._lib.mjb_frame_field_len(self._ep._ep, int(f), ctypes.byref(n)) != 0:
+                continue
+            if n.value != self._requests[i].cap:
+                self._make_buffer(i, n.value)
 
     def _prepare(self) -> None:
         lib = self._ep._lib
@@ -870,6 +902,12 @@ class FrameReader:
             raise _refusal(o)
         self._prepared = handle
         self._prepared_arg = _arg(handle)
+        for i, (r, f) in enumerate(zip(self._requests, self.fields)):
+            self.lengths[f] = w = int(r.written)
+            if not self._owned[i] and w < r.cap:
+                # The caller's array is longer than the field: what lies past it is no value
+                # of this model (it may be the last model's).
+                _fill_nan(r.buf, w, int(r.cap))
         # Freed by _release, or with this object on the finalizer thread (see _FINALIZED); the
         # buffers it borrows live as long.
         _start_reaper()
@@ -1756,6 +1794,12 @@ def _raw(lib: ctypes.CDLL, name: str) -> Any:
     fn = lib[name]
     fn.restype = ctypes.c_int32
     return fn
+
+
+def _fill_nan(ptr: Any, start: int, end: int) -> None:
+    """Set ``ptr[start:end]`` (a POINTER(c_double)) to NaN."""
+    for i in range(start, end):
+        ptr[i] = math.nan
 
 
 def _writable(buf: Any) -> Tuple[Any, int, Any]:

@@ -29,7 +29,8 @@ point, or a checkpoint or world document), validated and read back bit for bit.
   frame. ``info`` is ``{"tick", "time"}`` of that frame (deterministic: check_env compares it);
   ``env.frame_info`` is the last call's whole ``FrameInfo``. Reward ``reward_fn(obs, action, info)`` (default 0.0), termination
   ``terminate_fn(obs, action, info)`` (default never); truncation only when a stop was latched
-  on the endpoint (``info["stopped"]``); episode limits come from Gymnasium's ``TimeLimit``
+  on the endpoint (``info["stopped"]``): a step halted by the stop, or a step refused because
+  the stop was latched before it (nothing stepped: the latest frame's observation); episode limits come from Gymnasium's ``TimeLimit``
   (``gymnasium.make("mjbridge/MjBridge-v0", model_path=..., max_episode_steps=N)``).
 - Reset: ``super().reset(seed=seed)``, then the restore point captured at construction (exact).
   With ``reset_noise_scale > 0``, every qpos and qvel entry gets ``self.np_random.uniform(-s,
@@ -54,7 +55,19 @@ import gymnasium  # type: ignore[import-not-found, unused-ignore]
 import numpy as np
 from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]
 
-from . import Config, Document, build_info, Endpoint, Field, FrameInfo, ObjectKind, Reason, RestorePoint
+from . import (
+    Config,
+    Document,
+    build_info,
+    Endpoint,
+    Field,
+    FrameInfo,
+    MjbError,
+    ObjectKind,
+    Outcome,
+    Reason,
+    RestorePoint,
+)
 
 __all__ = ["MjBridgeEnv", "State", "ctrl_ranges_from_mjcf"]
 
@@ -269,10 +282,19 @@ class MjBridgeEnv(gymnasium.Env):  # type: ignore[misc, unused-ignore]
                 "action has shape %s, the model has %d actuators"
                 % (np.shape(action), self._nu_shape[0])
             )
-        fi = self.frame_info = self._step(action)
+        refused = False
+        try:
+            fi = self.frame_info = self._step(action)
+        except MjbError as e:
+            if e.outcome != Outcome.REJECTED or e.reason != Reason.STOP_LATCHED:
+                raise
+            # A stop latched before this step: nothing was written or stepped. The episode
+            # is truncated where it stands (the latest frame's observation).
+            fi = self.frame_info = self.stepper.read()
+            refused = True
         obs = self._obs.copy()
         info: Dict[str, Any] = {"tick": fi.tick, "time": fi.time}
-        stopped = self.stepper.report.reason == Reason.STOP_LATCHED
+        stopped = refused or self.stepper.report.reason == Reason.STOP_LATCHED
         if stopped:
             info["stopped"] = True
         reward = 0.0 if self.reward_fn is None else float(self.reward_fn(obs, action, info))

@@ -2,6 +2,7 @@
 config building (Config, pathlib), against the real library and MuJoCo."""
 
 import ctypes
+import math
 import json
 import os
 import pathlib
@@ -141,6 +142,37 @@ def test_a_frame_reader_prepares_once_follows_a_replacement_and_refuses_a_short_
         with pytest.raises(MjbError) as e:
             small.read()
         assert e.value.reason == Reason.DIMENSION and list(short) == [0.0, 0.0]
+
+
+def test_a_frame_reader_after_a_replacement_by_a_smaller_model_holds_no_old_value():
+    pendulum = pathlib.Path(MODELS) / "pendulum.xml"
+    with Endpoint.open(host()) as ep:
+        ep.step(2)
+        mine = ep.frame_reader([Field.QPOS])
+        caller = ctypes.c_double * 13
+        theirs_buf = caller()
+        theirs = ep.frame_reader([Field.QPOS], out={Field.QPOS: theirs_buf})
+        mine.read()
+        theirs.read()
+        assert len(mine.values[Field.QPOS]) == 13 and mine.lengths[Field.QPOS] == 13
+        ep.replace_model(pendulum)
+        assert mine.read().configuration == 1 and theirs.read().configuration == 1
+        now = ep.frame([Field.QPOS])[0][Field.QPOS]
+        assert len(now) == 1
+        # The reader's own array is the new field, exactly.
+        assert len(mine.values[Field.QPOS]) == 1 and mine.lengths[Field.QPOS] == 1
+        assert bits(mine.values[Field.QPOS]) == bits(now)
+        # The caller's array: the new value, then NaN where the old model's values were.
+        assert theirs.lengths[Field.QPOS] == 1
+        assert bits(list(theirs_buf)[:1]) == bits(now)
+        assert all(math.isnan(v) for v in list(theirs_buf)[1:]), list(theirs_buf)
+        # Back to the larger model: every value is the new model's again.
+        ep.replace_model(host())
+        mine.read()
+        theirs.read()
+        again = ep.frame([Field.QPOS])[0][Field.QPOS]
+        assert len(mine.values[Field.QPOS]) == 13
+        assert bits(mine.values[Field.QPOS]) == bits(again) == bits(list(theirs_buf))
 
 
 def test_stepper_restore_is_a_reset_with_the_frame_read():

@@ -290,6 +290,28 @@ def test_refusals_change_nothing():
         foreign_rp.close()
 
 
+def test_a_stop_latched_between_steps_truncates_the_episode():
+    with MjBridgeEnv(ACT) as env:
+        env.reset(seed=0)
+        for _ in range(3):
+            obs, _, _, truncated, info = env.step(np.full(3, 0.2))
+        assert not truncated and "stopped" not in info
+        before = env.endpoint.world()
+        env.endpoint.stop()
+        obs2, reward, terminated, truncated, info2 = env.step(np.full(3, 0.7))
+        assert truncated and info2["stopped"] and not terminated
+        # Nothing was written or stepped: the observation and the tick are those of the last step.
+        assert info2["tick"] == info["tick"]
+        assert bits(obs2) == bits(obs)
+        assert env.endpoint.world() == before
+        # After the acknowledgement, a reset starts the next episode.
+        env.endpoint.confirm_paused()
+        env.endpoint.safety_reset()
+        env.reset(seed=0)
+        _, _, _, truncated, info3 = env.step(np.full(3, 0.2))
+        assert not truncated and "stopped" not in info3
+
+
 def test_close_frees_the_endpoint():
     env = MjBridgeEnv(ACT)
     ep = env.endpoint
