@@ -264,6 +264,68 @@ fn every_relative_link_in_the_documentation_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// A page's headings as (line, text), in order.
+fn headings(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut heading: Option<(usize, String)> = None;
+    for (event, range) in parser(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { .. }) => {
+                heading = Some((line_of(text, range.start), String::new()))
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, h)) = heading.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => out.extend(heading.take()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Problems of a page's headings: one heading text twice (a section pasted twice; its second
+/// anchor is `-1`, which no link means), or a heading with another glued to it.
+fn heading_problems(page: &str, text: &str) -> Vec<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut bad = Vec::new();
+    for (line, h) in headings(text) {
+        if h.contains("## ") {
+            bad.push(format!("{page}:{line}: two headings on one line: {h:?}"));
+        }
+        if let Some(first) = seen.insert(h.clone(), line) {
+            bad.push(format!(
+                "{page}:{line}: {h:?} again (first at line {first})"
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_page_names_each_section_once() {
+    // CHANGELOG.md repeats "Added", "Fixed", ... under every version, as Keep a Changelog has it.
+    let pages: Vec<PathBuf> = linked_pages()
+        .into_iter()
+        .filter(|p| !p.ends_with("CHANGELOG.md"))
+        .collect();
+    assert!(pages.len() > 5, "{pages:?}");
+    let bad: Vec<String> = pages
+        .iter()
+        .flat_map(|p| heading_problems(&p.display().to_string(), &read(p)))
+        .collect();
+    assert!(bad.is_empty(), "headings:\n{}", bad.join("\n"));
+    // The check finds what it looks for.
+    let pasted = "# A\n\n## B\n\ntext\n\n## B\n\n## C## C\n";
+    let found = heading_problems("x.md", pasted);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].starts_with("x.md:7:") && found[1].starts_with("x.md:9:"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn link_checker_follows_github_slugs_and_refuses_what_does_not_exist() {
     assert_eq!(
