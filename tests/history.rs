@@ -838,3 +838,128 @@ fn rewinds_race_a_model_replacement() {
         assert_eq!((ep.hash(), ep.frame_info().tick), before);
     }
 }
+
+/// The recording document of the whole window (`mjb_history_export`), read back.
+#[cfg(mjb_integration)]
+fn export(ep: &Ep) -> (String, mjbridge::recording::Recording) {
+    let i = info_ok(ep);
+    let mut s: *mut mjb_string = std::ptr::null_mut();
+    let o = unsafe { mjb_history_export(ep.0, i.oldest_tick, u64::MAX, WAIT_FOREVER, &mut s) };
+    assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+    let text = take_string(s);
+    let rec = mjbridge::recording::read(text.as_bytes()).expect("the export reads back");
+    (text, rec)
+}
+
+/// A step that fails after a rewind (rolled back: the engine raised; refused: its pre-step
+/// state could not be read) leaves the history exactly as it was: the same window, keyframes
+/// and bytes, the same export, and the scrubbed ticks after the rewound one kept (a rewind to
+/// the old tip lands on it).
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_step_rolled_back_or_refused_leaves_the_history_as_it_was() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(21);
+    let seen = drive(&ep, 80, &mut rng);
+    let tip = ep.frame_info().tick;
+    assert_eq!(rewind(&ep, tip - 30).0, Outcome::Ok, "{:?}", last_error());
+    let (hist, (doc, _)) = (info_ok(&ep), export(&ep));
+    let (hash, tick) = (ep.hash(), ep.frame_info().tick);
+    for (fault, outcome) in [
+        (Fault::StepError, Outcome::RolledBack),
+        (Fault::StateReadError, Outcome::Rejected),
+    ] {
+        assert_eq!(mjb_test_inject_fault(ep.0, fault as i32), Outcome::Ok);
+        let (o, r) = ep.step(1);
+        assert_eq!(
+            (o, reason_of(&r)),
+            (outcome, Reason::EngineError),
+            "{fault:?}: {:?}",
+            last_error()
+        );
+        assert_eq!((r.tick_before, r.tick_after), (tick, tick), "{fault:?}");
+        assert_eq!((ep.hash(), ep.frame_info().tick), (hash.clone(), tick));
+        assert_eq!(info_ok(&ep), hist, "{fault:?}: the history is as it was");
+        assert_eq!(export(&ep).0, doc, "{fault:?}: the same recording");
+    }
+    assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&tip]);
+}
+
+/// A keyframe whose state cannot be read is not taken, and the window is kept: the next step
+/// takes it, and every tick still comes back.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_keyframe_that_cannot_be_read_is_taken_at_the_next_step() {
+    use mjbridge::native::Fault;
+    let ep = recording(50, 10);
+    let mut arrival = BTreeMap::new();
+    let tick = |ep: &Ep, j: u64, arrival: &mut BTreeMap<u64, String>| {
+        assert_eq!(ep.set_ctrl(&[(j % 7) as f64 / 7.0, 0.2]), Outcome::Ok);
+        arrival.insert(ep.frame_info().tick, ep.checkpoint());
+    };
+    for j in 0..29 {
+        tick(&ep, j, &mut arrival);
+        ep.step_ok(1);
+    }
+    tick(&ep, 29, &mut arrival);
+    let before = info_ok(&ep);
+    assert_eq!((before.oldest_tick, before.keyframes), (0, 3), "{before:?}");
+    // The step to 30 is due a keyframe; reading it raises.
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StateReadErrorAfterStep as i32),
+        Outcome::Ok
+    );
+    ep.step_ok(1);
+    let i = info_ok(&ep);
+    assert_eq!(
+        (i.oldest_tick, i.newest_tick, i.keyframes),
+        (0, 30, 3),
+        "the window kept, no keyframe at 30"
+    );
+    tick(&ep, 30, &mut arrival);
+    ep.step_ok(1);
+    let i = info_ok(&ep);
+    assert_eq!(
+        (i.oldest_tick, i.newest_tick, i.keyframes),
+        (0, 31, 4),
+        "the keyframe taken at 31"
+    );
+    arrival.insert(31, ep.checkpoint());
+    for t in [0, 12, 29, 30, 31, 30] {
+        assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{t}: {:?}", last_error());
+        assert_eq!(ep.checkpoint(), arrival[&t], "tick {t}");
+    }
+}
+
+/// A rewind whose tip keyframe cannot be read is refused with nothing changed: the history
+/// keeps its window (it was wiped), and the same rewind then lands.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_rewind_whose_tip_cannot_be_read_is_refused_with_the_history_kept() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(22);
+    let seen = drive(&ep, 45, &mut rng);
+    // A write at the tip: the tip is no keyframe yet.
+    assert_eq!(ep.set_ctrl(&[0.25, -0.5]), Outcome::Ok);
+    let (hist, (doc, _)) = (info_ok(&ep), export(&ep));
+    let (hash, tick) = (ep.hash(), ep.frame_info().tick);
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StateReadError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = rewind(&ep, tick - 20);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::Rejected, Reason::EngineError),
+        "{:?}",
+        last_error()
+    );
+    assert_eq!((ep.hash(), ep.frame_info().tick), (hash, tick));
+    assert_eq!(info_ok(&ep), hist);
+    assert_eq!(export(&ep).0, doc);
+    assert_eq!(rewind(&ep, tick - 20).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&(tick - 20)]);
+}

@@ -576,3 +576,57 @@ fn replay_usage_and_unreadable_files_have_their_exit_codes() {
     assert_eq!(code, REFUSED, "{out}");
     assert!(out.contains("MJB_REASON_MISSING_FIELD"), "{out}");
 }
+
+/// A panic during a rewind fences the endpoint, and its history stays: `mjb_history_info`
+/// reports what the recorder holds (the tip the rewind kept included), and the export, the
+/// incident record, holds the same ticks and writes as before the rewind and verifies in a
+/// fresh process.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_panic_during_a_rewind_keeps_the_history_exportable() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(15);
+    let seen = drive(&ep, 90, &mut rng);
+    // A write at the tip: the rewind keeps a tip keyframe.
+    assert_eq!(ep.set_ctrl(&[0.3, 0.1]), Outcome::Ok);
+    let tip = ep.frame_info().tick;
+    let at_tip = state_hash(&ep.state_vector().unwrap());
+    let i = info(&ep);
+    let before = recording::read(export(&ep, i.oldest_tick, u64::MAX).unwrap().as_bytes()).unwrap();
+    assert_eq!(before.keyframe_hashes.len() as u64, i.keyframes);
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, mjbridge::native::Fault::Panic as i32),
+        Outcome::Ok
+    );
+    let mut r = mjb_report::default();
+    let o = unsafe { mjb_rewind(ep.0, i.oldest_tick + 20, WAIT_FOREVER, &mut r) };
+    assert_eq!(o, Outcome::Panic, "{:?}", last_error());
+    assert!(ep.safety().fenced);
+    let after = info(&ep);
+    assert_eq!(
+        (after.oldest_tick, after.newest_tick, after.keyframes),
+        (i.oldest_tick, tip, i.keyframes + 1),
+        "the window, and the tip's keyframe"
+    );
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.keyframe_hashes.len() as u64, after.keyframes);
+    assert_eq!(
+        (
+            rec.first_tick,
+            rec.end_tick,
+            &rec.events,
+            &rec.tick_hashes[..]
+        ),
+        (
+            before.first_tick,
+            before.end_tick,
+            &before.events,
+            &before.tick_hashes[..]
+        )
+    );
+    assert_eq!(rec.hash_at(tip), Some(at_tip));
+    assert_eq!(rec.hash_at(tip - 1), seen.get(&(tip - 1)).copied());
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+}

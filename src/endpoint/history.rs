@@ -9,7 +9,8 @@
 //! - **records**: every input write between keyframes ([`Record`]: the field, the object, the
 //!   values, the tick it was made at). Steps are not records: a step is the tick advancing, and
 //!   its record is the hash of the state it left ([`state_hash`], XXH3-64 of the state vector,
-//!   taken from the pre-step image the step path captures anyway);
+//!   taken from the pre-step image the step path captures anyway), kept once the step took
+//!   effect (a step rolled back leaves the history as it was);
 //! - **tick hashes**: for every tick of the window but the newest, the hash of the state the
 //!   endpoint had when it left that tick (every input write made at it included).
 //!
@@ -164,8 +165,26 @@ pub(super) struct History {
     max_keyframes: usize,
     /// Reused by replays: one record's values, contiguous.
     scratch: Vec<f64>,
-    /// The pool's size before a rewind's tip keyframe took a buffer from it (`drop_tip`).
-    tip_spare: usize,
+    /// The tip keyframe of the rewind under way, until it lands or is refused.
+    tip: Option<Tip>,
+}
+
+/// What a rewind's tip keyframe changed, so that a rewind that does not land takes it back.
+#[derive(Debug)]
+struct Tip {
+    /// The keyframe it superseded at its tick (with records after it), kept aside.
+    old: Option<Keyframe>,
+    /// The pool's size before the tip took a buffer from it.
+    spare: usize,
+}
+
+/// Where a keyframe's state comes from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A state at hand (a restore's, a step's pre-image).
+    State(&'a [f64]),
+    /// The engine's current state, read now (a read can fail).
+    Engine(&'a Mujoco),
 }
 
 impl History {
@@ -191,7 +210,7 @@ impl History {
             scrubbed: false,
             max_keyframes,
             scratch: Vec::new(),
-            tip_spare: 0,
+            tip: None,
         }
     }
 
@@ -209,36 +228,35 @@ impl History {
             .unwrap_or_else(|| vec![0.0; self.size].into_boxed_slice())
     }
 
-    /// Keep `state` as the keyframe at `tick` (after every record so far); a keyframe already
-    /// at that tick is superseded (a rewind to a tick replays from its last keyframe).
-    /// A keyframe superseding a discontinuity at its tick stays one (its state holds the
-    /// restore and what was written after it).
-    fn push_keyframe(&mut self, tick: u64, state: Option<&[f64]>, mj: Option<&Mujoco>) {
-        let mut restore = state.is_some();
-        if self.keyframes.back().is_some_and(|k| k.tick == tick) {
-            let k = self.keyframes.pop_back().expect("a keyframe");
-            restore |= k.restore;
-            self.spare.push(k.state);
-        }
+    /// A buffer (from the pool) holding the keyframe state `source` gives; `None` when the
+    /// engine's state could not be read (the buffer back in the pool, or freed when it did
+    /// not come from there: the bytes held are as they were).
+    fn capture(&mut self, source: Source) -> Option<Box<[f64]>> {
+        let pooled = self.spare.len();
         let mut buf = self.buffer();
-        match (state, mj) {
-            (Some(s), _) => buf.copy_from_slice(s),
-            (None, Some(mj)) => {
+        match source {
+            Source::State(s) => buf.copy_from_slice(s),
+            Source::Engine(mj) => {
                 if mj.get_state(self.sig, &mut buf).is_err() {
-                    // Without its state there is no keyframe: the history restarts later.
-                    self.spare.push(buf);
-                    self.clear();
-                    return;
+                    if self.spare.len() < pooled {
+                        self.spare.push(buf);
+                    }
+                    return None;
                 }
             }
-            (None, None) => unreachable!("a keyframe needs a state"),
         }
-        let hash = state_hash(&buf);
+        Some(buf)
+    }
+
+    /// Keep `state` as the keyframe at `tick`, after every record so far.
+    fn keep(&mut self, tick: u64, state: Box<[f64]>, restore: bool) {
+        debug_assert!(self.keyframes.back().is_none_or(|k| k.tick < tick));
+        let hash = state_hash(&state);
         self.keyframes.push_back(Keyframe {
             tick,
             record: self.next_record(),
             value: self.next_value(),
-            state: buf,
+            state,
             hash,
             restore,
         });
@@ -247,17 +265,93 @@ impl History {
         }
     }
 
-    /// Take back the tip keyframe a rewind that did not land added: its buffer goes back to
-    /// the pool when it came from there (else it is freed), so the history is as it was.
-    fn drop_tip(&mut self) {
-        if let Some(k) = self.keyframes.pop_back() {
-            if self.spare.len() < self.tip_spare {
-                self.spare.push(k.state);
+    /// Take out the newest keyframe when it is at `tick` (a new one supersedes it).
+    fn supersede(&mut self, tick: u64) -> Option<Keyframe> {
+        self.keyframes
+            .back()
+            .is_some_and(|k| k.tick == tick)
+            .then(|| self.keyframes.pop_back().expect("a keyframe"))
+    }
+
+    /// Keep a keyframe at `tick` from `source` (see [`keep`](Self::keep)); false, nothing
+    /// changed, when the engine's state could not be read. A keyframe at `tick` is superseded
+    /// (a rewind to a tick replays from its last keyframe) by a state at hand only (a
+    /// restore's): a read that fails must leave the history as it was. A keyframe
+    /// superseding a discontinuity stays one (its state holds the restore and what was
+    /// written after it).
+    fn push_keyframe(&mut self, tick: u64, source: Source, restore: bool) -> bool {
+        let restore = match self.supersede(tick) {
+            Some(old) => {
+                debug_assert!(matches!(source, Source::State(_)));
+                self.spare.push(old.state);
+                restore || old.restore
             }
+            None => restore,
+        };
+        let Some(buf) = self.capture(source) else {
+            return false;
+        };
+        self.keep(tick, buf, restore);
+        true
+    }
+
+    /// While a rewind leaves the tip (the endpoint at `tick`, its current state), keep it as
+    /// a keyframe so that a rewind can come back to it; until [`keep_tip`](Self::keep_tip)
+    /// or [`take_back_tip`](Self::take_back_tip) ends it, what it changed can be undone.
+    /// Nothing is added when the newest keyframe is already that state (at `tick`, nothing
+    /// recorded after it). False, nothing changed, when the state could not be read.
+    fn push_tip(&mut self, tick: u64, mj: &Mujoco) -> bool {
+        let current = self
+            .keyframes
+            .back()
+            .is_some_and(|k| k.tick == tick && k.record == self.next_record());
+        if current {
+            return true;
+        }
+        let spare = self.spare.len();
+        let Some(buf) = self.capture(Source::Engine(mj)) else {
+            return false;
+        };
+        let old = self.supersede(tick);
+        let restore = old.as_ref().is_some_and(|k| k.restore);
+        self.keep(tick, buf, restore);
+        self.tip = Some(Tip { old, spare });
+        true
+    }
+
+    /// The rewind landed: the keyframe the tip superseded goes to the pool.
+    fn keep_tip(&mut self) {
+        if let Some(Tip { old: Some(old), .. }) = self.tip.take() {
+            self.spare.push(old.state);
         }
     }
 
-    /// Forget everything (a forward jump, a state that could not be read).
+    /// A rewind that did not end (it panicked): the tip keyframe it added stays (a state of
+    /// the timeline, the newest tick's), the one it superseded goes to the pool; the records
+    /// of its tick are left as they are (the endpoint is fenced, nothing is written again).
+    fn abandon_tip(&mut self) {
+        if let Some(Tip { old: Some(old), .. }) = self.tip.take() {
+            self.spare.push(old.state);
+        }
+    }
+
+    /// The rewind did not land: the tip keyframe is taken back (its buffer back to the pool
+    /// when it came from there, else freed) and the one it superseded put back, so the
+    /// history is exactly as it was.
+    fn take_back_tip(&mut self) {
+        let Some(tip) = self.tip.take() else {
+            return;
+        };
+        let k = self.keyframes.pop_back().expect("the tip");
+        if self.spare.len() < tip.spare {
+            self.spare.push(k.state);
+        }
+        if let Some(old) = tip.old {
+            self.keyframes.push_back(old);
+        }
+    }
+
+    /// Forget everything (a restore ahead of the timeline or before all of it).
     fn clear(&mut self) {
         for k in self.keyframes.drain(..) {
             self.spare.push(k.state);
@@ -286,19 +380,20 @@ impl History {
         self.hashes.truncate(keep);
     }
 
-    /// Before a mutation takes effect at `tick`: a scrubbed future is dropped, and the
-    /// history starts (its first keyframe, the current state) when it is empty.
-    pub(super) fn begin(&mut self, mj: &Mujoco, tick: u64) {
+    /// Before a mutation takes effect at `tick` from `source` (the state now): a scrubbed
+    /// future is dropped, and the history starts (its first keyframe, that state) when it is
+    /// empty. When that state cannot be read the history stays empty (and records nothing).
+    fn begin(&mut self, tick: u64, source: Source) {
         if std::mem::take(&mut self.scrubbed) {
             self.truncate_after(tick);
         }
         if self.keyframes.is_empty() {
-            self.push_keyframe(tick, None, Some(mj));
+            self.push_keyframe(tick, source, false);
         }
     }
 
     /// Input writes made at `tick` (after [`begin`](Self::begin)).
-    pub(super) fn record(&mut self, tick: u64, inputs: &[Input]) {
+    fn record(&mut self, tick: u64, inputs: &[Input]) {
         if self.keyframes.is_empty() {
             return;
         }
@@ -313,18 +408,18 @@ impl History {
         }
     }
 
-    /// A step from `left` (its pre-image `pre`) to `left + 1`: the hash of the state that
-    /// left `left`, a keyframe when one is due, and the window's old end dropped.
+    /// A step that took effect, from `left` (its pre-image `pre`) to `left + 1`: begun as a
+    /// mutation at `left` (only now: a step rolled back leaves the history as it was), the
+    /// hash of the state that left `left`, a keyframe when one is due (one that cannot be
+    /// read is taken at the next step instead), and the window's old end dropped.
     pub(super) fn stepped(&mut self, mj: &Mujoco, left: u64, pre: &[f64]) {
-        let Some(last) = self.keyframes.back() else {
-            return;
-        };
+        self.begin(left, Source::State(pre));
+        let last = self.keyframes.back().expect("begun").tick;
         debug_assert_eq!(self.first_hash + self.hashes.len() as u64, left);
-        let last = last.tick;
         self.hashes.push_back(state_hash(pre));
         let now = left + 1;
         if now - last >= self.config.keyframe_every {
-            self.push_keyframe(now, None, Some(mj));
+            self.push_keyframe(now, Source::Engine(mj), false);
         }
         self.evict(now);
     }
@@ -345,7 +440,7 @@ impl History {
             // replayed again (a replay to `tick` starts at that keyframe).
             self.truncate_after(tick);
         }
-        self.push_keyframe(tick, Some(state), None);
+        self.push_keyframe(tick, Source::State(state), true);
         self.evict(tick);
     }
 
@@ -415,7 +510,7 @@ impl Native {
     /// Record input writes about to be made at the current tick (a recording endpoint).
     pub(super) fn record_inputs(&mut self, inputs: &[Input]) {
         if let Some(h) = self.history.as_mut() {
-            h.begin(&self.mj, self.tick);
+            h.begin(self.tick, Source::Engine(&self.mj));
             h.record(self.tick, inputs);
         }
     }
@@ -514,6 +609,27 @@ fn take<'a>(events: &mut Vec<Out<'a>>, k: &'a Keyframe) -> Check {
 /// Discontinuity keyframes a window keeps beyond its periodic ones.
 const DISCONTINUITIES: usize = 32;
 
+/// The recorder lent out of the pair to a rewind (which needs both): put back when the rewind
+/// ends, also when it panics (the panic fences the endpoint, and the history stays there for
+/// `mjb_history_info` and `mjb_history_export`, with the tip the rewind left kept), its
+/// summary published then.
+struct Lent<'a> {
+    n: &'a mut Native,
+    h: Option<History>,
+    summary: &'a Summary,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(mut h) = self.h.take() {
+            // Nothing here may panic: during an unwind that would abort the host.
+            h.abandon_tip();
+            self.summary.publish(h.info(self.n.tick));
+            self.n.history = Some(h);
+        }
+    }
+}
+
 impl Endpoint {
     /// Restore the exact state the endpoint had at `tick` (see the module's doc): admitted,
     /// fenced and stop-ruled like a restore (admitted while stopped, the stop history kept),
@@ -527,11 +643,13 @@ impl Endpoint {
             return Answer::refused_at(r, self.safety.view_tick());
         }
         self.mutate(call.into(), |n, _| {
-            let mut h = n.history.take().expect("configured history");
-            let a = self.rewind_locked(n, &mut h, tick);
-            self.history_summary.publish(h.info(n.tick));
-            n.history = Some(h);
-            a
+            let mut lent = Lent {
+                h: n.history.take(),
+                n,
+                summary: &self.history_summary,
+            };
+            let Lent { n, h, .. } = &mut lent;
+            self.rewind_locked(n, h.as_mut().expect("configured history"), tick)
         })
     }
 
@@ -565,21 +683,20 @@ impl Endpoint {
             );
             return Answer::refused_at(r, before);
         }
-        // Leaving the tip: keep it, so that a rewind can come back to it. A keyframe the tip
-        // adds is taken back when the rewind does not land (its history is then unchanged).
-        let tip = !h.scrubbed && h.keyframes.back().is_none_or(|k| k.tick != before);
-        if !h.scrubbed {
-            let spare = h.spare.len();
-            h.push_keyframe(before, None, Some(&n.mj));
-            if h.keyframes.is_empty() {
-                let r = Refusal::rejected(Reason::EngineError, "reading the current state failed");
-                return Answer::refused_at(r, before);
-            }
-            h.tip_spare = spare;
+        // Leaving the tip: keep it, so that a rewind can come back to it. What the tip
+        // changed is taken back when the rewind does not land (its history is then unchanged).
+        if !h.scrubbed && !h.push_tip(before, &n.mj) {
+            let r = Refusal::rejected(
+                Reason::EngineError,
+                "reading the current state (the tip a rewind keeps) raised; nothing was done",
+            );
+            return Answer::refused_at(r, before);
         }
         let a = self.replay_to(n, h, tick, (oldest, newest));
-        if tip && a.report.outcome != Outcome::Ok {
-            h.drop_tip();
+        if a.report.outcome == Outcome::Ok {
+            h.keep_tip();
+        } else {
+            h.take_back_tip();
         }
         a
     }
