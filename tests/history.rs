@@ -851,6 +851,117 @@ fn export(ep: &Ep) -> (String, mjbridge::recording::Recording) {
     (text, rec)
 }
 
+/// The input writes a recording holds at `tick`: field, object and values.
+#[cfg(mjb_integration)]
+fn writes_at(rec: &mjbridge::recording::Recording, tick: u64) -> Vec<(Field, i64, Vec<f64>)> {
+    rec.events
+        .iter()
+        .filter_map(|e| match e {
+            mjbridge::recording::Event::Input {
+                tick: t,
+                field,
+                id,
+                values,
+            } if *t == tick => Some((*field, id.map_or(-1, |i| i as i64), values.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Writes at one tick with no step between them supersede exactly what they overwrite: a
+/// whole-field write every earlier write of its field, an object's write the earlier writes of
+/// that object (and a whole-field write when the object is the whole field), never a
+/// whole-field write by one object's. The tick still comes back byte for byte.
+#[cfg(mjb_integration)]
+#[test]
+fn writes_at_one_tick_supersede_exactly_what_they_cover() {
+    let ep = recording(100, 10);
+    ep.set_ctrl(&[0.1, 0.2]);
+    ep.step_ok(3);
+    let t = 3;
+    let nv = ep.dims().nv as usize;
+    assert_eq!(ep.field_len(Field::MocapPos), 3, "one mocap body");
+    ep.input_ok(Field::Ctrl, -1, &[0.5, 0.6]);
+    ep.input_ok(Field::Ctrl, 0, &[0.7]); // after a whole-field write: both kept
+    ep.input_ok(Field::Ctrl, 1, &[0.8]);
+    ep.input_ok(Field::Ctrl, 1, &[0.9]); // supersedes the 0.8
+    let (_, rec) = export(&ep);
+    assert_eq!(
+        writes_at(&rec, t),
+        [
+            (Field::Ctrl, -1, vec![0.5, 0.6]),
+            (Field::Ctrl, 0, vec![0.7]),
+            (Field::Ctrl, 1, vec![0.9]),
+        ]
+    );
+    ep.input_ok(Field::Ctrl, -1, &[-0.1, -0.2]); // supersedes all three
+    ep.input_ok(Field::Ctrl, 0, &[-0.3]);
+    ep.input_ok(Field::QfrcApplied, -1, &vec![0.01; nv]);
+    ep.input_ok(Field::Ctrl, 0, &[-0.4]); // supersedes the -0.3, not the whole write
+    ep.input_ok(Field::MocapPos, -1, &[0.5, 0.0, 0.7]);
+    ep.input_ok(Field::MocapPos, 0, &[0.5, 0.1, 0.7]); // one object is the whole field
+    let (_, rec) = export(&ep);
+    assert_eq!(
+        writes_at(&rec, t),
+        [
+            (Field::Ctrl, -1, vec![-0.1, -0.2]),
+            (Field::QfrcApplied, -1, vec![0.01; nv]),
+            (Field::Ctrl, 0, vec![-0.4]),
+            (Field::MocapPos, 0, vec![0.5, 0.1, 0.7]),
+        ]
+    );
+    let at_t = ep.checkpoint();
+    assert_eq!(ep.owned_field(Field::Ctrl), [-0.4, -0.2]);
+    ep.step_ok(5);
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), at_t);
+}
+
+/// The keyframes never pass the documented bound, `ceil(N/K) + 34`, and reach it: a window
+/// of periodic keyframes, then a restore at every tick (each a discontinuity) and a rewind
+/// from each new tip (its tip keyframe, added without eviction). Every rewind still lands.
+#[cfg(mjb_integration)]
+#[test]
+fn keyframes_never_pass_the_documented_bound() {
+    let (n, k) = (100u64, 10u64);
+    let bound = n.div_ceil(k) + 34;
+    let ep = recording(n, k);
+    let mut most = 0;
+    let mut check = |ep: &Ep| {
+        let i = info_ok(ep);
+        assert!(i.keyframes <= bound, "{i:?}: more than {bound} keyframes");
+        most = most.max(i.keyframes);
+    };
+    for j in 0..150u64 {
+        assert_eq!(ep.set_ctrl(&[(j % 5) as f64 / 5.0, -0.1]), Outcome::Ok);
+        ep.step_ok(1);
+        check(&ep);
+    }
+    for j in 0..60u64 {
+        let cp = ep.checkpoint();
+        assert_eq!(ep.restore(&cp).0, Outcome::Ok, "{:?}", last_error());
+        check(&ep);
+        assert_eq!(ep.set_ctrl(&[0.1, (j % 3) as f64 / 3.0]), Outcome::Ok);
+        ep.step_ok(1);
+        check(&ep);
+        let tip = ep.frame_info().tick;
+        let cp = ep.checkpoint();
+        assert_eq!(rewind(&ep, tip - 2).0, Outcome::Ok, "{:?}", last_error());
+        check(&ep);
+        assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+        assert_eq!(ep.checkpoint(), cp);
+        check(&ep);
+    }
+    assert_eq!(most, bound, "the bound is the true maximum");
+    let i = info_ok(&ep);
+    assert_eq!(
+        rewind(&ep, i.oldest_tick).0,
+        Outcome::Ok,
+        "{:?}",
+        last_error()
+    );
+}
+
 /// A step that fails after a rewind (rolled back: the engine raised; refused: its pre-step
 /// state could not be read) leaves the history exactly as it was: the same window, keyframes
 /// and bytes, the same export, and the scrubbed ticks after the rewound one kept (a rewind to

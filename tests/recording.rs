@@ -577,6 +577,81 @@ fn replay_usage_and_unreadable_files_have_their_exit_codes() {
     assert!(out.contains("MJB_REASON_MISSING_FIELD"), "{out}");
 }
 
+/// README.md's and docs/contract.md's memory bound of a recorder (`mjb_history_info`'s
+/// `bytes`), with its worst case for the model: `d` = 32 discontinuities, and a tick keeping
+/// every input target's write on both sides of its keyframe (`r` = 2 × the targets, `w` = 4 ×
+/// the input values).
+fn memory_bound(ep: &Ep, n: u64, k: u64) -> u64 {
+    let d = ep.dims();
+    let s = 8 * ep.state_vector().unwrap().len() as u64;
+    let objects = d.nu + d.nv + d.nbody + 2 * d.nmocap + d.neq;
+    let values = d.nu + d.nv + 6 * d.nbody + 7 * d.nmocap + d.neq;
+    let (r, w) = (2 * (6 + objects) as u64, 4 * values as u64);
+    let kf = n.div_ceil(k);
+    (kf + 2 + 32) * s + 64 * (kf + 34) + 2 * (n + k + 2) * (8 + 32 * r + 8 * w)
+}
+
+/// While stopped, input writes are admitted and take effect (a host zeroes its controls, say),
+/// and a write supersedes the earlier writes of its tick that it covers: a million writes at
+/// the stop tick leave the recorder's bytes as they were after the first thousand, within
+/// the documented bound, and the export still holds the stop tick's exact state and verifies
+/// in a fresh process.
+#[cfg(mjb_integration)]
+#[test]
+fn writes_while_stopped_keep_the_history_bounded_and_its_export_verifies() {
+    let (n, k) = (500, 25);
+    let ep = recorder(n, k);
+    let mut rng = Lcg(14);
+    drive(&ep, 120, &mut rng);
+    let at_stop = ep.frame_info().tick;
+    ep.stop();
+    assert_eq!(ep.step(1).0, Outcome::Rejected, "steps are refused");
+    let d = ep.dims();
+    let (nv, nbody) = (d.nv as usize, d.nbody as i32);
+    let qfrc = vec![0.0; nv];
+    let write = |j: u64| {
+        let x = (j % 1000) as f64 / 1000.0;
+        match j % 8 {
+            0..=3 => assert_eq!(ep.set_ctrl(&[x, -x]), Outcome::Ok),
+            4 => ep.input_ok(Field::Ctrl, (j % 2) as i32, &[x]),
+            5 => ep.input_ok(Field::QfrcApplied, -1, &qfrc),
+            6 => ep.input_ok(Field::XfrcApplied, (j % 7) as i32 % nbody, &[x; 6]),
+            _ => ep.input_ok(Field::MocapPos, 0, &[0.5, x * 0.1, 0.7]),
+        }
+    };
+    for j in 0..1000 {
+        write(j);
+    }
+    let first = info(&ep);
+    for j in 1000..1_000_000 {
+        write(j);
+    }
+    let i = info(&ep);
+    assert_eq!(
+        i, first,
+        "a million writes later the recorder holds what it held"
+    );
+    assert_eq!(i.newest_tick, at_stop);
+    assert!(i.bytes <= memory_bound(&ep, n, k), "{i:?}");
+    let last = state_hash(&ep.state_vector().unwrap());
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.end_tick, at_stop);
+    assert_eq!(
+        rec.hash_at(at_stop),
+        Some(last),
+        "the last writes are in it"
+    );
+    let at_tick = rec.events.iter().filter(|e| e.tick() == at_stop).count();
+    assert!(
+        at_tick <= 1 + 2 + 1 + 7,
+        "{at_tick} writes kept at the stop tick"
+    );
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("..={at_stop}")), "{out}");
+}
+
 /// A panic during a rewind fences the endpoint, and its history stays: `mjb_history_info`
 /// reports what the recorder holds (the tip the rewind kept included), and the export, the
 /// incident record, holds the same ticks and writes as before the rewind and verifies in a

@@ -7,10 +7,12 @@
 //!   tip when a rewind leaves it; each with its tick, its place in the record stream and its
 //!   hash;
 //! - **records**: every input write between keyframes ([`Record`]: the field, the object, the
-//!   values, the tick it was made at). Steps are not records: a step is the tick advancing, and
-//!   its record is the hash of the state it left ([`state_hash`], XXH3-64 of the state vector,
-//!   taken from the pre-step image the step path captures anyway), kept once the step took
-//!   effect (a step rolled back leaves the history as it was);
+//!   values, the tick it was made at), but those a later write of the same tick overwrites
+//!   ([`Record::covers`]): a tick keeps at most one write per target on each side of its
+//!   keyframe, however many a host makes (while stopped, say). Steps are not records: a step is
+//!   the tick advancing, and its record is the hash of the state it left ([`state_hash`],
+//!   XXH3-64 of the state vector, taken from the pre-step image the step path captures
+//!   anyway), kept once the step took effect (a step rolled back leaves the history as it was);
 //! - **tick hashes**: for every tick of the window but the newest, the hash of the state the
 //!   endpoint had when it left that tick (every input write made at it included).
 //!
@@ -71,7 +73,20 @@ pub struct Record {
 // README.md's memory bound counts 32 bytes per record.
 const _: () = assert!(std::mem::size_of::<Record>() <= 32);
 
-/// A complete state of the timeline: where replays start.
+impl Record {
+    /// Whether this write, made after `earlier` at the same tick with no step between them,
+    /// overwrites every value `earlier` wrote: the same field, and the whole field, or the
+    /// same object, or an object that is the whole field (a field of one object). A replay
+    /// that skips `earlier` then reaches the same state, so the recorder drops it.
+    fn covers(&self, earlier: &Record) -> bool {
+        self.field == earlier.field
+            && (self.id.is_none()
+                || self.id == earlier.id
+                || (earlier.id.is_none() && self.len == earlier.len))
+    }
+}
+
+/// A complete state of the timeline: where replays start. A tick has at most one.
 #[derive(Debug)]
 struct Keyframe {
     tick: u64,
@@ -86,6 +101,9 @@ struct Keyframe {
     /// timeline reaches by stepping (an export names only their hash).
     restore: bool,
 }
+
+// README.md's memory bound counts 64 bytes per keyframe beside its state.
+const _: () = assert!(std::mem::size_of::<Keyframe>() <= 64);
 
 /// What `mjb_history_info` reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -190,16 +208,17 @@ enum Source<'a> {
 impl History {
     pub(super) fn new(config: HistoryConfig, sig: u32, size: usize) -> History {
         let kf = config.window_ticks.div_ceil(config.keyframe_every) as usize;
-        // The window's keyframes, the one before it, the tip and a few discontinuities; more
-        // (restores every few ticks) shorten the window rather than the memory bound.
-        let max_keyframes = kf + 2 + DISCONTINUITIES;
+        // The window's keyframes, the one before it and a few discontinuities; more (restores
+        // every few ticks) shorten the window rather than grow the memory. A rewind's tip is
+        // one more, added without eviction: `ceil(N/K) + 34` in all (docs/contract.md).
+        let max_keyframes = kf + 1 + DISCONTINUITIES;
         debug_assert!(kf as u64 <= MAX_WINDOW_KEYFRAMES);
         let ticks = (config.window_ticks + config.keyframe_every + 2) as usize;
         History {
             config,
             sig,
             size,
-            keyframes: VecDeque::with_capacity(max_keyframes),
+            keyframes: VecDeque::with_capacity(max_keyframes + 1),
             spare: Vec::new(),
             records: VecDeque::new(),
             first_record: 0,
@@ -284,6 +303,7 @@ impl History {
             Some(old) => {
                 debug_assert!(matches!(source, Source::State(_)));
                 self.spare.push(old.state);
+                self.merge(tick);
                 restore || old.restore
             }
             None => restore,
@@ -319,11 +339,19 @@ impl History {
         true
     }
 
-    /// The rewind landed: the keyframe the tip superseded goes to the pool.
+    /// The rewind landed: the keyframe the tip superseded goes to the pool, and the records of
+    /// its tick, all before the tip now, are merged (as [`push_keyframe`](Self::push_keyframe)
+    /// does).
     fn keep_tip(&mut self) {
-        if let Some(Tip { old: Some(old), .. }) = self.tip.take() {
-            self.spare.push(old.state);
-        }
+        let Some(Tip { old: Some(old), .. }) = self.tip.take() else {
+            return;
+        };
+        self.spare.push(old.state);
+        let mut tip = self.keyframes.pop_back().expect("the tip");
+        self.merge(tip.tick);
+        tip.record = self.next_record();
+        tip.value = self.next_value();
+        self.keyframes.push_back(tip);
     }
 
     /// A rewind that did not end (it panicked): the tip keyframe it added stays (a state of
@@ -349,6 +377,53 @@ impl History {
         if let Some(old) = tip.old {
             self.keyframes.push_back(old);
         }
+    }
+
+    /// The first (relative) index of the records at `tick` after the newest keyframe: the
+    /// writes a new write at `tick` may supersede.
+    fn segment(&self, tick: u64) -> usize {
+        let floor = self
+            .keyframes
+            .back()
+            .map_or(0, |k| (k.record - self.first_record) as usize);
+        let mut i = self.records.len();
+        while i > floor && self.records[i - 1].tick == tick {
+            i -= 1;
+        }
+        i
+    }
+
+    /// Drop the records at `tick` after the newest keyframe that a later one of them covers
+    /// ([`Record::covers`]): after a keyframe at `tick` was superseded, the writes before and
+    /// after it are one stretch again.
+    fn merge(&mut self, tick: u64) {
+        let from = self.segment(tick);
+        self.drop_records(from, |rs, i| rs.range(i + 1..).any(|l| l.covers(&rs[i])));
+    }
+
+    /// Remove the records from (relative) index `from` on that `gone` picks, and their
+    /// values; the others keep their order. No keyframe may follow `from`.
+    fn drop_records(&mut self, from: usize, gone: impl Fn(&VecDeque<Record>, usize) -> bool) {
+        let tail: usize = self.records.range(from..).map(|r| r.len as usize).sum();
+        let mut v = self.values.len() - tail;
+        let (mut w, mut vw) = (from, v);
+        for i in from..self.records.len() {
+            let r = self.records[i];
+            let len = r.len as usize;
+            if !gone(&self.records, i) {
+                if w != i {
+                    self.records[w] = r;
+                    for k in 0..len {
+                        self.values[vw + k] = self.values[v + k];
+                    }
+                }
+                w += 1;
+                vw += len;
+            }
+            v += len;
+        }
+        self.records.truncate(w);
+        self.values.truncate(vw);
     }
 
     /// Forget everything (a restore ahead of the timeline or before all of it).
@@ -392,18 +467,24 @@ impl History {
         }
     }
 
-    /// Input writes made at `tick` (after [`begin`](Self::begin)).
+    /// Input writes made at `tick` (after [`begin`](Self::begin)). A write supersedes the
+    /// earlier ones of its tick that it covers ([`Record::covers`]; not across a keyframe):
+    /// a tick keeps at most one write per target on each side of its keyframe, however many
+    /// are made (while stopped, say).
     fn record(&mut self, tick: u64, inputs: &[Input]) {
         if self.keyframes.is_empty() {
             return;
         }
         for i in inputs {
-            self.records.push_back(Record {
+            let r = Record {
                 tick,
                 field: i.field,
                 id: i.id,
                 len: i.values.len() as u32,
-            });
+            };
+            let from = self.segment(tick);
+            self.drop_records(from, |rs, j| r.covers(&rs[j]));
+            self.records.push_back(r);
             self.values.extend(i.values.iter().copied());
         }
     }
