@@ -917,7 +917,8 @@ fn writes_at_one_tick_supersede_exactly_what_they_cover() {
     assert_eq!(ep.checkpoint(), at_t);
 }
 
-/// The keyframes never pass the documented bound, `ceil(N/K) + 34`, and reach it: a window
+/// The keyframes never pass the documented bound, `ceil(N/K) + 34`, and reach it (the bytes
+/// stay within theirs): a window
 /// of periodic keyframes, then a restore at every tick (each a discontinuity) and a rewind
 /// from each new tip (its tip keyframe, added without eviction). Every rewind still lands.
 #[cfg(mjb_integration)]
@@ -927,9 +928,11 @@ fn keyframes_never_pass_the_documented_bound() {
     let bound = n.div_ceil(k) + 34;
     let ep = recording(n, k);
     let mut most = 0;
+    let bytes = ep.history_memory_bound(n, k);
     let mut check = |ep: &Ep| {
         let i = info_ok(ep);
         assert!(i.keyframes <= bound, "{i:?}: more than {bound} keyframes");
+        assert!(i.bytes <= bytes, "{i:?}: more than {bytes} bytes");
         most = most.max(i.keyframes);
     };
     for j in 0..150u64 {

@@ -577,20 +577,6 @@ fn replay_usage_and_unreadable_files_have_their_exit_codes() {
     assert!(out.contains("MJB_REASON_MISSING_FIELD"), "{out}");
 }
 
-/// README.md's and docs/contract.md's memory bound of a recorder (`mjb_history_info`'s
-/// `bytes`), with its worst case for the model: `d` = 32 discontinuities, and a tick keeping
-/// every input target's write on both sides of its keyframe (`r` = 2 × the targets, `w` = 4 ×
-/// the input values).
-fn memory_bound(ep: &Ep, n: u64, k: u64) -> u64 {
-    let d = ep.dims();
-    let s = 8 * ep.state_vector().unwrap().len() as u64;
-    let objects = d.nu + d.nv + d.nbody + 2 * d.nmocap + d.neq;
-    let values = d.nu + d.nv + 6 * d.nbody + 7 * d.nmocap + d.neq;
-    let (r, w) = (2 * (6 + objects) as u64, 4 * values as u64);
-    let kf = n.div_ceil(k);
-    (kf + 2 + 32) * s + 64 * (kf + 34) + 2 * (n + k + 2) * (8 + 32 * r + 8 * w)
-}
-
 /// While stopped, input writes are admitted and take effect (a host zeroes its controls, say),
 /// and a write supersedes the earlier writes of its tick that it covers: a million writes at
 /// the stop tick leave the recorder's bytes as they were after the first thousand, within
@@ -632,7 +618,7 @@ fn writes_while_stopped_keep_the_history_bounded_and_its_export_verifies() {
         "a million writes later the recorder holds what it held"
     );
     assert_eq!(i.newest_tick, at_stop);
-    assert!(i.bytes <= memory_bound(&ep, n, k), "{i:?}");
+    assert!(i.bytes <= ep.history_memory_bound(n, k), "{i:?}");
     let last = state_hash(&ep.state_vector().unwrap());
     let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
     let rec = recording::read(doc.as_bytes()).unwrap();
