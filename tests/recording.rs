@@ -691,3 +691,51 @@ fn a_panic_during_a_rewind_keeps_the_history_exportable() {
     let (code, out) = replay(&doc, "contact_act.xml");
     assert_eq!(code, 0, "{out}");
 }
+
+/// While stopped, a host that writes, rewinds away and back, and writes again at the stop tick
+/// (each rewind keeps a tip keyframe there, superseding the last one) leaves the recorder's
+/// bytes as they were after the first rounds, and the tick's writes still replay exactly: the
+/// rewinds land on the stop tick's latest state and the export verifies.
+#[cfg(mjb_integration)]
+#[test]
+fn writes_between_rewinds_while_stopped_stay_bounded_and_exact() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(16);
+    drive(&ep, 70, &mut rng);
+    let at_stop = ep.frame_info().tick;
+    ep.stop();
+    let rewind = |t: u64| {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_rewind(ep.0, t, WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    };
+    let mut first = None;
+    for j in 0..300u64 {
+        let x = (j % 17) as f64 / 17.0;
+        assert_eq!(ep.set_ctrl(&[x, 0.5 - x]), Outcome::Ok);
+        ep.input_ok(Field::Ctrl, (j % 2) as i32, &[-x]);
+        ep.input_ok(Field::MocapPos, 0, &[0.5, 0.1 * x, 0.7]);
+        let cp = ep.checkpoint();
+        rewind(at_stop - 1 - j % 5);
+        rewind(at_stop);
+        assert_eq!(
+            ep.checkpoint(),
+            cp,
+            "round {j}: the stop tick's latest state"
+        );
+        if j == 10 {
+            first = Some(info(&ep));
+        }
+    }
+    let i = info(&ep);
+    assert_eq!(Some(i), first, "300 rounds hold what 10 did");
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.end_tick, at_stop);
+    assert_eq!(
+        rec.hash_at(at_stop),
+        Some(state_hash(&ep.state_vector().unwrap()))
+    );
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+}
