@@ -1,5 +1,6 @@
-//! History and rewind: the endpoint's flight recorder (config `"history"`) and
-//! [`Endpoint::rewind`].
+//! History and rewind: the endpoint's flight recorder (config `"history"`); the rewind
+//! ([`Endpoint::rewind`]) is in `rewind.rs`, the recording of a stretch of it
+//! (`mjb_history_export`) in `export.rs`.
 //!
 //! What is kept, in bounded memory, under the native lock:
 //! - **keyframes**: the complete integration state (`mjSTATE_INTEGRATION`) every
@@ -27,17 +28,17 @@
 //! pre-step image and one push into a ring; a keyframe copies the state into a recycled
 //! buffer every `keyframe_every` ticks.
 
-use super::image::Image;
-use super::{Answer, Call, Endpoint, Native};
+use super::{Endpoint, Native};
 use crate::config::{HistoryConfig, MAX_WINDOW_KEYFRAMES};
-use crate::frame::Cause;
 use crate::inputs::Input;
 use crate::native::fields::Field;
-use crate::native::{Mujoco, NativeError};
-use crate::outcome::{Outcome, Reason, Refusal};
-use crate::recording::{Check, Out};
+use crate::native::Mujoco;
+use crate::outcome::{Reason, Refusal};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicU64, Ordering};
+
+mod export;
+mod rewind;
 
 /// The verification hash of a state vector: XXH3-64 (seed 0) of its values' IEEE-754 bits as
 /// little-endian bytes. An export names it so another process can check a replay.
@@ -597,143 +598,10 @@ impl Native {
     }
 }
 
-impl History {
-    /// The state hash of every tick from keyframe `kf`'s to `to` (`current`: the hash of the
-    /// state now, at tick `now`, when the endpoint is at its tip).
-    fn export_hashes(
-        &self,
-        kf: usize,
-        to: u64,
-        now: u64,
-        current: Option<u64>,
-        (oldest, newest): (u64, u64),
-    ) -> Result<Vec<u64>, Refusal> {
-        let start = &self.keyframes[kf];
-        let mut hashes = Vec::with_capacity((to - start.tick + 1) as usize);
-        let mut k = kf;
-        for t in start.tick..=to {
-            while self.keyframes.get(k + 1).is_some_and(|n| n.tick <= t) {
-                k += 1;
-            }
-            let got = match self.expected(t, k) {
-                Some(x) => Some(x),
-                None if t == now => current,
-                None => None,
-            };
-            match got {
-                Some(x) => hashes.push(x),
-                None => {
-                    return Err(Refusal::rejected(
-                        Reason::OutOfRange,
-                        format!("tick {t} has no recorded state in the window {oldest}..={newest}"),
-                    ))
-                }
-            }
-        }
-        Ok(hashes)
-    }
-
-    /// The events after keyframe `kf` up to tick `to`, and the keyframe checks.
-    fn export_events(&self, kf: usize, to: u64) -> (Vec<Out<'_>>, Vec<Check>) {
-        let start = &self.keyframes[kf];
-        // Events in record order; each later keyframe where it was taken (a discontinuity as
-        // a restore event, then its hash; others their hash before the next record).
-        let mut events = Vec::new();
-        let mut keyframes = vec![(start.tick, 0, start.hash)];
-        let mut later = self
-            .keyframes
-            .iter()
-            .skip(kf + 1)
-            .filter(|k| k.tick <= to)
-            .peekable();
-        let mut val = (start.value - self.first_value) as usize;
-        let first = (start.record - self.first_record) as usize;
-        for (i, r) in self.records.iter().enumerate().skip(first) {
-            if r.tick > to {
-                break;
-            }
-            let abs = self.first_record + i as u64;
-            while let Some(k) = later.next_if(|k| k.record <= abs) {
-                keyframes.push(take(&mut events, k));
-            }
-            let values = self
-                .values
-                .range(val..val + r.len as usize)
-                .copied()
-                .collect();
-            val += r.len as usize;
-            events.push(Out::Input {
-                tick: r.tick,
-                field: r.field,
-                id: r.id,
-                values,
-            });
-        }
-        for k in later {
-            keyframes.push(take(&mut events, k));
-        }
-        (events, keyframes)
-    }
-}
-
-/// An export's event for keyframe `k` (a restore event for a discontinuity) and its check.
-fn take<'a>(events: &mut Vec<Out<'a>>, k: &'a Keyframe) -> Check {
-    if k.restore {
-        events.push(Out::Restore {
-            tick: k.tick,
-            state: &k.state,
-        });
-    }
-    (k.tick, events.len() as u64, k.hash)
-}
-
 /// Discontinuity keyframes a window keeps beyond its periodic ones.
 const DISCONTINUITIES: usize = 32;
 
-/// The recorder lent out of the pair to a rewind (which needs both): put back when the rewind
-/// ends, also when it panics (the panic fences the endpoint, and the history stays there for
-/// `mjb_history_info` and `mjb_history_export`, with the tip the rewind left kept), its
-/// summary published then.
-struct Lent<'a> {
-    n: &'a mut Native,
-    h: Option<History>,
-    summary: &'a Summary,
-}
-
-impl Drop for Lent<'_> {
-    fn drop(&mut self) {
-        if let Some(mut h) = self.h.take() {
-            // Nothing here may panic: during an unwind that would abort the host.
-            h.abandon_tip();
-            self.summary.publish(h.info(self.n.tick));
-            self.n.history = Some(h);
-        }
-    }
-}
-
 impl Endpoint {
-    /// Restore the exact state the endpoint had at `tick` (see the module's doc): admitted,
-    /// fenced and stop-ruled like a restore (admitted while stopped, the stop history kept),
-    /// the replay verified against the recorded hash and rolled back when it differs.
-    pub fn rewind(&self, tick: u64, call: impl Into<Call>) -> Answer {
-        if self.history.is_none() {
-            let r = Refusal::rejected(
-                Reason::OutOfRange,
-                "the endpoint keeps no history (config \"history\"); nothing was done",
-            );
-            return Answer::refused_at(r, self.safety.view_tick());
-        }
-        self.mutate(call.into(), |n, _| {
-            let mut lent = Lent {
-                h: n.history.take(),
-                n,
-                summary: &self.history_summary,
-            };
-            let Lent { n, h, .. } = &mut lent;
-            self.rewind_locked(n, h.as_mut().expect("configured history"), tick)
-        })
-    }
-
     /// The recorder's window, keyframes and bytes, published by the last mutation (no lock).
     pub fn history_info(&self) -> Result<HistoryInfo, Refusal> {
         match self.history {
@@ -750,192 +618,5 @@ impl Endpoint {
         if let Some(h) = &n.history {
             self.history_summary.publish(h.info(n.tick));
         }
-    }
-
-    fn rewind_locked(&self, n: &mut Native, h: &mut History, tick: u64) -> Answer {
-        let before = n.tick;
-        let (oldest, newest) = h.window(before);
-        if tick < oldest || tick > newest {
-            let r = Refusal::rejected(
-                Reason::OutOfRange,
-                format!(
-                    "tick {tick} is outside the history window {oldest}..={newest}; nothing was done"
-                ),
-            );
-            return Answer::refused_at(r, before);
-        }
-        // Leaving the tip: keep it, so that a rewind can come back to it. What the tip
-        // changed is taken back when the rewind does not land (its history is then unchanged).
-        if !h.scrubbed && !h.push_tip(before, &n.mj) {
-            let r = Refusal::rejected(
-                Reason::EngineError,
-                "reading the current state (the tip a rewind keeps) raised; nothing was done",
-            );
-            return Answer::refused_at(r, before);
-        }
-        let a = self.replay_to(n, h, tick, (oldest, newest));
-        if a.report.outcome == Outcome::Ok {
-            h.keep_tip();
-        } else {
-            h.take_back_tip();
-        }
-        a
-    }
-
-    /// Install the keyframe at or before `tick`, replay to it and verify the state reached.
-    fn replay_to(&self, n: &mut Native, h: &mut History, tick: u64, window: (u64, u64)) -> Answer {
-        let (before, (oldest, newest)) = (n.tick, window);
-        let kf = h
-            .keyframes
-            .iter()
-            .rposition(|k| k.tick <= tick)
-            .expect("the window starts at a keyframe");
-        let Some(expected) = h.expected(tick, kf) else {
-            let r = Refusal::rejected(
-                Reason::OutOfRange,
-                format!("tick {tick} has no recorded state in the window {oldest}..={newest}"),
-            );
-            return Answer::refused_at(r, before);
-        };
-        let pre = match self.put(n, Image::State(&h.keyframes[kf].state)) {
-            Ok(pre) => pre,
-            Err(a) => return a,
-        };
-        if let Err((e, reset)) = replay(&mut n.mj, h, kf, tick) {
-            return self.roll_back(n, pre, reset, Reason::EngineError, e, before);
-        }
-        let got = n
-            .shape
-            .layout
-            .as_ref()
-            .map(|l| {
-                n.readback.resize(l.size, 0.0);
-                n.mj.get_state(l.sig, &mut n.readback)
-                    .map(|()| state_hash(&n.readback))
-            })
-            .expect("history needs the state layout");
-        match got {
-            Ok(got) if got == expected => {}
-            Ok(got) => {
-                let what = format!(
-                    "replaying to tick {tick} from the keyframe at {} reached state hash {got:016x}, not the recorded {expected:016x}",
-                    h.keyframes[kf].tick
-                );
-                return self.roll_back(n, pre, false, Reason::ReplayDiverged, what, before);
-            }
-            Err(e) => {
-                let what = format!("reading the replayed state raised: {}", e.message());
-                return self.roll_back(n, pre, true, Reason::EngineError, what, before);
-            }
-        }
-        h.scrubbed = true;
-        n.tick = tick;
-        self.safety.publish_tick(tick);
-        n.writer.publish(&mut n.mj, tick, Cause::Restore);
-        Answer::ok(before, tick)
-    }
-}
-
-/// From keyframe `kf` (installed), re-apply the records after it up to `tick`, stepping
-/// between them, and step to `tick`. An engine error: its message, and whether the data
-/// needs a reset before the rollback.
-fn replay(mj: &mut Mujoco, h: &mut History, kf: usize, tick: u64) -> Result<(), (String, bool)> {
-    let k = &h.keyframes[kf];
-    let mut at = k.tick;
-    let mut rec = (k.record - h.first_record) as usize;
-    let mut val = (k.value - h.first_value) as usize;
-    let step = |mj: &mut Mujoco, at: u64| {
-        mj.step().map(|_| ()).map_err(|e: NativeError| {
-            (
-                format!("mj_step raised while replaying tick {at}: {}", e.message()),
-                true,
-            )
-        })
-    };
-    while let Some(r) = h.records.get(rec).copied().filter(|r| r.tick <= tick) {
-        while at < r.tick {
-            step(mj, at)?;
-            at += 1;
-        }
-        h.scratch.clear();
-        h.scratch
-            .extend(h.values.range(val..val + r.len as usize).copied());
-        let input = Input {
-            field: r.field,
-            id: r.id,
-            values: &h.scratch,
-        };
-        crate::inputs::apply(mj, &[input]);
-        rec += 1;
-        val += r.len as usize;
-    }
-    while at < tick {
-        step(mj, at)?;
-        at += 1;
-    }
-    Ok(())
-}
-
-impl Endpoint {
-    /// The recording document of ticks `from..=to` of the window (`to` = `u64::MAX`: the
-    /// newest tick): a read under the native lock (works on a fenced or stopped endpoint).
-    /// It starts at the last keyframe at or before `from` (its checkpoint and tick), carries
-    /// every input write and discontinuity after it up to `to`, and the state hash of every
-    /// tick from the keyframe's to `to` (see [`crate::recording`]).
-    pub fn history_export(&self, from: u64, to: u64, timeout_ms: u32) -> Result<String, Refusal> {
-        if self.history.is_none() {
-            return Err(Refusal::rejected(
-                Reason::OutOfRange,
-                "the endpoint keeps no history (config \"history\"); nothing was exported",
-            ));
-        }
-        let mut guard = self.admit(timeout_ms)?;
-        let n = &mut *guard;
-        let h = n.history.as_ref().expect("configured history");
-        let (oldest, newest) = h.window(n.tick);
-        let to = if to == u64::MAX { newest } else { to };
-        if from > to {
-            return Err(Refusal::rejected(
-                Reason::OutOfRange,
-                format!("from_tick {from} is after to_tick {to}; nothing was exported"),
-            ));
-        }
-        if h.keyframes.is_empty() || from < oldest || to > newest {
-            return Err(Refusal::rejected(
-                Reason::OutOfRange,
-                format!(
-                    "ticks {from}..={to} are not within the history window {oldest}..={newest}; nothing was exported"
-                ),
-            ));
-        }
-        let kf = h
-            .keyframes
-            .iter()
-            .rposition(|k| k.tick <= from)
-            .expect("the window starts at a keyframe");
-        // The current state's hash: the newest tick's when the endpoint is at its tip.
-        let current = match (h.scrubbed, n.shape.layout.as_ref()) {
-            (false, Some(l)) => {
-                n.readback.resize(l.size, 0.0);
-                n.mj.get_state(l.sig, &mut n.readback)
-                    .map_err(|e| super::engine_refusal(&e, "reading the state"))?;
-                Some(state_hash(&n.readback))
-            }
-            _ => None,
-        };
-        let start = &h.keyframes[kf];
-        let hashes = h.export_hashes(kf, to, n.tick, current, (oldest, newest))?;
-        let (events, keyframes) = h.export_events(kf, to);
-        let export = crate::recording::Export {
-            facts: self.facts(&n.shape),
-            from_tick: from,
-            end_tick: to,
-            start_tick: start.tick,
-            start: &start.state,
-            events,
-            hashes,
-            keyframes,
-        };
-        crate::recording::write(&export)
     }
 }
