@@ -999,6 +999,36 @@ fn a_step_rolled_back_or_refused_leaves_the_history_as_it_was() {
     }
     assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
     assert_eq!(ep.checkpoint(), seen[&tip]);
+    // A `mjb_write_step` writes its inputs before its steps: when its step is rolled back they
+    // stay written, and recorded (a mutation that took effect: the scrubbed ticks go).
+    let t = tip - 10;
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StepError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = ep.write_step(&[(Field::Ctrl, -1, &[0.7, -0.7])], 1);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::RolledBack, Reason::EngineError)
+    );
+    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, -0.7]);
+    let written = ep.checkpoint();
+    assert_eq!(info_ok(&ep).newest_tick, t);
+    assert_eq!(
+        rewind(&ep, tip).0,
+        Outcome::Rejected,
+        "the old branch is gone"
+    );
+    let (_, rec) = export(&ep);
+    assert!(matches!(
+        rec.events.last(),
+        Some(mjbridge::recording::Event::Input { tick, field: Field::Ctrl, id: None, values })
+            if *tick == t && values == &[0.7, -0.7]
+    ));
+    assert_eq!(rewind(&ep, t - 2).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), written);
 }
 
 /// A keyframe whose state cannot be read is not taken, and the window is kept: the next step
