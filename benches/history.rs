@@ -201,8 +201,9 @@ fn rewinds(
 
 /// A window of 10,000 ticks, a keyframe every 100 and a ctrl write every tick, filled (12,000
 /// ticks): what `mjb_history_info` reports against README.md's bound,
-/// `(ceil(N/K) + 3) × S + 2 × (N + K) × (8 + 32·r + 8·w)` bytes (S the state's bytes; here
-/// r = 1 write of w = nu values per tick; the rings grow by doubling).
+/// `(ceil(N/K) + 2 + d) × S + 64 × (ceil(N/K) + 34) + 2 × (N + K + 2) × (8 + 32·r + 8·w)`
+/// bytes (S the state's bytes; here no discontinuity, d = 0, and r = 1 write of w = nu values
+/// per tick; the rings grow by doubling).
 fn memory(cfg: &dyn Fn(&str) -> String, nu: usize) -> String {
     let (n, k) = (10_000u64, 100u64);
     let ep = open(&cfg(&format!(
@@ -214,7 +215,8 @@ fn memory(cfg: &dyn Fn(&str) -> String, nu: usize) -> String {
     let mut info = mjb_history_state::default();
     assert_eq!(unsafe { mjb_history_info(ep.0, &mut info) }, Outcome::Ok);
     let state = with_endpoint(&ep, |e| e.shape().layout.as_ref().expect("a layout").size) * 8;
-    let bound = (n.div_ceil(k) as usize + 3) * state + 2 * (n + k) as usize * (8 + 32 + 8 * nu);
+    let kf = n.div_ceil(k) as usize;
+    let bound = (kf + 2) * state + 64 * (kf + 34) + 2 * (n + k + 2) as usize * (8 + 32 + 8 * nu);
     format!(
         "  window 10000 ticks, keyframe every 100, ctrl every tick: {} keyframes, {} bytes ({:.2} MB); bound {} bytes ({:.2} MB): {:.2} of it; state {} bytes",
         info.keyframes,

@@ -1736,7 +1736,8 @@ MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
  * Test builds only (cargo feature `fault-injection`): arm a one-shot native fault on the
  * endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
  * unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
- * step. Takes the native lock (waits).
+ * step, 7 the next step silently moves `qpos[0]`, 8 the next state read raises, 9 the first
+ * state read after the next step raises. Takes the native lock (waits).
  */
 MJB_API mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif

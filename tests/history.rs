@@ -838,3 +838,272 @@ fn rewinds_race_a_model_replacement() {
         assert_eq!((ep.hash(), ep.frame_info().tick), before);
     }
 }
+
+/// The recording document of the whole window (`mjb_history_export`), read back.
+#[cfg(mjb_integration)]
+fn export(ep: &Ep) -> (String, mjbridge::recording::Recording) {
+    let i = info_ok(ep);
+    let mut s: *mut mjb_string = std::ptr::null_mut();
+    let o = unsafe { mjb_history_export(ep.0, i.oldest_tick, u64::MAX, WAIT_FOREVER, &mut s) };
+    assert_eq!(Outcome::from(o), Outcome::Ok, "{:?}", last_error());
+    let text = take_string(s);
+    let rec = mjbridge::recording::read(text.as_bytes()).expect("the export reads back");
+    (text, rec)
+}
+
+/// The input writes a recording holds at `tick`: field, object and values.
+#[cfg(mjb_integration)]
+fn writes_at(rec: &mjbridge::recording::Recording, tick: u64) -> Vec<(Field, i64, Vec<f64>)> {
+    rec.events
+        .iter()
+        .filter_map(|e| match e {
+            mjbridge::recording::Event::Input {
+                tick: t,
+                field,
+                id,
+                values,
+            } if *t == tick => Some((*field, id.map_or(-1, |i| i as i64), values.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Writes at one tick with no step between them supersede exactly what they overwrite: a
+/// whole-field write every earlier write of its field, an object's write the earlier writes of
+/// that object (and a whole-field write when the object is the whole field), never a
+/// whole-field write by one object's. The tick still comes back byte for byte.
+#[cfg(mjb_integration)]
+#[test]
+fn writes_at_one_tick_supersede_exactly_what_they_cover() {
+    let ep = recording(100, 10);
+    ep.set_ctrl(&[0.1, 0.2]);
+    ep.step_ok(3);
+    let t = 3;
+    let nv = ep.dims().nv as usize;
+    assert_eq!(ep.field_len(Field::MocapPos), 3, "one mocap body");
+    ep.input_ok(Field::Ctrl, -1, &[0.5, 0.6]);
+    ep.input_ok(Field::Ctrl, 0, &[0.7]); // after a whole-field write: both kept
+    ep.input_ok(Field::Ctrl, 1, &[0.8]);
+    ep.input_ok(Field::Ctrl, 1, &[0.9]); // supersedes the 0.8
+    let (_, rec) = export(&ep);
+    assert_eq!(
+        writes_at(&rec, t),
+        [
+            (Field::Ctrl, -1, vec![0.5, 0.6]),
+            (Field::Ctrl, 0, vec![0.7]),
+            (Field::Ctrl, 1, vec![0.9]),
+        ]
+    );
+    ep.input_ok(Field::Ctrl, -1, &[-0.1, -0.2]); // supersedes all three
+    ep.input_ok(Field::Ctrl, 0, &[-0.3]);
+    ep.input_ok(Field::QfrcApplied, -1, &vec![0.01; nv]);
+    ep.input_ok(Field::Ctrl, 0, &[-0.4]); // supersedes the -0.3, not the whole write
+    ep.input_ok(Field::MocapPos, -1, &[0.5, 0.0, 0.7]);
+    ep.input_ok(Field::MocapPos, 0, &[0.5, 0.1, 0.7]); // one object is the whole field
+    let (_, rec) = export(&ep);
+    assert_eq!(
+        writes_at(&rec, t),
+        [
+            (Field::Ctrl, -1, vec![-0.1, -0.2]),
+            (Field::QfrcApplied, -1, vec![0.01; nv]),
+            (Field::Ctrl, 0, vec![-0.4]),
+            (Field::MocapPos, 0, vec![0.5, 0.1, 0.7]),
+        ]
+    );
+    let at_t = ep.checkpoint();
+    assert_eq!(ep.owned_field(Field::Ctrl), [-0.4, -0.2]);
+    ep.step_ok(5);
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), at_t);
+}
+
+/// The keyframes never pass the documented bound, `ceil(N/K) + 34`, and reach it (the bytes
+/// stay within theirs): a window
+/// of periodic keyframes, then a restore at every tick (each a discontinuity) and a rewind
+/// from each new tip (its tip keyframe, added without eviction). Every rewind still lands.
+#[cfg(mjb_integration)]
+#[test]
+fn keyframes_never_pass_the_documented_bound() {
+    let (n, k) = (100u64, 10u64);
+    let bound = n.div_ceil(k) + 34;
+    let ep = recording(n, k);
+    let mut most = 0;
+    let bytes = ep.history_memory_bound(n, k);
+    let mut check = |ep: &Ep| {
+        let i = info_ok(ep);
+        assert!(i.keyframes <= bound, "{i:?}: more than {bound} keyframes");
+        assert!(i.bytes <= bytes, "{i:?}: more than {bytes} bytes");
+        most = most.max(i.keyframes);
+    };
+    for j in 0..150u64 {
+        assert_eq!(ep.set_ctrl(&[(j % 5) as f64 / 5.0, -0.1]), Outcome::Ok);
+        ep.step_ok(1);
+        check(&ep);
+    }
+    for j in 0..60u64 {
+        let cp = ep.checkpoint();
+        assert_eq!(ep.restore(&cp).0, Outcome::Ok, "{:?}", last_error());
+        check(&ep);
+        assert_eq!(ep.set_ctrl(&[0.1, (j % 3) as f64 / 3.0]), Outcome::Ok);
+        ep.step_ok(1);
+        check(&ep);
+        let tip = ep.frame_info().tick;
+        let cp = ep.checkpoint();
+        assert_eq!(rewind(&ep, tip - 2).0, Outcome::Ok, "{:?}", last_error());
+        check(&ep);
+        assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+        assert_eq!(ep.checkpoint(), cp);
+        check(&ep);
+    }
+    assert_eq!(most, bound, "the bound is the true maximum");
+    let i = info_ok(&ep);
+    assert_eq!(
+        rewind(&ep, i.oldest_tick).0,
+        Outcome::Ok,
+        "{:?}",
+        last_error()
+    );
+}
+
+/// A step that fails after a rewind (rolled back: the engine raised; refused: its pre-step
+/// state could not be read) leaves the history exactly as it was: the same window, keyframes
+/// and bytes, the same export, and the scrubbed ticks after the rewound one kept (a rewind to
+/// the old tip lands on it).
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_step_rolled_back_or_refused_leaves_the_history_as_it_was() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(21);
+    let seen = drive(&ep, 80, &mut rng);
+    let tip = ep.frame_info().tick;
+    assert_eq!(rewind(&ep, tip - 30).0, Outcome::Ok, "{:?}", last_error());
+    let (hist, (doc, _)) = (info_ok(&ep), export(&ep));
+    let (hash, tick) = (ep.hash(), ep.frame_info().tick);
+    for (fault, outcome) in [
+        (Fault::StepError, Outcome::RolledBack),
+        (Fault::StateReadError, Outcome::Rejected),
+    ] {
+        assert_eq!(mjb_test_inject_fault(ep.0, fault as i32), Outcome::Ok);
+        let (o, r) = ep.step(1);
+        assert_eq!(
+            (o, reason_of(&r)),
+            (outcome, Reason::EngineError),
+            "{fault:?}: {:?}",
+            last_error()
+        );
+        assert_eq!((r.tick_before, r.tick_after), (tick, tick), "{fault:?}");
+        assert_eq!((ep.hash(), ep.frame_info().tick), (hash.clone(), tick));
+        assert_eq!(info_ok(&ep), hist, "{fault:?}: the history is as it was");
+        assert_eq!(export(&ep).0, doc, "{fault:?}: the same recording");
+    }
+    assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&tip]);
+    // A `mjb_write_step` writes its inputs before its steps: when its step is rolled back they
+    // stay written, and recorded (a mutation that took effect: the scrubbed ticks go).
+    let t = tip - 10;
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StepError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = ep.write_step(&[(Field::Ctrl, -1, &[0.7, -0.7])], 1);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::RolledBack, Reason::EngineError)
+    );
+    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, -0.7]);
+    let written = ep.checkpoint();
+    assert_eq!(info_ok(&ep).newest_tick, t);
+    assert_eq!(
+        rewind(&ep, tip).0,
+        Outcome::Rejected,
+        "the old branch is gone"
+    );
+    let (_, rec) = export(&ep);
+    assert!(matches!(
+        rec.events.last(),
+        Some(mjbridge::recording::Event::Input { tick, field: Field::Ctrl, id: None, values })
+            if *tick == t && values == &[0.7, -0.7]
+    ));
+    assert_eq!(rewind(&ep, t - 2).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), written);
+}
+
+/// A keyframe whose state cannot be read is not taken, and the window is kept: the next step
+/// takes it, and every tick still comes back.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_keyframe_that_cannot_be_read_is_taken_at_the_next_step() {
+    use mjbridge::native::Fault;
+    let ep = recording(50, 10);
+    let mut arrival = BTreeMap::new();
+    let tick = |ep: &Ep, j: u64, arrival: &mut BTreeMap<u64, String>| {
+        assert_eq!(ep.set_ctrl(&[(j % 7) as f64 / 7.0, 0.2]), Outcome::Ok);
+        arrival.insert(ep.frame_info().tick, ep.checkpoint());
+    };
+    for j in 0..29 {
+        tick(&ep, j, &mut arrival);
+        ep.step_ok(1);
+    }
+    tick(&ep, 29, &mut arrival);
+    let before = info_ok(&ep);
+    assert_eq!((before.oldest_tick, before.keyframes), (0, 3), "{before:?}");
+    // The step to 30 is due a keyframe; reading it raises.
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StateReadErrorAfterStep as i32),
+        Outcome::Ok
+    );
+    ep.step_ok(1);
+    let i = info_ok(&ep);
+    assert_eq!(
+        (i.oldest_tick, i.newest_tick, i.keyframes),
+        (0, 30, 3),
+        "the window kept, no keyframe at 30"
+    );
+    tick(&ep, 30, &mut arrival);
+    ep.step_ok(1);
+    let i = info_ok(&ep);
+    assert_eq!(
+        (i.oldest_tick, i.newest_tick, i.keyframes),
+        (0, 31, 4),
+        "the keyframe taken at 31"
+    );
+    arrival.insert(31, ep.checkpoint());
+    for t in [0, 12, 29, 30, 31, 30] {
+        assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{t}: {:?}", last_error());
+        assert_eq!(ep.checkpoint(), arrival[&t], "tick {t}");
+    }
+}
+
+/// A rewind whose tip keyframe cannot be read is refused with nothing changed: the history
+/// keeps its window (it was wiped), and the same rewind then lands.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_rewind_whose_tip_cannot_be_read_is_refused_with_the_history_kept() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(22);
+    let seen = drive(&ep, 45, &mut rng);
+    // A write at the tip: the tip is no keyframe yet.
+    assert_eq!(ep.set_ctrl(&[0.25, -0.5]), Outcome::Ok);
+    let (hist, (doc, _)) = (info_ok(&ep), export(&ep));
+    let (hash, tick) = (ep.hash(), ep.frame_info().tick);
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StateReadError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = rewind(&ep, tick - 20);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::Rejected, Reason::EngineError),
+        "{:?}",
+        last_error()
+    );
+    assert_eq!((ep.hash(), ep.frame_info().tick), (hash, tick));
+    assert_eq!(info_ok(&ep), hist);
+    assert_eq!(export(&ep).0, doc);
+    assert_eq!(rewind(&ep, tick - 20).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&(tick - 20)]);
+}

@@ -576,3 +576,166 @@ fn replay_usage_and_unreadable_files_have_their_exit_codes() {
     assert_eq!(code, REFUSED, "{out}");
     assert!(out.contains("MJB_REASON_MISSING_FIELD"), "{out}");
 }
+
+/// While stopped, input writes are admitted and take effect (a host zeroes its controls, say),
+/// and a write supersedes the earlier writes of its tick that it covers: a million writes at
+/// the stop tick leave the recorder's bytes as they were after the first thousand, within
+/// the documented bound, and the export still holds the stop tick's exact state and verifies
+/// in a fresh process.
+#[cfg(mjb_integration)]
+#[test]
+fn writes_while_stopped_keep_the_history_bounded_and_its_export_verifies() {
+    let (n, k) = (500, 25);
+    let ep = recorder(n, k);
+    let mut rng = Lcg(14);
+    drive(&ep, 120, &mut rng);
+    let at_stop = ep.frame_info().tick;
+    ep.stop();
+    assert_eq!(ep.step(1).0, Outcome::Rejected, "steps are refused");
+    let d = ep.dims();
+    let (nv, nbody) = (d.nv as usize, d.nbody as i32);
+    let qfrc = vec![0.0; nv];
+    let write = |j: u64| {
+        let x = (j % 1000) as f64 / 1000.0;
+        match j % 8 {
+            0..=3 => assert_eq!(ep.set_ctrl(&[x, -x]), Outcome::Ok),
+            4 => ep.input_ok(Field::Ctrl, (j % 2) as i32, &[x]),
+            5 => ep.input_ok(Field::QfrcApplied, -1, &qfrc),
+            6 => ep.input_ok(Field::XfrcApplied, (j % 7) as i32 % nbody, &[x; 6]),
+            _ => ep.input_ok(Field::MocapPos, 0, &[0.5, x * 0.1, 0.7]),
+        }
+    };
+    for j in 0..1000 {
+        write(j);
+    }
+    let first = info(&ep);
+    for j in 1000..1_000_000 {
+        write(j);
+    }
+    let i = info(&ep);
+    assert_eq!(
+        i, first,
+        "a million writes later the recorder holds what it held"
+    );
+    assert_eq!(i.newest_tick, at_stop);
+    assert!(i.bytes <= ep.history_memory_bound(n, k), "{i:?}");
+    let last = state_hash(&ep.state_vector().unwrap());
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.end_tick, at_stop);
+    assert_eq!(
+        rec.hash_at(at_stop),
+        Some(last),
+        "the last writes are in it"
+    );
+    let at_tick = rec.events.iter().filter(|e| e.tick() == at_stop).count();
+    assert!(
+        at_tick <= 1 + 2 + 1 + 7,
+        "{at_tick} writes kept at the stop tick"
+    );
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("..={at_stop}")), "{out}");
+}
+
+/// A panic during a rewind fences the endpoint, and its history stays: `mjb_history_info`
+/// reports what the recorder holds (the tip the rewind kept included), and the export, the
+/// incident record, holds the same ticks and writes as before the rewind and verifies in a
+/// fresh process.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_panic_during_a_rewind_keeps_the_history_exportable() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(15);
+    let seen = drive(&ep, 90, &mut rng);
+    // A write at the tip: the rewind keeps a tip keyframe.
+    assert_eq!(ep.set_ctrl(&[0.3, 0.1]), Outcome::Ok);
+    let tip = ep.frame_info().tick;
+    let at_tip = state_hash(&ep.state_vector().unwrap());
+    let i = info(&ep);
+    let before = recording::read(export(&ep, i.oldest_tick, u64::MAX).unwrap().as_bytes()).unwrap();
+    assert_eq!(before.keyframe_hashes.len() as u64, i.keyframes);
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, mjbridge::native::Fault::Panic as i32),
+        Outcome::Ok
+    );
+    let mut r = mjb_report::default();
+    let o = unsafe { mjb_rewind(ep.0, i.oldest_tick + 20, WAIT_FOREVER, &mut r) };
+    assert_eq!(o, Outcome::Panic, "{:?}", last_error());
+    assert!(ep.safety().fenced);
+    let after = info(&ep);
+    assert_eq!(
+        (after.oldest_tick, after.newest_tick, after.keyframes),
+        (i.oldest_tick, tip, i.keyframes + 1),
+        "the window, and the tip's keyframe"
+    );
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.keyframe_hashes.len() as u64, after.keyframes);
+    assert_eq!(
+        (
+            rec.first_tick,
+            rec.end_tick,
+            &rec.events,
+            &rec.tick_hashes[..]
+        ),
+        (
+            before.first_tick,
+            before.end_tick,
+            &before.events,
+            &before.tick_hashes[..]
+        )
+    );
+    assert_eq!(rec.hash_at(tip), Some(at_tip));
+    assert_eq!(rec.hash_at(tip - 1), seen.get(&(tip - 1)).copied());
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+}
+
+/// While stopped, a host that writes, rewinds away and back, and writes again at the stop tick
+/// (each rewind keeps a tip keyframe there, superseding the last one) leaves the recorder's
+/// bytes as they were after the first rounds, and the tick's writes still replay exactly: the
+/// rewinds land on the stop tick's latest state and the export verifies.
+#[cfg(mjb_integration)]
+#[test]
+fn writes_between_rewinds_while_stopped_stay_bounded_and_exact() {
+    let ep = recorder(200, 16);
+    let mut rng = Lcg(16);
+    drive(&ep, 70, &mut rng);
+    let at_stop = ep.frame_info().tick;
+    ep.stop();
+    let rewind = |t: u64| {
+        let mut r = mjb_report::default();
+        let o = unsafe { mjb_rewind(ep.0, t, WAIT_FOREVER, &mut r) };
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    };
+    let mut first = None;
+    for j in 0..300u64 {
+        let x = (j % 17) as f64 / 17.0;
+        assert_eq!(ep.set_ctrl(&[x, 0.5 - x]), Outcome::Ok);
+        ep.input_ok(Field::Ctrl, (j % 2) as i32, &[-x]);
+        ep.input_ok(Field::MocapPos, 0, &[0.5, 0.1 * x, 0.7]);
+        let cp = ep.checkpoint();
+        rewind(at_stop - 1 - j % 5);
+        rewind(at_stop);
+        assert_eq!(
+            ep.checkpoint(),
+            cp,
+            "round {j}: the stop tick's latest state"
+        );
+        if j == 10 {
+            first = Some(info(&ep));
+        }
+    }
+    let i = info(&ep);
+    assert_eq!(Some(i), first, "300 rounds hold what 10 did");
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(rec.end_tick, at_stop);
+    assert_eq!(
+        rec.hash_at(at_stop),
+        Some(state_hash(&ep.state_vector().unwrap()))
+    );
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+}

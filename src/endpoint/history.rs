@@ -1,5 +1,6 @@
-//! History and rewind: the endpoint's flight recorder (config `"history"`) and
-//! [`Endpoint::rewind`].
+//! History and rewind: the endpoint's flight recorder (config `"history"`); the rewind
+//! ([`Endpoint::rewind`]) is in `rewind.rs`, the recording of a stretch of it
+//! (`mjb_history_export`) in `export.rs`.
 //!
 //! What is kept, in bounded memory, under the native lock:
 //! - **keyframes**: the complete integration state (`mjSTATE_INTEGRATION`) every
@@ -7,9 +8,12 @@
 //!   tip when a rewind leaves it; each with its tick, its place in the record stream and its
 //!   hash;
 //! - **records**: every input write between keyframes ([`Record`]: the field, the object, the
-//!   values, the tick it was made at). Steps are not records: a step is the tick advancing, and
-//!   its record is the hash of the state it left ([`state_hash`], XXH3-64 of the state vector,
-//!   taken from the pre-step image the step path captures anyway);
+//!   values, the tick it was made at), but those a later write of the same tick overwrites
+//!   ([`Record::covers`]): a tick keeps at most one write per target on each side of its
+//!   keyframe, however many a host makes (while stopped, say). Steps are not records: a step is
+//!   the tick advancing, and its record is the hash of the state it left ([`state_hash`],
+//!   XXH3-64 of the state vector, taken from the pre-step image the step path captures
+//!   anyway), kept once the step took effect (a step rolled back leaves the history as it was);
 //! - **tick hashes**: for every tick of the window but the newest, the hash of the state the
 //!   endpoint had when it left that tick (every input write made at it included).
 //!
@@ -24,17 +28,17 @@
 //! pre-step image and one push into a ring; a keyframe copies the state into a recycled
 //! buffer every `keyframe_every` ticks.
 
-use super::image::Image;
-use super::{Answer, Call, Endpoint, Native};
+use super::{Endpoint, Native};
 use crate::config::{HistoryConfig, MAX_WINDOW_KEYFRAMES};
-use crate::frame::Cause;
 use crate::inputs::Input;
 use crate::native::fields::Field;
-use crate::native::{Mujoco, NativeError};
-use crate::outcome::{Outcome, Reason, Refusal};
-use crate::recording::{Check, Out};
+use crate::native::Mujoco;
+use crate::outcome::{Reason, Refusal};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicU64, Ordering};
+
+mod export;
+mod rewind;
 
 /// The verification hash of a state vector: XXH3-64 (seed 0) of its values' IEEE-754 bits as
 /// little-endian bytes. An export names it so another process can check a replay.
@@ -70,7 +74,20 @@ pub struct Record {
 // README.md's memory bound counts 32 bytes per record.
 const _: () = assert!(std::mem::size_of::<Record>() <= 32);
 
-/// A complete state of the timeline: where replays start.
+impl Record {
+    /// Whether this write, made after `earlier` at the same tick with no step between them,
+    /// overwrites every value `earlier` wrote: the same field, and the whole field, or the
+    /// same object, or an object that is the whole field (a field of one object). A replay
+    /// that skips `earlier` then reaches the same state, so the recorder drops it.
+    fn covers(&self, earlier: &Record) -> bool {
+        self.field == earlier.field
+            && (self.id.is_none()
+                || self.id == earlier.id
+                || (earlier.id.is_none() && self.len == earlier.len))
+    }
+}
+
+/// A complete state of the timeline: where replays start. A tick has at most one.
 #[derive(Debug)]
 struct Keyframe {
     tick: u64,
@@ -85,6 +102,9 @@ struct Keyframe {
     /// timeline reaches by stepping (an export names only their hash).
     restore: bool,
 }
+
+// README.md's memory bound counts 64 bytes per keyframe beside its state.
+const _: () = assert!(std::mem::size_of::<Keyframe>() <= 64);
 
 /// What `mjb_history_info` reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -164,23 +184,42 @@ pub(super) struct History {
     max_keyframes: usize,
     /// Reused by replays: one record's values, contiguous.
     scratch: Vec<f64>,
-    /// The pool's size before a rewind's tip keyframe took a buffer from it (`drop_tip`).
-    tip_spare: usize,
+    /// The tip keyframe of the rewind under way, until it lands or is refused.
+    tip: Option<Tip>,
+}
+
+/// What a rewind's tip keyframe changed, so that a rewind that does not land takes it back.
+#[derive(Debug)]
+struct Tip {
+    /// The keyframe it superseded at its tick (with records after it), kept aside.
+    old: Option<Keyframe>,
+    /// The pool's size before the tip took a buffer from it.
+    spare: usize,
+}
+
+/// Where a keyframe's state comes from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A state at hand (a restore's, a step's pre-image).
+    State(&'a [f64]),
+    /// The engine's current state, read now (a read can fail).
+    Engine(&'a Mujoco),
 }
 
 impl History {
     pub(super) fn new(config: HistoryConfig, sig: u32, size: usize) -> History {
         let kf = config.window_ticks.div_ceil(config.keyframe_every) as usize;
-        // The window's keyframes, the one before it, the tip and a few discontinuities; more
-        // (restores every few ticks) shorten the window rather than the memory bound.
-        let max_keyframes = kf + 2 + DISCONTINUITIES;
+        // The window's keyframes, the one before it and a few discontinuities; more (restores
+        // every few ticks) shorten the window rather than grow the memory. A rewind's tip is
+        // one more, added without eviction: `ceil(N/K) + 34` in all (docs/contract.md).
+        let max_keyframes = kf + 1 + DISCONTINUITIES;
         debug_assert!(kf as u64 <= MAX_WINDOW_KEYFRAMES);
         let ticks = (config.window_ticks + config.keyframe_every + 2) as usize;
         History {
             config,
             sig,
             size,
-            keyframes: VecDeque::with_capacity(max_keyframes),
+            keyframes: VecDeque::with_capacity(max_keyframes + 1),
             spare: Vec::new(),
             records: VecDeque::new(),
             first_record: 0,
@@ -191,7 +230,7 @@ impl History {
             scrubbed: false,
             max_keyframes,
             scratch: Vec::new(),
-            tip_spare: 0,
+            tip: None,
         }
     }
 
@@ -209,36 +248,35 @@ impl History {
             .unwrap_or_else(|| vec![0.0; self.size].into_boxed_slice())
     }
 
-    /// Keep `state` as the keyframe at `tick` (after every record so far); a keyframe already
-    /// at that tick is superseded (a rewind to a tick replays from its last keyframe).
-    /// A keyframe superseding a discontinuity at its tick stays one (its state holds the
-    /// restore and what was written after it).
-    fn push_keyframe(&mut self, tick: u64, state: Option<&[f64]>, mj: Option<&Mujoco>) {
-        let mut restore = state.is_some();
-        if self.keyframes.back().is_some_and(|k| k.tick == tick) {
-            let k = self.keyframes.pop_back().expect("a keyframe");
-            restore |= k.restore;
-            self.spare.push(k.state);
-        }
+    /// A buffer (from the pool) holding the keyframe state `source` gives; `None` when the
+    /// engine's state could not be read (the buffer back in the pool, or freed when it did
+    /// not come from there: the bytes held are as they were).
+    fn capture(&mut self, source: Source) -> Option<Box<[f64]>> {
+        let pooled = self.spare.len();
         let mut buf = self.buffer();
-        match (state, mj) {
-            (Some(s), _) => buf.copy_from_slice(s),
-            (None, Some(mj)) => {
+        match source {
+            Source::State(s) => buf.copy_from_slice(s),
+            Source::Engine(mj) => {
                 if mj.get_state(self.sig, &mut buf).is_err() {
-                    // Without its state there is no keyframe: the history restarts later.
-                    self.spare.push(buf);
-                    self.clear();
-                    return;
+                    if self.spare.len() < pooled {
+                        self.spare.push(buf);
+                    }
+                    return None;
                 }
             }
-            (None, None) => unreachable!("a keyframe needs a state"),
         }
-        let hash = state_hash(&buf);
+        Some(buf)
+    }
+
+    /// Keep `state` as the keyframe at `tick`, after every record so far.
+    fn keep(&mut self, tick: u64, state: Box<[f64]>, restore: bool) {
+        debug_assert!(self.keyframes.back().is_none_or(|k| k.tick < tick));
+        let hash = state_hash(&state);
         self.keyframes.push_back(Keyframe {
             tick,
             record: self.next_record(),
             value: self.next_value(),
-            state: buf,
+            state,
             hash,
             restore,
         });
@@ -247,17 +285,149 @@ impl History {
         }
     }
 
-    /// Take back the tip keyframe a rewind that did not land added: its buffer goes back to
-    /// the pool when it came from there (else it is freed), so the history is as it was.
-    fn drop_tip(&mut self) {
-        if let Some(k) = self.keyframes.pop_back() {
-            if self.spare.len() < self.tip_spare {
-                self.spare.push(k.state);
+    /// Take out the newest keyframe when it is at `tick` (a new one supersedes it).
+    fn supersede(&mut self, tick: u64) -> Option<Keyframe> {
+        self.keyframes
+            .back()
+            .is_some_and(|k| k.tick == tick)
+            .then(|| self.keyframes.pop_back().expect("a keyframe"))
+    }
+
+    /// Keep a keyframe at `tick` from `source` (see [`keep`](Self::keep)); false, nothing
+    /// changed, when the engine's state could not be read. A keyframe at `tick` is superseded
+    /// (a rewind to a tick replays from its last keyframe) by a state at hand only (a
+    /// restore's): a read that fails must leave the history as it was. A keyframe
+    /// superseding a discontinuity stays one (its state holds the restore and what was
+    /// written after it).
+    fn push_keyframe(&mut self, tick: u64, source: Source, restore: bool) -> bool {
+        let restore = match self.supersede(tick) {
+            Some(old) => {
+                debug_assert!(matches!(source, Source::State(_)));
+                self.spare.push(old.state);
+                self.merge(tick);
+                restore || old.restore
             }
+            None => restore,
+        };
+        let Some(buf) = self.capture(source) else {
+            return false;
+        };
+        self.keep(tick, buf, restore);
+        true
+    }
+
+    /// While a rewind leaves the tip (the endpoint at `tick`, its current state), keep it as
+    /// a keyframe so that a rewind can come back to it; until [`keep_tip`](Self::keep_tip)
+    /// or [`take_back_tip`](Self::take_back_tip) ends it, what it changed can be undone.
+    /// Nothing is added when the newest keyframe is already that state (at `tick`, nothing
+    /// recorded after it). False, nothing changed, when the state could not be read.
+    fn push_tip(&mut self, tick: u64, mj: &Mujoco) -> bool {
+        let current = self
+            .keyframes
+            .back()
+            .is_some_and(|k| k.tick == tick && k.record == self.next_record());
+        if current {
+            return true;
+        }
+        let spare = self.spare.len();
+        let Some(buf) = self.capture(Source::Engine(mj)) else {
+            return false;
+        };
+        let old = self.supersede(tick);
+        let restore = old.as_ref().is_some_and(|k| k.restore);
+        self.keep(tick, buf, restore);
+        self.tip = Some(Tip { old, spare });
+        true
+    }
+
+    /// The rewind landed: the keyframe the tip superseded goes to the pool, and the records of
+    /// its tick, all before the tip now, are merged (as [`push_keyframe`](Self::push_keyframe)
+    /// does).
+    fn keep_tip(&mut self) {
+        let Some(Tip { old: Some(old), .. }) = self.tip.take() else {
+            return;
+        };
+        self.spare.push(old.state);
+        let mut tip = self.keyframes.pop_back().expect("the tip");
+        self.merge(tip.tick);
+        tip.record = self.next_record();
+        tip.value = self.next_value();
+        self.keyframes.push_back(tip);
+    }
+
+    /// A rewind that did not end (it panicked): the tip keyframe it added stays (a state of
+    /// the timeline, the newest tick's), the one it superseded goes to the pool; the records
+    /// of its tick are left as they are (the endpoint is fenced, nothing is written again).
+    fn abandon_tip(&mut self) {
+        if let Some(Tip { old: Some(old), .. }) = self.tip.take() {
+            self.spare.push(old.state);
         }
     }
 
-    /// Forget everything (a forward jump, a state that could not be read).
+    /// The rewind did not land: the tip keyframe is taken back (its buffer back to the pool
+    /// when it came from there, else freed) and the one it superseded put back, so the
+    /// history is exactly as it was.
+    fn take_back_tip(&mut self) {
+        let Some(tip) = self.tip.take() else {
+            return;
+        };
+        let k = self.keyframes.pop_back().expect("the tip");
+        if self.spare.len() < tip.spare {
+            self.spare.push(k.state);
+        }
+        if let Some(old) = tip.old {
+            self.keyframes.push_back(old);
+        }
+    }
+
+    /// The first (relative) index of the records at `tick` after the newest keyframe: the
+    /// writes a new write at `tick` may supersede.
+    fn segment(&self, tick: u64) -> usize {
+        let floor = self
+            .keyframes
+            .back()
+            .map_or(0, |k| (k.record - self.first_record) as usize);
+        let mut i = self.records.len();
+        while i > floor && self.records[i - 1].tick == tick {
+            i -= 1;
+        }
+        i
+    }
+
+    /// Drop the records at `tick` after the newest keyframe that a later one of them covers
+    /// ([`Record::covers`]): after a keyframe at `tick` was superseded, the writes before and
+    /// after it are one stretch again.
+    fn merge(&mut self, tick: u64) {
+        let from = self.segment(tick);
+        self.drop_records(from, |rs, i| rs.range(i + 1..).any(|l| l.covers(&rs[i])));
+    }
+
+    /// Remove the records from (relative) index `from` on that `gone` picks, and their
+    /// values; the others keep their order. No keyframe may follow `from`.
+    fn drop_records(&mut self, from: usize, gone: impl Fn(&VecDeque<Record>, usize) -> bool) {
+        let tail: usize = self.records.range(from..).map(|r| r.len as usize).sum();
+        let mut v = self.values.len() - tail;
+        let (mut w, mut vw) = (from, v);
+        for i in from..self.records.len() {
+            let r = self.records[i];
+            let len = r.len as usize;
+            if !gone(&self.records, i) {
+                if w != i {
+                    self.records[w] = r;
+                    for k in 0..len {
+                        self.values[vw + k] = self.values[v + k];
+                    }
+                }
+                w += 1;
+                vw += len;
+            }
+            v += len;
+        }
+        self.records.truncate(w);
+        self.values.truncate(vw);
+    }
+
+    /// Forget everything (a restore ahead of the timeline or before all of it).
     fn clear(&mut self) {
         for k in self.keyframes.drain(..) {
             self.spare.push(k.state);
@@ -286,45 +456,52 @@ impl History {
         self.hashes.truncate(keep);
     }
 
-    /// Before a mutation takes effect at `tick`: a scrubbed future is dropped, and the
-    /// history starts (its first keyframe, the current state) when it is empty.
-    pub(super) fn begin(&mut self, mj: &Mujoco, tick: u64) {
+    /// Before a mutation takes effect at `tick` from `source` (the state now): a scrubbed
+    /// future is dropped, and the history starts (its first keyframe, that state) when it is
+    /// empty. When that state cannot be read the history stays empty (and records nothing).
+    fn begin(&mut self, tick: u64, source: Source) {
         if std::mem::take(&mut self.scrubbed) {
             self.truncate_after(tick);
         }
         if self.keyframes.is_empty() {
-            self.push_keyframe(tick, None, Some(mj));
+            self.push_keyframe(tick, source, false);
         }
     }
 
-    /// Input writes made at `tick` (after [`begin`](Self::begin)).
-    pub(super) fn record(&mut self, tick: u64, inputs: &[Input]) {
+    /// Input writes made at `tick` (after [`begin`](Self::begin)). A write supersedes the
+    /// earlier ones of its tick that it covers ([`Record::covers`]; not across a keyframe):
+    /// a tick keeps at most one write per target on each side of its keyframe, however many
+    /// are made (while stopped, say).
+    fn record(&mut self, tick: u64, inputs: &[Input]) {
         if self.keyframes.is_empty() {
             return;
         }
         for i in inputs {
-            self.records.push_back(Record {
+            let r = Record {
                 tick,
                 field: i.field,
                 id: i.id,
                 len: i.values.len() as u32,
-            });
+            };
+            let from = self.segment(tick);
+            self.drop_records(from, |rs, j| r.covers(&rs[j]));
+            self.records.push_back(r);
             self.values.extend(i.values.iter().copied());
         }
     }
 
-    /// A step from `left` (its pre-image `pre`) to `left + 1`: the hash of the state that
-    /// left `left`, a keyframe when one is due, and the window's old end dropped.
+    /// A step that took effect, from `left` (its pre-image `pre`) to `left + 1`: begun as a
+    /// mutation at `left` (only now: a step rolled back leaves the history as it was), the
+    /// hash of the state that left `left`, a keyframe when one is due (one that cannot be
+    /// read is taken at the next step instead), and the window's old end dropped.
     pub(super) fn stepped(&mut self, mj: &Mujoco, left: u64, pre: &[f64]) {
-        let Some(last) = self.keyframes.back() else {
-            return;
-        };
+        self.begin(left, Source::State(pre));
+        let last = self.keyframes.back().expect("begun").tick;
         debug_assert_eq!(self.first_hash + self.hashes.len() as u64, left);
-        let last = last.tick;
         self.hashes.push_back(state_hash(pre));
         let now = left + 1;
         if now - last >= self.config.keyframe_every {
-            self.push_keyframe(now, None, Some(mj));
+            self.push_keyframe(now, Source::Engine(mj), false);
         }
         self.evict(now);
     }
@@ -345,7 +522,7 @@ impl History {
             // replayed again (a replay to `tick` starts at that keyframe).
             self.truncate_after(tick);
         }
-        self.push_keyframe(tick, Some(state), None);
+        self.push_keyframe(tick, Source::State(state), true);
         self.evict(tick);
     }
 
@@ -415,126 +592,16 @@ impl Native {
     /// Record input writes about to be made at the current tick (a recording endpoint).
     pub(super) fn record_inputs(&mut self, inputs: &[Input]) {
         if let Some(h) = self.history.as_mut() {
-            h.begin(&self.mj, self.tick);
+            h.begin(self.tick, Source::Engine(&self.mj));
             h.record(self.tick, inputs);
         }
     }
-}
-
-impl History {
-    /// The state hash of every tick from keyframe `kf`'s to `to` (`current`: the hash of the
-    /// state now, at tick `now`, when the endpoint is at its tip).
-    fn export_hashes(
-        &self,
-        kf: usize,
-        to: u64,
-        now: u64,
-        current: Option<u64>,
-        (oldest, newest): (u64, u64),
-    ) -> Result<Vec<u64>, Refusal> {
-        let start = &self.keyframes[kf];
-        let mut hashes = Vec::with_capacity((to - start.tick + 1) as usize);
-        let mut k = kf;
-        for t in start.tick..=to {
-            while self.keyframes.get(k + 1).is_some_and(|n| n.tick <= t) {
-                k += 1;
-            }
-            let got = match self.expected(t, k) {
-                Some(x) => Some(x),
-                None if t == now => current,
-                None => None,
-            };
-            match got {
-                Some(x) => hashes.push(x),
-                None => {
-                    return Err(Refusal::rejected(
-                        Reason::OutOfRange,
-                        format!("tick {t} has no recorded state in the window {oldest}..={newest}"),
-                    ))
-                }
-            }
-        }
-        Ok(hashes)
-    }
-
-    /// The events after keyframe `kf` up to tick `to`, and the keyframe checks.
-    fn export_events(&self, kf: usize, to: u64) -> (Vec<Out<'_>>, Vec<Check>) {
-        let start = &self.keyframes[kf];
-        // Events in record order; each later keyframe where it was taken (a discontinuity as
-        // a restore event, then its hash; others their hash before the next record).
-        let mut events = Vec::new();
-        let mut keyframes = vec![(start.tick, 0, start.hash)];
-        let mut later = self
-            .keyframes
-            .iter()
-            .skip(kf + 1)
-            .filter(|k| k.tick <= to)
-            .peekable();
-        let mut val = (start.value - self.first_value) as usize;
-        let first = (start.record - self.first_record) as usize;
-        for (i, r) in self.records.iter().enumerate().skip(first) {
-            if r.tick > to {
-                break;
-            }
-            let abs = self.first_record + i as u64;
-            while let Some(k) = later.next_if(|k| k.record <= abs) {
-                keyframes.push(take(&mut events, k));
-            }
-            let values = self
-                .values
-                .range(val..val + r.len as usize)
-                .copied()
-                .collect();
-            val += r.len as usize;
-            events.push(Out::Input {
-                tick: r.tick,
-                field: r.field,
-                id: r.id,
-                values,
-            });
-        }
-        for k in later {
-            keyframes.push(take(&mut events, k));
-        }
-        (events, keyframes)
-    }
-}
-
-/// An export's event for keyframe `k` (a restore event for a discontinuity) and its check.
-fn take<'a>(events: &mut Vec<Out<'a>>, k: &'a Keyframe) -> Check {
-    if k.restore {
-        events.push(Out::Restore {
-            tick: k.tick,
-            state: &k.state,
-        });
-    }
-    (k.tick, events.len() as u64, k.hash)
 }
 
 /// Discontinuity keyframes a window keeps beyond its periodic ones.
 const DISCONTINUITIES: usize = 32;
 
 impl Endpoint {
-    /// Restore the exact state the endpoint had at `tick` (see the module's doc): admitted,
-    /// fenced and stop-ruled like a restore (admitted while stopped, the stop history kept),
-    /// the replay verified against the recorded hash and rolled back when it differs.
-    pub fn rewind(&self, tick: u64, call: impl Into<Call>) -> Answer {
-        if self.history.is_none() {
-            let r = Refusal::rejected(
-                Reason::OutOfRange,
-                "the endpoint keeps no history (config \"history\"); nothing was done",
-            );
-            return Answer::refused_at(r, self.safety.view_tick());
-        }
-        self.mutate(call.into(), |n, _| {
-            let mut h = n.history.take().expect("configured history");
-            let a = self.rewind_locked(n, &mut h, tick);
-            self.history_summary.publish(h.info(n.tick));
-            n.history = Some(h);
-            a
-        })
-    }
-
     /// The recorder's window, keyframes and bytes, published by the last mutation (no lock).
     pub fn history_info(&self) -> Result<HistoryInfo, Refusal> {
         match self.history {
@@ -551,193 +618,5 @@ impl Endpoint {
         if let Some(h) = &n.history {
             self.history_summary.publish(h.info(n.tick));
         }
-    }
-
-    fn rewind_locked(&self, n: &mut Native, h: &mut History, tick: u64) -> Answer {
-        let before = n.tick;
-        let (oldest, newest) = h.window(before);
-        if tick < oldest || tick > newest {
-            let r = Refusal::rejected(
-                Reason::OutOfRange,
-                format!(
-                    "tick {tick} is outside the history window {oldest}..={newest}; nothing was done"
-                ),
-            );
-            return Answer::refused_at(r, before);
-        }
-        // Leaving the tip: keep it, so that a rewind can come back to it. A keyframe the tip
-        // adds is taken back when the rewind does not land (its history is then unchanged).
-        let tip = !h.scrubbed && h.keyframes.back().is_none_or(|k| k.tick != before);
-        if !h.scrubbed {
-            let spare = h.spare.len();
-            h.push_keyframe(before, None, Some(&n.mj));
-            if h.keyframes.is_empty() {
-                let r = Refusal::rejected(Reason::EngineError, "reading the current state failed");
-                return Answer::refused_at(r, before);
-            }
-            h.tip_spare = spare;
-        }
-        let a = self.replay_to(n, h, tick, (oldest, newest));
-        if tip && a.report.outcome != Outcome::Ok {
-            h.drop_tip();
-        }
-        a
-    }
-
-    /// Install the keyframe at or before `tick`, replay to it and verify the state reached.
-    fn replay_to(&self, n: &mut Native, h: &mut History, tick: u64, window: (u64, u64)) -> Answer {
-        let (before, (oldest, newest)) = (n.tick, window);
-        let kf = h
-            .keyframes
-            .iter()
-            .rposition(|k| k.tick <= tick)
-            .expect("the window starts at a keyframe");
-        let Some(expected) = h.expected(tick, kf) else {
-            let r = Refusal::rejected(
-                Reason::OutOfRange,
-                format!("tick {tick} has no recorded state in the window {oldest}..={newest}"),
-            );
-            return Answer::refused_at(r, before);
-        };
-        let pre = match self.put(n, Image::State(&h.keyframes[kf].state)) {
-            Ok(pre) => pre,
-            Err(a) => return a,
-        };
-        if let Err((e, reset)) = replay(&mut n.mj, h, kf, tick) {
-            return self.roll_back(n, pre, reset, Reason::EngineError, e, before);
-        }
-        let got = n
-            .shape
-            .layout
-            .as_ref()
-            .map(|l| {
-                n.readback.resize(l.size, 0.0);
-                n.mj.get_state(l.sig, &mut n.readback)
-                    .map(|()| state_hash(&n.readback))
-            })
-            .expect("history needs the state layout");
-        match got {
-            Ok(got) if got == expected => {}
-            Ok(got) => {
-                let what = format!(
-                    "replaying to tick {tick} from the keyframe at {} reached state hash {got:016x}, not the recorded {expected:016x}",
-                    h.keyframes[kf].tick
-                );
-                return self.roll_back(n, pre, false, Reason::ReplayDiverged, what, before);
-            }
-            Err(e) => {
-                let what = format!("reading the replayed state raised: {}", e.message());
-                return self.roll_back(n, pre, true, Reason::EngineError, what, before);
-            }
-        }
-        h.scrubbed = true;
-        n.tick = tick;
-        self.safety.publish_tick(tick);
-        n.writer.publish(&mut n.mj, tick, Cause::Restore);
-        Answer::ok(before, tick)
-    }
-}
-
-/// From keyframe `kf` (installed), re-apply the records after it up to `tick`, stepping
-/// between them, and step to `tick`. An engine error: its message, and whether the data
-/// needs a reset before the rollback.
-fn replay(mj: &mut Mujoco, h: &mut History, kf: usize, tick: u64) -> Result<(), (String, bool)> {
-    let k = &h.keyframes[kf];
-    let mut at = k.tick;
-    let mut rec = (k.record - h.first_record) as usize;
-    let mut val = (k.value - h.first_value) as usize;
-    let step = |mj: &mut Mujoco, at: u64| {
-        mj.step().map(|_| ()).map_err(|e: NativeError| {
-            (
-                format!("mj_step raised while replaying tick {at}: {}", e.message()),
-                true,
-            )
-        })
-    };
-    while let Some(r) = h.records.get(rec).copied().filter(|r| r.tick <= tick) {
-        while at < r.tick {
-            step(mj, at)?;
-            at += 1;
-        }
-        h.scratch.clear();
-        h.scratch
-            .extend(h.values.range(val..val + r.len as usize).copied());
-        let input = Input {
-            field: r.field,
-            id: r.id,
-            values: &h.scratch,
-        };
-        crate::inputs::apply(mj, &[input]);
-        rec += 1;
-        val += r.len as usize;
-    }
-    while at < tick {
-        step(mj, at)?;
-        at += 1;
-    }
-    Ok(())
-}
-
-impl Endpoint {
-    /// The recording document of ticks `from..=to` of the window (`to` = `u64::MAX`: the
-    /// newest tick): a read under the native lock (works on a fenced or stopped endpoint).
-    /// It starts at the last keyframe at or before `from` (its checkpoint and tick), carries
-    /// every input write and discontinuity after it up to `to`, and the state hash of every
-    /// tick from the keyframe's to `to` (see [`crate::recording`]).
-    pub fn history_export(&self, from: u64, to: u64, timeout_ms: u32) -> Result<String, Refusal> {
-        if self.history.is_none() {
-            return Err(Refusal::rejected(
-                Reason::OutOfRange,
-                "the endpoint keeps no history (config \"history\"); nothing was exported",
-            ));
-        }
-        let mut guard = self.admit(timeout_ms)?;
-        let n = &mut *guard;
-        let h = n.history.as_ref().expect("configured history");
-        let (oldest, newest) = h.window(n.tick);
-        let to = if to == u64::MAX { newest } else { to };
-        if from > to {
-            return Err(Refusal::rejected(
-                Reason::OutOfRange,
-                format!("from_tick {from} is after to_tick {to}; nothing was exported"),
-            ));
-        }
-        if h.keyframes.is_empty() || from < oldest || to > newest {
-            return Err(Refusal::rejected(
-                Reason::OutOfRange,
-                format!(
-                    "ticks {from}..={to} are not within the history window {oldest}..={newest}; nothing was exported"
-                ),
-            ));
-        }
-        let kf = h
-            .keyframes
-            .iter()
-            .rposition(|k| k.tick <= from)
-            .expect("the window starts at a keyframe");
-        // The current state's hash: the newest tick's when the endpoint is at its tip.
-        let current = match (h.scrubbed, n.shape.layout.as_ref()) {
-            (false, Some(l)) => {
-                n.readback.resize(l.size, 0.0);
-                n.mj.get_state(l.sig, &mut n.readback)
-                    .map_err(|e| super::engine_refusal(&e, "reading the state"))?;
-                Some(state_hash(&n.readback))
-            }
-            _ => None,
-        };
-        let start = &h.keyframes[kf];
-        let hashes = h.export_hashes(kf, to, n.tick, current, (oldest, newest))?;
-        let (events, keyframes) = h.export_events(kf, to);
-        let export = crate::recording::Export {
-            facts: self.facts(&n.shape),
-            from_tick: from,
-            end_tick: to,
-            start_tick: start.tick,
-            start: &start.state,
-            events,
-            hashes,
-            keyframes,
-        };
-        crate::recording::write(&export)
     }
 }

@@ -166,9 +166,6 @@ impl Endpoint {
                         break;
                     }
                 };
-                if let Some(h) = n.history.as_mut() {
-                    h.begin(&n.mj, n.tick)
-                }
                 // The step zeroes MuJoCo's reset-warning counters first (a reset zeroes them
                 // and then counts itself again, so a counter left at 1 would hide the next).
                 let now = match n.mj.step() {
@@ -183,6 +180,7 @@ impl Endpoint {
                         return self.step_failed(n, pre, &e, at);
                     }
                 };
+                // Recorded once it took effect: a step rolled back leaves the history as it was.
                 if let Some(h) = n.history.as_mut() {
                     h.stepped(&n.mj, n.tick, &n.pre);
                 }

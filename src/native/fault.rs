@@ -4,6 +4,7 @@
 
 use super::shim::{mjb_shim_raise, SHIM_FAILED};
 use super::{msg_buf, status, Mujoco, NativeError};
+use std::cell::Cell;
 use std::ffi::CString;
 
 /// Faults the `fault-injection` feature can arm on a real MuJoCo pair. Each is one-shot.
@@ -26,6 +27,11 @@ pub enum Fault {
     /// silent divergence (what a rewind's verification must catch; one ulp of a position
     /// near 0 would vanish in the next step's sum).
     StepPerturbed = 7,
+    /// The next state read (`get_state`) raises, nothing read.
+    StateReadError = 8,
+    /// The next engine step runs; the first state read after it raises (a keyframe a
+    /// recording endpoint takes after that step, or the next step's pre-step image).
+    StateReadErrorAfterStep = 9,
 }
 
 impl Fault {
@@ -39,6 +45,8 @@ impl Fault {
             StepError,
             Panic,
             StepPerturbed,
+            StateReadError,
+            StateReadErrorAfterStep,
         ]
         .into_iter()
         .find(|f| *f as i32 == v)
@@ -53,6 +61,9 @@ pub(super) struct Faults {
     step_error: bool,
     panic: bool,
     perturb_step: bool,
+    /// A state read takes `&self`: the one-shot flag is a cell.
+    state_read_error: Cell<bool>,
+    state_read_error_after_step: bool,
 }
 
 impl Faults {
@@ -96,7 +107,18 @@ impl Faults {
         }
     }
 
+    /// Before a state read: an armed read error raises instead.
+    pub(super) fn before_state_read(&self) -> Result<(), NativeError> {
+        if self.state_read_error.take() {
+            return raise("injected fault: state read raised");
+        }
+        Ok(())
+    }
+
     pub(super) fn after_step(&mut self) -> Result<(), NativeError> {
+        if std::mem::take(&mut self.state_read_error_after_step) {
+            self.state_read_error.set(true);
+        }
         if std::mem::take(&mut self.step_error) {
             return raise("injected fault: step raised after running");
         }
@@ -115,6 +137,8 @@ impl Mujoco {
             Fault::StepError => self.faults.step_error = true,
             Fault::Panic => self.faults.panic = true,
             Fault::StepPerturbed => self.faults.perturb_step = true,
+            Fault::StateReadError => self.faults.state_read_error.set(true),
+            Fault::StateReadErrorAfterStep => self.faults.state_read_error_after_step = true,
         }
     }
 

@@ -1116,6 +1116,8 @@ impl Mujoco {
     /// for `sig` was proven ([`StatePlan`]), the components are copied straight from the
     /// data (no guarded call: plain copies cannot raise); else `mj_getState` runs, guarded.
     pub fn get_state(&self, sig: u32, out: &mut [f64]) -> Result<(), NativeError> {
+        #[cfg(feature = "fault-injection")]
+        self.faults.before_state_read()?;
         if let Some(plan) = self.plan(sig) {
             assert_eq!(out.len(), plan.size, "state buffer length");
             plan.copy_into(out);

@@ -364,6 +364,20 @@ impl Ep {
     }
 
     /// A field of the owned data, read under the lock.
+    /// README.md's and docs/contract.md's memory bound of a recorder of `n` ticks and a
+    /// keyframe every `k` (what `mjb_history_info`'s `bytes` may reach), at its worst for the
+    /// model: 32 discontinuities, and every tick keeping each input target's write on both
+    /// sides of its keyframe (`r` = 2 × the targets, `w` = 4 × the input values).
+    pub fn history_memory_bound(&self, n: u64, k: u64) -> u64 {
+        let d = self.dims();
+        let s = 8 * self.state_vector().expect("the state API").len() as u64;
+        let objects = d.nu + d.nv + d.nbody + 2 * d.nmocap + d.neq;
+        let values = d.nu + d.nv + 6 * d.nbody + 7 * d.nmocap + d.neq;
+        let (r, w) = (2 * (6 + objects) as u64, 4 * values as u64);
+        let kf = n.div_ceil(k);
+        (kf + 2 + 32) * s + 64 * (kf + 34) + 2 * (n + k + 2) * (8 + 32 * r + 8 * w)
+    }
+
     pub fn owned_field(&self, f: Field) -> Vec<f64> {
         with_endpoint(self, |e| {
             e.with_native(WAIT_FOREVER, |mj, _| mj.field(f).to_vec())
