@@ -6,6 +6,8 @@
 #                                       and `cargo deny check licenses bans sources` passes
 #   bash scripts/licenses.sh --bless    regenerate THIRD_PARTY_NOTICES.md
 #   bash scripts/licenses.sh --install  install the pinned cargo-about and cargo-deny (.ci/run)
+#   bash scripts/licenses.sh --install-about   the pinned cargo-about alone (.ci/run builds it
+#                                       while the Debian packages install)
 #
 # cargo-about is compiled from the Rust registry once per machine (release without LTO, only its
 # `cli` feature). cargo-deny comes as the pinned binary of scripts/ci_tools.sh where that fits (Linux
@@ -43,7 +45,7 @@ version_of() { # `cargo about --version` -> 0.9.3; empty when absent
   cargo_tool "$1" --version 2>/dev/null | sed -n 's/^cargo-[a-z]* \([0-9][0-9.]*\).*/\1/p' || true
 }
 
-install_tools() {
+install_about() {
   if [ "$(version_of about)" = "$ABOUT_VERSION" ]; then
     echo "cargo-about $ABOUT_VERSION present"
   else
@@ -53,6 +55,10 @@ install_tools() {
     CARGO_PROFILE_RELEASE_LTO=false \
       cargo install --locked cargo-about --version "$ABOUT_VERSION" --features cli
   fi
+}
+
+install_tools() {
+  install_about
   [ -n "$deny_bin" ] || bash scripts/ci_tools.sh --install >/dev/null || true
   deny_bin="$(bash scripts/ci_tools.sh --path cargo-deny 2>/dev/null || true)"
   if [ "$(version_of deny)" = "$DENY_VERSION" ]; then
@@ -77,6 +83,7 @@ missing() {
 
 case "${1:-}" in
   --install) install_tools; exit 0 ;;
+  --install-about) install_about; exit 0 ;;
   --bless|"") ;;
   -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "licenses.sh: unknown argument: $1" >&2; exit 2 ;;
