@@ -91,17 +91,6 @@ struct mjData_;
 #define MJB_VERSION_PATCH 0
 
 /**
- * The largest `window_ticks` (a step's record is one hash: 8 bytes a tick).
- */
-#define MAX_WINDOW_TICKS 1000000
-
-/**
- * The most keyframes a window may need (`ceil(window_ticks / keyframe_every)`): what bounds the
- * memory of the full states kept.
- */
-#define MAX_WINDOW_KEYFRAMES 4096
-
-/**
  * `timeout_ms` value that waits for the native lock without a deadline.
  */
 #define MJB_WAIT_FOREVER (uint32_t)UINT32_MAX
@@ -115,6 +104,30 @@ struct mjData_;
  * Input documents over this many bytes are refused before parsing.
  */
 #define MJB_MAX_DOCUMENT_BYTES 1048576
+
+/**
+ * The largest `window_ticks` of an endpoint's `"history"` (a step's record is one hash: 8
+ * bytes a tick).
+ */
+#define MJB_MAX_WINDOW_TICKS 1000000
+
+/**
+ * The most keyframes a history window may need (`ceil(window_ticks / keyframe_every)`): what
+ * bounds the memory of the full states kept.
+ */
+#define MJB_MAX_WINDOW_KEYFRAMES 4096
+
+/**
+ * Deprecated: the name 0.4.0's header gave #MJB_MAX_WINDOW_TICKS (without the project's
+ * prefix); kept, since the ABI only grows.
+ */
+#define MAX_WINDOW_TICKS MJB_MAX_WINDOW_TICKS
+
+/**
+ * Deprecated: the name 0.4.0's header gave #MJB_MAX_WINDOW_KEYFRAMES; kept, since the ABI only
+ * grows.
+ */
+#define MAX_WINDOW_KEYFRAMES MJB_MAX_WINDOW_KEYFRAMES
 
 /**
  * `mjb_expect.flags`: check the tick.

@@ -28,6 +28,25 @@ use toolchain::root;
 const HEADER: &str = "include/mjbridge.h";
 const CS_FILE: &str = "bindings/csharp/MjBridge.cs";
 const PY_FILE: &str = "bindings/python/mjbridge/_native_gen.py";
+/// The header's `#define`s the bindings do not bind, each with why (every other one is bound;
+/// the parser refuses one it does not know).
+const NOT_BOUND: &[(&str, &str)] = &[
+    ("MJBRIDGE_H", "the include guard"),
+    (
+        "MJB_API",
+        "the export marker (dllimport for MSVC consumers)",
+    ),
+    ("MJB_DEPRECATED(msg)", "the deprecation marker of exports"),
+    (
+        "MAX_WINDOW_TICKS",
+        "deprecated alias of MJB_MAX_WINDOW_TICKS, which is bound",
+    ),
+    (
+        "MAX_WINDOW_KEYFRAMES",
+        "deprecated alias of MJB_MAX_WINDOW_KEYFRAMES, which is bound",
+    ),
+];
+
 const CS_BEGIN: &str = "    // <generated> by tests/bindings_gen.rs from include/mjbridge.h; do not edit: regenerate with `MJB_BLESS=1 cargo test --test bindings_gen`\n";
 const CS_END: &str = "    // </generated>\n";
 
@@ -173,16 +192,25 @@ fn parse(text: &str) -> Header {
             in_extern = true;
             continue;
         }
-        if let Some(d) = line.strip_prefix("#define MJB_") {
+        if let Some(d) = line.strip_prefix("#define ") {
             let mut parts = d.splitn(2, char::is_whitespace);
-            let name = parts.next().unwrap().to_owned();
-            if name != "API" && !name.contains('(') {
-                h.defines.push(Define {
-                    name,
+            let full = parts.next().unwrap();
+            match (
+                full.strip_prefix("MJB_"),
+                NOT_BOUND.iter().find(|(n, _)| *n == full),
+            ) {
+                (_, Some(_)) => {}
+                (Some(name), None) => h.defines.push(Define {
+                    name: name.to_owned(),
                     value: parts.next().unwrap_or("").trim().to_owned(),
                     doc: std::mem::take(&mut doc),
-                });
+                }),
+                (None, None) => panic!(
+                    "#define {full} is bound by no binding: bind it (an MJB_ constant is bound as \
+                     it is found) or name it in NOT_BOUND with why"
+                ),
             }
+            doc.clear();
             continue;
         }
         if line.starts_with('#') || line.is_empty() {
@@ -983,6 +1011,26 @@ fn python_declarations_are_generated_from_the_header() {
 
 /// The parser reads every export, enum member, struct field and #define of the header, and
 /// their docs: the generated layers cover what tests/bindings.rs compares.
+#[test]
+fn a_define_no_binding_binds_is_named_or_refused() {
+    let h = parse(
+        "/** The limit. */\n#define MJB_LIMIT 3\n#define MAX_WINDOW_TICKS MJB_MAX_WINDOW_TICKS\n",
+    );
+    assert_eq!(
+        h.defines.len(),
+        1,
+        "the MJB_ constant is bound, the named alias is not"
+    );
+    assert_eq!(h.defines[0].name, "LIMIT");
+    let stray = std::panic::catch_unwind(|| parse("#define STRAY_LIMIT 3\n"));
+    let why = stray.expect_err("a #define neither bound nor named is refused");
+    let msg = why.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.contains("STRAY_LIMIT") && msg.contains("NOT_BOUND"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn the_parser_reads_the_whole_header() {
     let text = std::fs::read_to_string(root().join(HEADER)).unwrap();

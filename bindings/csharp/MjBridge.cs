@@ -417,6 +417,16 @@ namespace MjBridge
         public const int MaxCheckpointValues = 32768;
         /// <summary>Input documents over this many bytes are refused before parsing.</summary>
         public const int MaxDocumentBytes = 1048576;
+        /// <summary>
+        /// The largest `window_ticks` of an endpoint's `"history"` (a step's record is one hash: 8
+        /// bytes a tick).
+        /// </summary>
+        public const int MaxWindowTicks = 1000000;
+        /// <summary>
+        /// The most keyframes a history window may need (`ceil(window_ticks / keyframe_every)`):
+        /// what bounds the memory of the full states kept.
+        /// </summary>
+        public const int MaxWindowKeyframes = 4096;
         /// <summary>`mjb_expect.flags`: check the tick.</summary>
         public const uint ExpectTick = 1;
         /// <summary>`mjb_expect.flags`: check the model configuration.</summary>

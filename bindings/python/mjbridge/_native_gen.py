@@ -39,6 +39,12 @@ WAIT_FOREVER = 4294967295
 MAX_CHECKPOINT_VALUES = 32768
 # Input documents over this many bytes are refused before parsing.
 MAX_DOCUMENT_BYTES = 1048576
+# The largest `window_ticks` of an endpoint's `"history"` (a step's record is one hash: 8 bytes a
+# tick).
+MAX_WINDOW_TICKS = 1000000
+# The most keyframes a history window may need (`ceil(window_ticks / keyframe_every)`): what bounds
+# the memory of the full states kept.
+MAX_WINDOW_KEYFRAMES = 4096
 # `mjb_expect.flags`: check the tick.
 EXPECT_TICK = 1
 # `mjb_expect.flags`: check the model configuration.
