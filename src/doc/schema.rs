@@ -171,7 +171,11 @@ pub fn unknown_field(
 
 /// The refusal of an unknown member `key` whose pointer is `ptr`.
 pub fn unknown_member(ptr: String, key: &str) -> Refusal {
-    Refusal::rejected(Reason::UnknownField, format!("unknown field {key:?}")).at(ptr)
+    Refusal::rejected(
+        Reason::UnknownField,
+        format!("unknown field {:?}", shorten(key)),
+    )
+    .at(ptr)
 }
 
 pub fn missing(ptr: &str, name: &str) -> Refusal {
@@ -314,8 +318,9 @@ pub fn read_numbers(
     Ok(Slot::Got(Numbers { count, first_other }))
 }
 
-/// A value's text for a message, cut to a readable length.
-fn shorten(text: &str) -> String {
+/// A value's (or a key's) text for a message, cut to a readable length: a message never
+/// copies a hostile document's long string whole (its pointer holds it once).
+pub(super) fn shorten(text: &str) -> String {
     match text.char_indices().nth(40) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
