@@ -19,12 +19,18 @@ impl Reader<'_> {
         self.pointer_of(&self.path)
     }
 
-    /// The JSON pointer of a path prefix, built in one string sized up front (a key of
-    /// megabytes is decoded once, straight into it).
+    /// The JSON pointer of a path prefix, built in one string of its exact size (a key of
+    /// megabytes is decoded straight into it, never copied whole on the way).
     fn pointer_of(&self, path: &[Seg]) -> String {
         let size = path.iter().fold(0, |n, seg| match *seg {
-            Seg::Key(a, b) => n + 1 + (b - a) as usize,
-            Seg::Index(_) => n + 21,
+            Seg::Key(a, b) => {
+                let token = decode_chars(&self.s[a as usize..b as usize]);
+                n + 1
+                    + token
+                        .map(|c| c.len_utf8() + usize::from(matches!(c, '~' | '/')))
+                        .sum::<usize>()
+            }
+            Seg::Index(i) => n + 1 + i.checked_ilog10().unwrap_or(0) as usize + 1,
         });
         let mut p = String::with_capacity(size);
         for seg in path {

@@ -303,9 +303,10 @@ impl<'a> Reader<'a> {
             self.keys.push(KeySpan::new(a));
             key.clear();
             if escaped {
-                // Decoded, a key is no longer than its raw text: one allocation, no doubling.
-                key.reserve(b - a);
-                key.extend(decode_chars(&self.s[a..b]));
+                // One allocation of the decoded size (a hostile key is megabytes long).
+                let raw = &self.s[a..b];
+                key.reserve(decode_chars(raw).map(char::len_utf8).sum());
+                key.extend(decode_chars(raw));
             } else {
                 key.push_str(&self.s[a..b]);
             }
