@@ -315,7 +315,10 @@ fn an_input_edited_by_one_ulp_diverges_at_its_tick() {
                 field,
                 values,
                 ..
-            } if *field == Field::Ctrl && values[0] != 0.0 && *tick > rec.first_tick + 30 => {
+            } if *field == Field::Ctrl
+                && values.to_vec()[0] != 0.0
+                && *tick > rec.first_tick + 30 =>
+            {
                 Some((k, *tick))
             }
             _ => None,

@@ -194,11 +194,13 @@ fn verify(
                             field, id, values, ..
                         } => ep.input_write(
                             field.index() as i32,
-                            id.map_or(-1, |i| i as i64),
-                            values,
+                            id.map_or(-1, i64::from),
+                            &values.to_vec(),
                             WAIT_FOREVER,
                         ),
-                        Event::Restore { checkpoint, .. } => ep.restore(checkpoint, WAIT_FOREVER),
+                        Event::Restore { checkpoint, .. } => {
+                            ep.restore(&**checkpoint, WAIT_FOREVER)
+                        }
                     };
                     answer(a, &format!("event {cursor} at tick {t}")).map_err(|f| at(f, &ptr))?;
                     let now = ep
