@@ -5,8 +5,8 @@
 //! are [`super::keys`]'.
 
 use super::keys::{decode_chars, duplicate_in, KeySpan, Seg};
+use super::print::shorten;
 use super::read::Reader;
-use super::schema::shorten;
 use crate::outcome::{Reason, Refusal};
 
 fn malformed_at(i: usize, what: &str) -> String {

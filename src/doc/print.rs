@@ -53,6 +53,15 @@ pub fn escape_char(c: char, out: &mut String) {
     }
 }
 
+/// A value's (or a key's) text for a message, cut to a readable length: a message never
+/// copies a hostile document's long string whole (its pointer holds it once).
+pub(crate) fn shorten(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 /// Whether a string holds a character JSON (and RFC 8785) escapes.
 pub fn needs_escape(s: &str) -> bool {
     s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')

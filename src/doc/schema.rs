@@ -7,7 +7,7 @@
 //! reading, so that a parse error later in the document still wins, and the schema judges the
 //! recorded problems in its own order afterwards.
 
-use super::print::write_f64;
+use super::print::{shorten, write_f64};
 use super::read::{Kind, Reader};
 use super::{pointer_push, Refusal};
 use crate::outcome::Reason;
@@ -316,13 +316,4 @@ pub fn read_numbers(
         Ok(())
     })?;
     Ok(Slot::Got(Numbers { count, first_other }))
-}
-
-/// A value's (or a key's) text for a message, cut to a readable length: a message never
-/// copies a hostile document's long string whole (its pointer holds it once).
-pub(super) fn shorten(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
 }
