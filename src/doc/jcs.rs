@@ -17,6 +17,7 @@
 use super::print::{escape_char, needs_escape, write_f64, write_str};
 use super::read::{decode_chars, Kind, Node, Reader, Tree};
 use super::value::Value;
+use super::MAX_DEPTH;
 use crate::outcome::Refusal;
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
@@ -153,6 +154,9 @@ pub fn value<S: Sink>(text: &str, sink: &mut S) -> Result<(), Refusal> {
 struct Scratch {
     members: Vec<u32>,
     buf: String,
+    /// Objects open (arrays are on the reader's path): the depth stays bounded even on text
+    /// no reader validated.
+    objects: usize,
 }
 
 /// A key position's flag: the key holds an escape or a non-ASCII character.
@@ -193,6 +197,11 @@ fn next<S: Sink>(r: &mut Reader, sink: &mut S, c: &mut Scratch) -> Result<(), Re
 /// An object: its members' key positions gathered on the shared stack (values skipped),
 /// sorted by key, then each member emitted from its key; the stack is cut back after.
 fn object<S: Sink>(r: &mut Reader, sink: &mut S, c: &mut Scratch) -> Result<(), Refusal> {
+    // An object at depth 64 is the deepest the strict reader admits (empty, then).
+    if c.objects + r.path.len() > MAX_DEPTH {
+        return Err(r.malformed(&format!("nesting deeper than {MAX_DEPTH}")));
+    }
+    c.objects += 1;
     let base = c.members.len();
     r.member_keys(|at, slow| {
         c.members.push(at as u32 | if slow { SLOW_KEY } else { 0 });
@@ -214,6 +223,7 @@ fn object<S: Sink>(r: &mut Reader, sink: &mut S, c: &mut Scratch) -> Result<(), 
     }
     sink.put("}");
     c.members.truncate(base);
+    c.objects -= 1;
     r.seek(end);
     Ok(())
 }
@@ -457,6 +467,16 @@ mod tests {
             "null".to_owned() + &",\"b\":0}".repeat(40)
         );
         assert_eq!(canonical(&deep), want);
+    }
+
+    #[test]
+    fn nesting_is_bounded_on_text_no_reader_validated() {
+        let ok = format!("{}{{}}{}", "{\"a\":".repeat(64), "}".repeat(64));
+        assert_eq!(canonical(&ok), ok);
+        let deep = format!("{}1{}", "{\"a\":[".repeat(40), "]}".repeat(40));
+        assert!(value(&deep, &mut String::new()).is_err());
+        let deeper = "{\"a\":".repeat(100_000);
+        assert!(value(&deeper, &mut String::new()).is_err());
     }
 
     #[test]
