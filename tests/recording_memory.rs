@@ -233,10 +233,13 @@ fn corpus(n: usize) -> Vec<(String, String)> {
         )],
     );
     add(
-        "zeros in start",
+        "restores of zeros",
         &[(
-            "start",
-            &format!("{{\"a\":[{}]}}", repeat(n, ",", |_| "0".into())),
+            "events",
+            &restores(
+                n,
+                &format!("{{\"a\":[{}]}}", repeat(object, ",", |_| "0".into())),
+            ),
         )],
     );
     add(
@@ -244,10 +247,13 @@ fn corpus(n: usize) -> Vec<(String, String)> {
         &[("engine", &format!("\"{}\"", "x".repeat(n)))],
     );
     add(
-        "escaped string",
+        "restores of escapes",
         &[(
-            "descriptor",
-            &format!("{{\"s\":\"{}\"}}", "\\u0001\\n".repeat(n / 8)),
+            "events",
+            &restores(
+                n,
+                &format!("{{\"s\":\"{}\"}}", "\\u0001\\n".repeat(object / 8)),
+            ),
         )],
     );
     add(
@@ -268,21 +274,45 @@ fn corpus(n: usize) -> Vec<(String, String)> {
     let mut add = |name: &str, members: &[(&str, &str)]| docs.push((name.to_owned(), doc(members)));
     add(
         "huge numbers",
+        &[(
+            "events",
+            &restores(
+                n,
+                &format!(
+                    "{{\"a\":[{}]}}",
+                    repeat(object, ",", |_| "-1.7976931348623157e308".into())
+                ),
+            ),
+        )],
+    );
+    add(
+        "2^64-1 ticks",
         &[
             ("end_tick", "18446744073709551615"),
             (
-                "descriptor",
-                &format!("{{\"a\":[{}]}}", repeat(n, ",", |_| "1e300".into())),
+                "events",
+                &restores(
+                    n,
+                    &format!("{{\"a\":[{}]}}", repeat(object, ",", |_| "1e300".into())),
+                ),
             ),
         ],
     );
     add(
         "1e400",
         &[(
-            "descriptor",
+            "events",
             &format!(
-                "{{\"a\":[{},1e400]}}",
-                repeat(n, ",", |_| "18446744073709551615".into())
+                "[{},{{\"tick\":0,\"restore\":{{\"a\":1e400}}}}]",
+                &restores(
+                    n - 64,
+                    &format!(
+                        "{{\"a\":[{}]}}",
+                        repeat(object, ",", |_| "18446744073709551615".into())
+                    )
+                )[1..]
+                    .strip_suffix(']')
+                    .unwrap()
             ),
         )],
     );
