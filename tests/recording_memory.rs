@@ -3,11 +3,13 @@
 //! (`2 × recording bytes + 1 MiB`), measured with a counting allocator (the peak above what
 //! was allocated before the call; the caller's bytes are not counted).
 //!
-//! The corpus is the shapes that made the reader amplify (issue 40): a descriptor of very many
-//! keys, objects nested 10, 30 and 60 deep with many keys at every level, plus a flood of tiny
-//! restore events, inputs of zeros, every tick hashed, keyframe checks, long strings and keys,
-//! unknown members, and the numbers no counter holds (2^64-1, 1e400). Each is close to
-//! [`SIZE`] bytes; `MJB_RECORDING_MEMORY_BYTES` sets another size (up to the 64 MiB limit).
+//! The corpus is the shapes that made the reader amplify (issue 40): checkpoints (the
+//! descriptor, the start, restore events: 1 MiB each, the checkpoint limit, every one hashed)
+//! of very many keys or nested 10, 30 and 60 deep with many keys at every level, and larger
+//! ones (refused); plus a flood of tiny restore events, inputs of zeros, every tick hashed,
+//! keyframe checks, zeros, escapes and long strings and keys, unknown members, and the numbers
+//! no counter holds (2^64-1, 1e400). Each is close to [`SIZE`] bytes;
+//! `MJB_RECORDING_MEMORY_BYTES` sets another size (up to the 64 MiB limit).
 //! This file holds one test so that nothing else allocates while it measures.
 
 #[path = "common/counting.rs"]
