@@ -331,8 +331,8 @@ fn expected(name: &str) -> (&'static str, &'static str) {
         "long duplicate key" => ("MJB_REASON_DUPLICATE_FIELD", "/recording/descriptor/kkk"),
         "2^64-1 ticks" => ("MJB_REASON_SIZE", "/recording/tick_hashes/xxh3_64"),
         "1e400" => ("MJB_REASON_NOT_FINITE", "/recording/events/"),
-        // Past 2,000,001 hashes (a recording over about 38 MiB): too many.
-        "tick hashes" if size() > 38 << 20 => (
+        // Past MAX_TICKS hashes of 19 bytes each (a recording over 36 MiB): too many.
+        "tick hashes" if (size() + 1) / 19 > recording::MAX_TICKS => (
             "MJB_REASON_TOO_MANY_VALUES",
             "/recording/tick_hashes/xxh3_64/2000001",
         ),
