@@ -47,9 +47,10 @@ SYSTEM_MUJOCO_ENGINE=2.2.2
 # What does not depend on the engine: packaging (install trees, wheels, colcon, Unity/Unreal,
 # the cross-built trees, which are built from the default engine's wheels of each target),
 # the documentation, the header and the bindings' generated declarations, the ABI baselines,
-# the repository's own rules. Runs once, on the default engine.
+# the repository's own rules, the recording reader's memory bound (no endpoint, no engine).
+# Runs once, on the default engine.
 ONCE_TESTS=(apiref bindings_gen colcon cross docs engine_packages function_length header
-  install python_wheels repository)
+  install python_wheels recording_memory repository)
 # The aarch64 lane under qemu: every engine test that drives the library through its exports
 # (not the ones that build host programs with the machine's compilers or start the built
 # `mjbridge` command: c_hosts, bindings, packages, recording; tests/cross.rs runs host

@@ -31,7 +31,7 @@ use crate::checkpoint::{write_descriptor, write_integration, Facts, Printed, MAX
 use crate::doc::jcs::{hash_value, Canon};
 use crate::doc::schema::{self, read_int, read_numbers, read_string, read_u64, Slot};
 use crate::doc::write::Writer;
-use crate::doc::{Kind, Reader, Text};
+use crate::doc::{Kind, Reader, Text, MAX_DOCUMENT_BYTES};
 use crate::native::fields::Field;
 use crate::outcome::{Reason, Refusal};
 
@@ -46,18 +46,44 @@ pub const MAX_RECORDING_BYTES: usize = 64 << 20;
 pub const MAX_EVENTS: usize = 4_000_000;
 pub const MAX_TICKS: usize = 2_000_001;
 
-/// One mutation of a recording, in order.
+/// One mutation of a recording, in order. Small (40 bytes, its texts exactly sized): a
+/// recording of tiny events must not cost more than its text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// An input write at `tick` (`id` None: the whole field).
     Input {
         tick: u64,
         field: Field,
-        id: Option<usize>,
-        values: Vec<f64>,
+        id: Option<u32>,
+        values: Values,
     },
     /// A discontinuity at `tick` (a restore, a restore-point apply): its checkpoint's text.
-    Restore { tick: u64, checkpoint: String },
+    Restore { tick: u64, checkpoint: Box<str> },
+}
+
+/// An input's values, kept as the array's text the reader validated (finite numbers, at most
+/// [`MAX_VALUES`]): a double costs 8 bytes where `0,` costs 2, so values are parsed when they
+/// are used, not when the recording is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Values(Box<str>);
+
+impl Values {
+    /// The values, parsed (exactly the doubles the text names).
+    pub fn to_vec(&self) -> Vec<f64> {
+        let mut r = Reader::for_value(&self.0);
+        let mut out = Vec::new();
+        r.array(|r, _| {
+            out.push(r.number()?.value);
+            Ok(())
+        })
+        .expect("the reader validated the values");
+        out
+    }
+
+    /// The array's text, as the recording holds it.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
 }
 
 impl Event {
@@ -274,7 +300,6 @@ fn keep<T>(bad: &mut Option<Refusal>, ptr: &str, name: &str, slot: Slot<T>) -> O
 
 /// A 16-digit lowercase hex hash at the reader's position.
 fn read_hex16(r: &mut Reader) -> Result<Slot<u64>, Refusal> {
-    let ptr = r.pointer();
     Ok(match read_string(r)? {
         Slot::Got(s) => {
             let ok = s.len() == 16 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
@@ -282,7 +307,7 @@ fn read_hex16(r: &mut Reader) -> Result<Slot<u64>, Refusal> {
                 true => Slot::Got(u64::from_str_radix(&s, 16).expect("checked hex")),
                 false => Slot::Bad(refuse(
                     Reason::WrongType,
-                    &ptr,
+                    &r.pointer(),
                     format!(
                         "expected 16 lowercase hex digits (XXH3-64), found {:?}",
                         short(&s)
@@ -298,12 +323,28 @@ fn short(s: &str) -> String {
     s.chars().take(40).collect()
 }
 
-/// An object's raw text (kept for a later strict reader).
-fn read_object_text(r: &mut Reader) -> Result<Slot<String>, Refusal> {
+/// A checkpoint document's (or its descriptor's) raw text, kept for the strict checkpoint
+/// reader that judges it when it is restored: an object of at most the
+/// [`MAX_DOCUMENT_BYTES`] a checkpoint may have (a larger one is refused here, at its
+/// pointer: the endpoint would refuse it anyway, and what a recording keeps stays the size of
+/// what it can use).
+fn read_checkpoint_text(r: &mut Reader) -> Result<Slot<Box<str>>, Refusal> {
     if let Some(bad) = schema::expect(r, Kind::Object, "an object")? {
         return Ok(Slot::Bad(bad));
     }
-    Ok(Slot::Got(r.raw()?.to_owned()))
+    let ptr = r.pointer();
+    let text = r.raw()?;
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Ok(Slot::Bad(refuse(
+            Reason::TooLarge,
+            &ptr,
+            format!(
+                "a checkpoint document is at most {MAX_DOCUMENT_BYTES} bytes; this one is {}",
+                text.len()
+            ),
+        )));
+    }
+    Ok(Slot::Got(text.into()))
 }
 
 const TOP: [&str; 2] = ["recording", "recording_hash"];
@@ -382,9 +423,12 @@ pub fn read(bytes: &[u8]) -> Result<Recording, Refusal> {
     if let Some(b) = bad {
         return Err(b);
     }
+    // The reader's buffers (the key spans of the widest object read) go before the hash pass.
+    let text = r.text();
+    drop(r);
     let recording = judge(raw)?;
     let (a, b) = span.expect("present");
-    let got = hash_value(&r.text()[a..b])?;
+    let got = hash_value(&text[a..b])?;
     let claimed = claimed.expect("present");
     if claimed != got {
         return Err(refuse(
@@ -412,11 +456,11 @@ fn read_body(r: &mut Reader, raw: &mut Raw, bad: &mut Option<Refusal>) -> Result
             }
             3 => raw.model_fingerprint = keep(bad, P, name, read_string(r)?),
             4 => raw.profile = keep(bad, P, name, read_string(r)?),
-            5 => raw.descriptor = keep(bad, P, name, read_object_text(r)?),
+            5 => raw.descriptor = keep(bad, P, name, read_checkpoint_text(r)?).map(String::from),
             6 => raw.seed = keep(bad, P, name, read_u64(r)?),
             7 => raw.from_tick = keep(bad, P, name, read_u64(r)?),
             8 => raw.end_tick = keep(bad, P, name, read_u64(r)?),
-            9 => raw.start = keep(bad, P, name, read_object_text(r)?),
+            9 => raw.start = keep(bad, P, name, read_checkpoint_text(r)?).map(String::from),
             10 => read_events(r, &mut raw.events, bad)?,
             11 => read_tick_hashes(r, raw, bad)?,
             _ => read_keyframes(r, &mut raw.keyframe_hashes, bad)?,
@@ -434,20 +478,27 @@ fn read_body(r: &mut Reader, raw: &mut Raw, bad: &mut Option<Refusal>) -> Result
     Ok(())
 }
 
-/// An array member of at most `max` elements, each read by `item`: a value that is not an
-/// array, or an element past `max` (refused as "a recording has at most {max} {what}"), is
-/// kept in `bad` and the pass goes on past it.
-fn bounded_array(
+/// An array member of at most `max` elements, each read by `item` into `out`: a value that is
+/// not an array, or an element past `max` (refused as "a recording has at most {max} {what}"),
+/// is kept in `bad` and the pass goes on past it.
+///
+/// `out` is sized once, before the pass, from a look at the array (its elements, at most
+/// one per `min_bytes` of it, the size of the smallest element `item` keeps): it never grows
+/// by doubling, which would hold three times the elements while it moves them.
+fn bounded_array<T>(
     r: &mut Reader,
     bad: &mut Option<Refusal>,
-    max: usize,
+    (max, min_bytes): (usize, usize),
     what: &str,
-    mut item: impl FnMut(&mut Reader, &mut Option<Refusal>) -> Result<(), Refusal>,
+    out: &mut Vec<T>,
+    mut item: impl FnMut(&mut Reader, &mut Option<Refusal>, &mut Vec<T>) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
     if let Some(b) = schema::expect(r, Kind::Array, "an array")? {
         bad.get_or_insert(b);
         return Ok(());
     }
+    let (elements, bytes) = r.array_len_ahead();
+    out.reserve_exact(elements.min(max).min(bytes / min_bytes + 1));
     r.array(|r, i| {
         if i >= max {
             bad.get_or_insert(refuse(
@@ -457,17 +508,26 @@ fn bounded_array(
             ));
             return r.skip();
         }
-        item(r, bad)
+        item(r, bad, out)
     })?;
     Ok(())
 }
+
+/// The smallest texts of an element each array keeps: `{"tick":0,"restore":{}},` (an event),
+/// `"0123456789abcdef",` (a tick hash), `{"tick":0,"event":0,"xxh3_64":"<16 hex>"},`.
+const MIN_EVENT_BYTES: usize = 24;
+const MIN_HASH_BYTES: usize = 19;
+const MIN_KEYFRAME_BYTES: usize = 50;
 
 fn read_events(
     r: &mut Reader,
     out: &mut Vec<Event>,
     bad: &mut Option<Refusal>,
 ) -> Result<(), Refusal> {
-    bounded_array(r, bad, MAX_EVENTS, "events", |r, bad| {
+    // One buffer checks every input's values (at most MAX_VALUES doubles: 256 KiB).
+    let mut scratch = Vec::new();
+    let limits = (MAX_EVENTS, MIN_EVENT_BYTES);
+    bounded_array(r, bad, limits, "events", out, |r, bad, out| {
         let ptr = r.pointer();
         if let Some(b) = schema::expect(r, Kind::Object, "an object")? {
             bad.get_or_insert(b);
@@ -478,8 +538,8 @@ fn read_events(
         let mut m = schema::object(r, &EV, |r, k| {
             match k {
                 0 => tick = keep(bad, &ptr, "tick", read_u64(r)?),
-                1 => input = read_input(r, bad)?,
-                _ => restore = keep(bad, &ptr, "restore", read_object_text(r)?),
+                1 => input = read_input(r, bad, &mut scratch)?,
+                _ => restore = keep(bad, &ptr, "restore", read_checkpoint_text(r)?),
             }
             Ok(())
         })?;
@@ -519,17 +579,20 @@ fn read_events(
     })
 }
 
-type InputParts = (Field, Option<usize>, Vec<f64>);
+type InputParts = (Field, Option<u32>, Values);
 
-fn read_input(r: &mut Reader, bad: &mut Option<Refusal>) -> Result<Option<InputParts>, Refusal> {
+fn read_input(
+    r: &mut Reader,
+    bad: &mut Option<Refusal>,
+    scratch: &mut Vec<f64>,
+) -> Result<Option<InputParts>, Refusal> {
     let ptr = r.pointer();
     if let Some(b) = schema::expect(r, Kind::Object, "an object")? {
         bad.get_or_insert(b);
         return Ok(None);
     }
     const IN: [&str; 3] = ["field", "id", "values"];
-    let (mut field, mut id, mut values) = (None, None, Vec::new());
-    let mut got_values = false;
+    let (mut field, mut id, mut values) = (None, None, None);
     let mut m = schema::object(r, &IN, |r, k| {
         match k {
             0 => {
@@ -550,12 +613,8 @@ fn read_input(r: &mut Reader, bad: &mut Option<Refusal>) -> Result<Option<InputP
             1 => id = keep(bad, &ptr, "id", read_int(r, -1, i32::MAX.into())?),
             _ => {
                 let p = r.pointer();
-                if let Some(n) = keep(
-                    bad,
-                    &ptr,
-                    "values",
-                    read_numbers(r, &mut values, MAX_VALUES)?,
-                ) {
+                let at = r.pos();
+                if let Some(n) = keep(bad, &ptr, "values", read_numbers(r, scratch, MAX_VALUES)?) {
                     if n.count > MAX_VALUES {
                         bad.get_or_insert(refuse(
                             Reason::TooManyValues,
@@ -565,7 +624,7 @@ fn read_input(r: &mut Reader, bad: &mut Option<Refusal>) -> Result<Option<InputP
                     } else if let Err(e) = n.strict() {
                         bad.get_or_insert(e);
                     } else {
-                        got_values = true;
+                        values = Some(Values(r.text()[at..r.offset()].into()));
                     }
                 }
             }
@@ -579,8 +638,8 @@ fn read_input(r: &mut Reader, bad: &mut Option<Refusal>) -> Result<Option<InputP
         bad.get_or_insert(e);
         return Ok(None);
     }
-    Ok(match (field, id, got_values) {
-        (Some(f), Some(id), true) => Some((f, usize::try_from(id).ok(), values)),
+    Ok(match (field, id, values) {
+        (Some(f), Some(id), Some(v)) => Some((f, u32::try_from(id).ok(), v)),
         _ => None,
     })
 }
@@ -617,7 +676,8 @@ fn read_hash_list(
     out: &mut Vec<u64>,
     bad: &mut Option<Refusal>,
 ) -> Result<(), Refusal> {
-    bounded_array(r, bad, MAX_TICKS, "tick hashes", |r, bad| {
+    let limits = (MAX_TICKS, MIN_HASH_BYTES);
+    bounded_array(r, bad, limits, "tick hashes", out, |r, bad, out| {
         if let Some(h) = keep(bad, "", "", read_hex16(r)?) {
             out.push(h);
         }
@@ -630,7 +690,8 @@ fn read_keyframes(
     out: &mut Vec<Check>,
     bad: &mut Option<Refusal>,
 ) -> Result<(), Refusal> {
-    bounded_array(r, bad, MAX_TICKS, "keyframe hashes", |r, bad| {
+    let limits = (MAX_TICKS, MIN_KEYFRAME_BYTES);
+    bounded_array(r, bad, limits, "keyframe hashes", out, |r, bad, out| {
         let ptr = r.pointer();
         if let Some(b) = schema::expect(r, Kind::Object, "an object")? {
             bad.get_or_insert(b);
@@ -690,15 +751,16 @@ fn judge(raw: Raw) -> Result<Recording, Refusal> {
             format!("the first hashed tick {first} is after from_tick {from}"),
         ));
     }
-    let want = (end - first).checked_add(1);
-    if want != Some(raw.tick_hashes.len() as u64) {
+    // `first <= from <= end`: the span cannot underflow, but it counts 2^64 ticks when the
+    // range is all of them (u128: every count is exact, none overflows).
+    let want = u128::from(end - first) + 1;
+    if want != raw.tick_hashes.len() as u128 {
         return Err(refuse(
             Reason::Size,
             &at("tick_hashes/xxh3_64"),
             format!(
-                "{} tick hashes for ticks {first}..={end} ({} expected)",
+                "{} tick hashes for ticks {first}..={end} ({want} expected)",
                 raw.tick_hashes.len(),
-                end - first + 1
             ),
         ));
     }
@@ -748,4 +810,185 @@ fn judge(raw: Raw) -> Result<Recording, Refusal> {
         tick_hashes: raw.tick_hashes,
         keyframe_hashes: raw.keyframe_hashes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recording whose `recording` members are the defaults of a minimal valid one with
+    /// `edits` in place (raw JSON), hashed (so that only the edits can be refused).
+    fn doc(edits: &[(&str, &str)]) -> String {
+        let members = [
+            ("format", "\"mjbridge_recording_v1\""),
+            ("engine", "\"4.0.0\""),
+            ("engine_version", "400"),
+            ("model_fingerprint", "\"sha256:0\""),
+            ("profile", "\"mujoco_integration_v1\""),
+            ("descriptor", "{}"),
+            ("seed", "0"),
+            ("from_tick", "0"),
+            ("end_tick", "1"),
+            ("start", "{}"),
+            ("events", "[]"),
+            (
+                "tick_hashes",
+                "{\"first\":0,\"xxh3_64\":[\"0000000000000000\",\"00000000000000ff\"]}",
+            ),
+            ("keyframe_hashes", "[]"),
+        ];
+        let inner = members
+            .iter()
+            .map(|(k, v)| {
+                let v = edits.iter().find(|(e, _)| e == k).map_or(*v, |(_, v)| *v);
+                format!("\"{k}\":{v}")
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let inner = format!("{{{inner}}}");
+        let hash = hash_value(&inner).unwrap();
+        format!("{{\"recording\":{inner},\"recording_hash\":\"{hash}\"}}")
+    }
+
+    fn refusal(edits: &[(&str, &str)]) -> (Reason, String, String) {
+        let r = read(doc(edits).as_bytes()).unwrap_err();
+        (r.reason, r.pointer.unwrap_or_default(), r.message)
+    }
+
+    #[test]
+    fn a_minimal_recording_is_read() {
+        let rec = read(doc(&[]).as_bytes()).unwrap();
+        assert_eq!((rec.first_tick, rec.end_tick), (0, 1));
+        assert_eq!(rec.hash_at(1), Some(0xff));
+        assert_eq!(rec.hash_at(u64::MAX), None);
+    }
+
+    #[test]
+    fn ticks_at_the_end_of_the_u64_range_are_refused_without_overflow() {
+        // All 2^64 ticks: the count of hashes expected is 2^64, one more than a u64 holds.
+        let (reason, ptr, msg) = refusal(&[("end_tick", "18446744073709551615")]);
+        assert_eq!(
+            (reason, ptr.as_str()),
+            (Reason::Size, "/recording/tick_hashes/xxh3_64")
+        );
+        assert!(msg.contains("18446744073709551616 expected"), "{msg}");
+        // The last two ticks of the range, one hash short.
+        let (reason, ptr, msg) = refusal(&[
+            ("end_tick", "18446744073709551615"),
+            ("from_tick", "18446744073709551614"),
+            (
+                "tick_hashes",
+                "{\"first\":18446744073709551614,\"xxh3_64\":[\"0000000000000000\"]}",
+            ),
+        ]);
+        assert_eq!(
+            (reason, ptr.as_str()),
+            (Reason::Size, "/recording/tick_hashes/xxh3_64")
+        );
+        assert!(msg.contains("(2 expected)"), "{msg}");
+        // Events and keyframe checks at u64::MAX, past the end: refused where they are.
+        let last = "18446744073709551615";
+        let ev = format!(
+            "[{{\"tick\":{last},\"input\":{{\"field\":\"ctrl\",\"id\":0,\"values\":[1]}}}}]"
+        );
+        let (reason, ptr, _) = refusal(&[("events", &ev)]);
+        assert_eq!(
+            (reason, ptr.as_str()),
+            (Reason::OutOfRange, "/recording/events/0/tick")
+        );
+        let kf = format!("[{{\"tick\":1,\"event\":{last},\"xxh3_64\":\"0000000000000000\"}}]");
+        let (reason, ptr, _) = refusal(&[("keyframe_hashes", &kf)]);
+        assert_eq!(
+            (reason, ptr.as_str()),
+            (Reason::OutOfRange, "/recording/keyframe_hashes/0/event")
+        );
+        // A tick past u64: not an integer of the range.
+        let (reason, ptr, _) = refusal(&[("end_tick", "18446744073709551616")]);
+        assert_eq!(
+            (reason, ptr.as_str()),
+            (Reason::OutOfRange, "/recording/end_tick")
+        );
+    }
+
+    #[test]
+    fn checkpoints_a_recording_carries_are_held_to_the_checkpoint_size_limit() {
+        let big = format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_DOCUMENT_BYTES));
+        for (member, ptr) in [
+            ("descriptor", "/recording/descriptor"),
+            ("start", "/recording/start"),
+        ] {
+            let (reason, p, _) = refusal(&[(member, &big)]);
+            assert_eq!((reason, p.as_str()), (Reason::TooLarge, ptr));
+        }
+        let ev = format!("[{{\"tick\":1,\"restore\":{{}}}},{{\"tick\":1,\"restore\":{big}}}]");
+        let (reason, p, _) = refusal(&[("events", &ev)]);
+        assert_eq!(
+            (reason, p.as_str()),
+            (Reason::TooLarge, "/recording/events/1/restore")
+        );
+        // At the limit: kept.
+        let fits = format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_DOCUMENT_BYTES - 8));
+        assert_eq!(fits.len(), MAX_DOCUMENT_BYTES);
+        assert_eq!(
+            read(doc(&[("start", &fits)]).as_bytes()).unwrap().start,
+            fits
+        );
+    }
+
+    /// The fuzz target's seeds of hostile shapes (fuzz/seeds/recording/hostile-*.json): their
+    /// `recording_hash` is Python's canonical form of the recording (sorted keys), so an
+    /// accepted one proves the canonical pass over deep nesting and many keys too.
+    #[test]
+    fn hostile_seeds_are_accepted_or_refused_where_their_shape_says() {
+        let seed = |name: &str| {
+            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/recording");
+            std::fs::read(format!("{dir}/hostile-{name}.json")).unwrap()
+        };
+        for name in ["nested-60", "many-keys", "restore-flood", "values-zeros"] {
+            let rec = read(&seed(name)).unwrap_or_else(|r| panic!("{name}: {r:?}"));
+            assert_eq!(rec.tick_hashes.len(), 1);
+        }
+        for (name, reason, ptr) in [
+            (
+                "end-tick-max",
+                Reason::Size,
+                "/recording/tick_hashes/xxh3_64",
+            ),
+            (
+                "escaped-duplicate",
+                Reason::DuplicateField,
+                "/recording/descriptor/ab",
+            ),
+            (
+                "too-deep",
+                Reason::MalformedJson,
+                &format!("/recording/descriptor{}", "/a".repeat(63)),
+            ),
+        ] {
+            let r = read(&seed(name)).unwrap_err();
+            assert_eq!(
+                (r.reason, r.pointer.as_deref()),
+                (reason, Some(ptr)),
+                "{name}: {r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn input_values_are_kept_as_their_text_and_parse_to_the_same_doubles() {
+        let ev = "[{\"tick\":1,\"input\":{\"field\":\"ctrl\",\"id\":-1,\"values\":[ 0.5, -0, 1e-300 ]}}]";
+        let rec = read(doc(&[("events", ev)]).as_bytes()).unwrap();
+        let Event::Input { id, values, .. } = &rec.events[0] else {
+            panic!("{:?}", rec.events)
+        };
+        assert_eq!(*id, None);
+        assert_eq!(values.text(), "[ 0.5, -0, 1e-300 ]");
+        let v = values.to_vec();
+        assert_eq!(v.len(), 3);
+        assert_eq!(
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            [0.5f64, -0.0, 1e-300].map(f64::to_bits)
+        );
+        assert!(std::mem::size_of::<Event>() <= 40);
+    }
 }

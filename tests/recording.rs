@@ -315,7 +315,10 @@ fn an_input_edited_by_one_ulp_diverges_at_its_tick() {
                 field,
                 values,
                 ..
-            } if *field == Field::Ctrl && values[0] != 0.0 && *tick > rec.first_tick + 30 => {
+            } if *field == Field::Ctrl
+                && values.to_vec()[0] != 0.0
+                && *tick > rec.first_tick + 30 =>
+            {
                 Some((k, *tick))
             }
             _ => None,
@@ -738,4 +741,100 @@ fn writes_between_rewinds_while_stopped_stay_bounded_and_exact() {
     );
     let (code, out) = replay(&doc, "contact_act.xml");
     assert_eq!(code, 0, "{out}");
+}
+
+/// `mjbridge replay PATH --model contact_act.xml ARGS...` with the child's address space
+/// capped at `limit` bytes: exit code, stdout, stderr and how long it took.
+fn replay_file(
+    path: &std::path::Path,
+    args: &[&str],
+    limit: u64,
+) -> (Option<i32>, String, String, std::time::Duration) {
+    use std::os::unix::process::CommandExt as _;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mjbridge"));
+    cmd.arg("replay")
+        .arg(path)
+        .arg("--model")
+        .arg(model_path("contact_act.xml"))
+        .args(args)
+        .stdin(std::process::Stdio::null());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let started = std::time::Instant::now();
+    let out = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        started.elapsed(),
+    )
+}
+
+/// An address space the command runs in comfortably when it reads at most the 64 MiB limit,
+/// and that a command reading a file of gigabytes whole would exhaust.
+const REPLAY_ADDRESS_SPACE: u64 = 1 << 30;
+
+#[test]
+fn replay_reads_at_most_the_limit_of_an_endless_device_or_a_huge_sparse_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = dir.path().join("sparse.json");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(16 << 30)
+        .unwrap();
+    for path in [std::path::Path::new("/dev/zero"), &sparse] {
+        let (code, out, err, _) = replay_file(path, &[], REPLAY_ADDRESS_SPACE);
+        assert_eq!(code, Some(REFUSED), "{path:?}: {out}{err}");
+        assert!(
+            out.contains(
+                "refused: MJB_REASON_TOO_LARGE at \"\": the recording: more than 67108864 bytes"
+            ),
+            "{path:?}: {out}{err}"
+        );
+    }
+}
+
+#[test]
+fn replay_of_a_fifo_nobody_writes_ends_at_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("recording.fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (code, out, err, took) = replay_file(&fifo, &["--timeout", "1"], REPLAY_ADDRESS_SPACE);
+    assert_eq!(code, Some(3), "{out}{err}");
+    assert!(
+        err.contains("not read to its end within 1 s (--timeout)"),
+        "{err}"
+    );
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+    // A usage error: no timeout of 0.
+    let (code, _, err, _) = replay_file(&fifo, &["--timeout", "0"], REPLAY_ADDRESS_SPACE);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn replay_reads_a_recording_from_standard_input() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mjbridge"))
+        .args(["replay", "-", "--model", &model_path("contact_act.xml")])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"{}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(REFUSED), "{text}");
+    assert!(text.contains("MJB_REASON_MISSING_FIELD"), "{text}");
 }

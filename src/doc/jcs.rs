@@ -14,9 +14,10 @@
 //! - `described`: a document the bridge just wrote, through its `Canon` description
 //!   (numbers already printed are reused, not printed again).
 
-use super::print::{needs_escape, write_f64, write_str};
+use super::print::{escape_char, needs_escape, write_f64, write_str};
 use super::read::{decode_chars, Kind, Node, Reader, Tree};
 use super::value::Value;
+use super::MAX_DEPTH;
 use crate::outcome::Refusal;
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
@@ -136,61 +137,53 @@ fn put_key<S: Sink>(key: &str, sink: &mut S, buf: &mut String) {
 
 /// The canonical form of one JSON value's text (validated earlier: a document's text, or a
 /// span an earlier read returned). Arrays and scalars stream in one pass; an object's members
-/// are collected as spans, sorted, and each visited again.
+/// are found by their keys' positions, sorted, and each value visited again from its own.
+///
+/// Memory: 4 bytes per member of the objects open at once (one stack for every depth: the
+/// text is never copied, re-read into a new reader or sorted as copies), plus a 4 KiB buffer
+/// for strings with escapes, which stream through it.
 pub fn value<S: Sink>(text: &str, sink: &mut S) -> Result<(), Refusal> {
     let mut r = Reader::for_value(text);
-    let mut buf = String::new();
-    next(&mut r, sink, &mut buf)
+    next(&mut r, sink, &mut Scratch::default())
 }
 
+/// What the text canonicalizer reuses: the key positions of the open objects' members
+/// (innermost last; the top bit marks a key that needs more than a byte comparison), and a
+/// buffer for escaped text.
+#[derive(Default)]
+struct Scratch {
+    members: Vec<u32>,
+    buf: String,
+    /// Objects open (arrays are on the reader's path): the depth stays bounded even on text
+    /// no reader validated.
+    objects: usize,
+}
+
+/// A key position's flag: the key holds an escape or a non-ASCII character.
+const SLOW_KEY: u32 = 1 << 31;
+
 /// Canonicalize the value at the reader's position.
-fn next<S: Sink>(r: &mut Reader, sink: &mut S, buf: &mut String) -> Result<(), Refusal> {
+fn next<S: Sink>(r: &mut Reader, sink: &mut S, c: &mut Scratch) -> Result<(), Refusal> {
     match r.kind()? {
-        Kind::Object => {
-            let mut members: Vec<(String, &str)> = Vec::new();
-            r.object(|r, key| {
-                members.push((key.to_owned(), r.raw()?));
-                Ok(())
-            })?;
-            members.sort_by(|a, b| key_order(&a.0, &b.0));
-            sink.put("{");
-            for (i, (k, v)) in members.iter().enumerate() {
-                if i > 0 {
-                    sink.put(",");
-                }
-                put_key(k, sink, buf);
-                next(&mut Reader::for_value(v), sink, buf)?;
-            }
-            sink.put("}");
-        }
+        Kind::Object => object(r, sink, c)?,
         Kind::Array => {
             sink.put("[");
             r.array(|r, i| {
                 if i > 0 {
                     sink.put(",");
                 }
-                next(r, sink, buf)
+                next(r, sink, c)
             })?;
             sink.put("]");
         }
         Kind::String => {
-            let raw = r.raw()?;
-            let inner = &raw[1..raw.len() - 1];
-            if inner.contains('\\') {
-                buf.clear();
-                let decoded: String = decode_chars(inner).collect();
-                write_str(&decoded, buf);
-                sink.put(buf);
-            } else {
-                // No escape: the reader admits no control character or quote unescaped, so
-                // the text is canonical as it is.
-                sink.put(raw);
-            }
+            let (a, b) = r.span()?;
+            put_string(&r.text()[a..b], sink, &mut c.buf);
         }
         Kind::Number => {
-            buf.clear();
-            write_f64(r.number()?.value, buf, true);
-            sink.put(buf);
+            c.buf.clear();
+            write_f64(r.number()?.value, &mut c.buf, true);
+            sink.put(&c.buf);
         }
         Kind::Bool => sink.put(if r.boolean()? { "true" } else { "false" }),
         Kind::Null => {
@@ -201,11 +194,96 @@ fn next<S: Sink>(r: &mut Reader, sink: &mut S, buf: &mut String) -> Result<(), R
     Ok(())
 }
 
+/// An object: its members' key positions gathered on the shared stack (values skipped),
+/// sorted by key, then each member emitted from its key; the stack is cut back after.
+fn object<S: Sink>(r: &mut Reader, sink: &mut S, c: &mut Scratch) -> Result<(), Refusal> {
+    // An object at depth 64 is the deepest the strict reader admits (empty, then).
+    if c.objects + r.path.len() > MAX_DEPTH {
+        return Err(r.malformed(&format!("nesting deeper than {MAX_DEPTH}")));
+    }
+    c.objects += 1;
+    let base = c.members.len();
+    r.member_keys(|at, slow| {
+        c.members.push(at as u32 | if slow { SLOW_KEY } else { 0 });
+    })?;
+    let end = r.offset();
+    let text = r.text();
+    c.members[base..].sort_unstable_by(|&a, &b| raw_key_order(text, a, b));
+    sink.put("{");
+    for k in base..c.members.len() {
+        if k > base {
+            sink.put(",");
+        }
+        let at = (c.members[k] & !SLOW_KEY) as usize;
+        r.seek(at - 1);
+        let (a, b) = r.member_key()?;
+        put_string(&text[a - 1..b + 1], sink, &mut c.buf);
+        sink.put(":");
+        next(r, sink, c)?;
+    }
+    sink.put("}");
+    c.members.truncate(base);
+    c.objects -= 1;
+    r.seek(end);
+    Ok(())
+}
+
+/// The raw text of the key whose text starts at `at` (validated: it ends at the first quote
+/// that is not escaped).
+fn raw_key(text: &str, at: usize) -> &str {
+    let b = text.as_bytes();
+    let mut i = at;
+    while b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    &text[at..i]
+}
+
+/// JCS member order of two key positions: raw bytes for plain ASCII keys, else UTF-16 code
+/// units of the decoded keys (compared as they decode: nothing is allocated).
+fn raw_key_order(text: &str, a: u32, b: u32) -> Ordering {
+    let (ka, kb) = (
+        raw_key(text, (a & !SLOW_KEY) as usize),
+        raw_key(text, (b & !SLOW_KEY) as usize),
+    );
+    if (a | b) & SLOW_KEY == 0 {
+        return key_order(ka, kb);
+    }
+    let units = |raw| {
+        decode_chars(raw).flat_map(|ch: char| {
+            let mut u = [0u16; 2];
+            let n = ch.encode_utf16(&mut u).len();
+            u.into_iter().take(n)
+        })
+    };
+    units(ka).cmp(units(kb))
+}
+
+/// A string, canonical, from its raw text (quotes included): as it is when it has no escape
+/// (the reader admits no control character or quote unescaped), else decoded and escaped
+/// again through `buf` in runs of at most 4 KiB.
+fn put_string<S: Sink>(quoted: &str, sink: &mut S, buf: &mut String) {
+    if !quoted.contains('\\') {
+        sink.put(quoted);
+        return;
+    }
+    buf.clear();
+    buf.push('"');
+    for ch in decode_chars(&quoted[1..quoted.len() - 1]) {
+        escape_char(ch, buf);
+        if buf.len() >= 4096 {
+            sink.put(buf);
+            buf.clear();
+        }
+    }
+    buf.push('"');
+    sink.put(buf);
+}
+
 /// Emit the canonical form of `node` of a recorded [`Tree`] (`text` is what its spans index):
 /// members in key order, leaves streamed from their spans, each byte visited once.
 pub fn tree<S: Sink>(tree: &Tree, text: &str, node: Node, sink: &mut S) -> Result<(), Refusal> {
-    let mut buf = String::new();
-    tree_node(tree, text, node, sink, &mut buf)
+    tree_node(tree, text, node, sink, &mut Scratch::default())
 }
 
 fn tree_node<S: Sink>(
@@ -213,10 +291,10 @@ fn tree_node<S: Sink>(
     text: &str,
     node: Node,
     sink: &mut S,
-    buf: &mut String,
+    c: &mut Scratch,
 ) -> Result<(), Refusal> {
     match node {
-        Node::Leaf(a, b) => next(&mut Reader::for_value(&text[a..b]), sink, buf),
+        Node::Leaf(a, b) => next(&mut Reader::for_value(&text[a..b]), sink, c),
         Node::Object(i) => {
             let mut members = tree.members(i).to_vec();
             if members.iter().all(|(k, _)| k.is_ascii()) {
@@ -229,8 +307,8 @@ fn tree_node<S: Sink>(
                 if k > 0 {
                     sink.put(",");
                 }
-                put_key(key, sink, buf);
-                tree_node(tree, text, *node, sink, buf)?;
+                put_key(key, sink, &mut c.buf);
+                tree_node(tree, text, *node, sink, c)?;
             }
             sink.put("}");
             Ok(())
@@ -339,9 +417,9 @@ pub(crate) fn hash_described(served: &str, canon: &Canon) -> String {
 
 /// `sha256:<hex>` of the canonical form of a validated value's text.
 pub fn hash_value(text: &str) -> Result<String, Refusal> {
-    let mut h = Sha256::new();
+    let mut h = Gathered::default();
     value(text, &mut h)?;
-    Ok(digest_text(&h.finalize()))
+    Ok(h.digest_text())
 }
 
 #[cfg(test)]
@@ -367,6 +445,45 @@ mod tests {
             canonical("{ \"z\" : { \"b\" : 1 , \"a\" : [ true , null ] } , \"y\" : \"x\" }"),
             "{\"y\":\"x\",\"z\":{\"a\":[true,null],\"b\":1}}"
         );
+    }
+
+    #[test]
+    fn keys_with_escapes_sort_by_their_decoded_utf16_units_at_every_depth() {
+        // U+FF61 is after U+1F600's high surrogate in UTF-16 (0xFF61 > 0xD83D), before it in
+        // code points; an escaped key sorts as the character it names.
+        assert_eq!(
+            canonical("[{\"\\ud83d\\ude00\":1,\"\u{ff61}\":2,\"\\u0062\":[{\"y\":0,\"x\":\"\\/\"}],\"a\":{}}]"),
+            "[{\"a\":{},\"b\":[{\"x\":\"/\",\"y\":0}],\"\u{1f600}\":1,\"\u{ff61}\":2}]"
+        );
+        // Nested objects, each level emitted in order, none copied.
+        let deep = format!(
+            "{}{}",
+            "{\"b\":0,\"a\":".repeat(40),
+            "null".to_owned() + &"}".repeat(40)
+        );
+        let want = format!(
+            "{}{}",
+            "{\"a\":".repeat(40),
+            "null".to_owned() + &",\"b\":0}".repeat(40)
+        );
+        assert_eq!(canonical(&deep), want);
+    }
+
+    #[test]
+    fn nesting_is_bounded_on_text_no_reader_validated() {
+        let ok = format!("{}{{}}{}", "{\"a\":".repeat(64), "}".repeat(64));
+        assert_eq!(canonical(&ok), ok);
+        let deep = format!("{}1{}", "{\"a\":[".repeat(40), "]}".repeat(40));
+        assert!(value(&deep, &mut String::new()).is_err());
+        let deeper = "{\"a\":".repeat(100_000);
+        assert!(value(&deeper, &mut String::new()).is_err());
+    }
+
+    #[test]
+    fn a_long_escaped_string_streams_in_runs() {
+        let text = format!("{{\"s\":\"{}\"}}", "\\u0001\\n\\u00e9".repeat(5000));
+        let want = format!("{{\"s\":\"{}\"}}", "\\u0001\\n\u{e9}".repeat(5000));
+        assert_eq!(canonical(&text), want);
     }
 
     #[test]

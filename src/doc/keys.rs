@@ -10,37 +10,42 @@ pub(super) enum Seg {
     Index(usize),
 }
 
+/// A key of an open object: where its raw text starts (after the opening quote). Four
+/// bytes, the reader's one cost per key it keeps: its end, and whether it holds escapes, are
+/// found again in the validated text when a comparison needs them.
 #[derive(Clone, Copy)]
-pub(super) struct KeySpan {
-    pub(super) start: u32,
-    /// End of the raw text; the top bit says the text holds escapes.
-    pub(super) end: u32,
-}
-
-const ESCAPED: u32 = 1 << 31;
+pub(super) struct KeySpan(u32);
 
 impl KeySpan {
-    pub(super) fn new(start: usize, end: usize, escaped: bool) -> KeySpan {
-        KeySpan {
-            start: start as u32,
-            end: end as u32 | if escaped { ESCAPED } else { 0 },
+    pub(super) fn new(start: usize) -> KeySpan {
+        KeySpan(start as u32)
+    }
+
+    pub(super) fn start(self) -> u32 {
+        self.0
+    }
+
+    /// The end of the raw text (its closing quote) and whether the text holds escapes.
+    pub(super) fn end(self, s: &str) -> (u32, bool) {
+        let b = s.as_bytes();
+        let (mut i, mut escaped) = (self.0 as usize, false);
+        while b[i] != b'"' {
+            if b[i] == b'\\' {
+                escaped = true;
+                i += 1;
+            }
+            i += 1;
         }
-    }
-
-    pub(super) fn end(self) -> u32 {
-        self.end & !ESCAPED
-    }
-
-    pub(super) fn escaped(self) -> bool {
-        self.end & ESCAPED != 0
+        (i as u32, escaped)
     }
 }
 
 /// Compare two raw key texts by their decoded characters.
 fn key_cmp(s: &str, a: KeySpan, b: KeySpan) -> std::cmp::Ordering {
-    let ra = &s.as_bytes()[a.start as usize..a.end() as usize];
-    let rb = &s.as_bytes()[b.start as usize..b.end() as usize];
-    if !a.escaped() && !b.escaped() {
+    let ((ea, xa), (eb, xb)) = (a.end(s), b.end(s));
+    let ra = &s.as_bytes()[a.start() as usize..ea as usize];
+    let rb = &s.as_bytes()[b.start() as usize..eb as usize];
+    if !xa && !xb {
         // Keys are short: a loop beats a `memcmp` call per comparison.
         for (x, y) in ra.iter().zip(rb) {
             if x != y {
@@ -50,8 +55,8 @@ fn key_cmp(s: &str, a: KeySpan, b: KeySpan) -> std::cmp::Ordering {
         return ra.len().cmp(&rb.len());
     }
     let (ra, rb) = (
-        &s[a.start as usize..a.end() as usize],
-        &s[b.start as usize..b.end() as usize],
+        &s[a.start() as usize..ea as usize],
+        &s[b.start() as usize..eb as usize],
     );
     decode_chars(ra).cmp(decode_chars(rb))
 }
@@ -64,10 +69,10 @@ pub(super) fn duplicate_in(s: &str, keys: &mut [KeySpan]) -> Option<KeySpan> {
     }
     // Equal keys end up adjacent, in document order (ties broken by position; sorting in
     // place allocates nothing).
-    keys.sort_unstable_by(|a, b| key_cmp(s, *a, *b).then(a.start.cmp(&b.start)));
+    keys.sort_unstable_by(|a, b| key_cmp(s, *a, *b).then(a.start().cmp(&b.start())));
     let mut best: Option<KeySpan> = None;
     for w in keys.windows(2) {
-        if key_cmp(s, w[0], w[1]).is_eq() && best.is_none_or(|b| w[1].start < b.start) {
+        if key_cmp(s, w[0], w[1]).is_eq() && best.is_none_or(|b| w[1].start() < b.start()) {
             best = Some(w[1]);
         }
     }

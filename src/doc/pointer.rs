@@ -5,8 +5,8 @@
 //! are [`super::keys`]'.
 
 use super::keys::{decode_chars, duplicate_in, KeySpan, Seg};
+use super::print::shorten;
 use super::read::Reader;
-use super::{pointer_index, pointer_push};
 use crate::outcome::{Reason, Refusal};
 
 fn malformed_at(i: usize, what: &str) -> String {
@@ -16,18 +16,42 @@ fn malformed_at(i: usize, what: &str) -> String {
 impl Reader<'_> {
     /// The JSON pointer of the value being read (built only for refusals).
     pub fn pointer(&self) -> String {
-        let mut p = String::new();
-        for seg in &self.path {
+        self.pointer_of(&self.path)
+    }
+
+    /// The JSON pointer of a path prefix, built in one string of its exact size (a key of
+    /// megabytes is decoded straight into it, never copied whole on the way).
+    fn pointer_of(&self, path: &[Seg]) -> String {
+        let size = path.iter().fold(0, |n, seg| match *seg {
+            Seg::Key(a, b) => {
+                let token = decode_chars(&self.s[a as usize..b as usize]);
+                n + 1
+                    + token
+                        .map(|c| c.len_utf8() + usize::from(matches!(c, '~' | '/')))
+                        .sum::<usize>()
+            }
+            Seg::Index(i) => n + 1 + i.checked_ilog10().unwrap_or(0) as usize + 1,
+        });
+        let mut p = String::with_capacity(size);
+        for seg in path {
             match *seg {
-                Seg::Key(a, b) => p = pointer_push(&p, &self.key_text(a, b)),
-                Seg::Index(i) => p = pointer_index(&p, i),
+                Seg::Key(a, b) => {
+                    p.push('/');
+                    for c in decode_chars(&self.s[a as usize..b as usize]) {
+                        match c {
+                            '~' => p.push_str("~0"),
+                            '/' => p.push_str("~1"),
+                            c => p.push(c),
+                        }
+                    }
+                }
+                Seg::Index(i) => {
+                    use std::fmt::Write as _;
+                    let _ = write!(p, "/{i}");
+                }
             }
         }
         p
-    }
-
-    pub(super) fn key_text(&self, a: u32, b: u32) -> String {
-        decode_chars(&self.s[a as usize..b as usize]).collect()
     }
 
     /// A parse error here, unless a duplicate key came before it in an object still open.
@@ -55,8 +79,8 @@ impl Reader<'_> {
                 .copied()
                 .unwrap_or(self.keys.len());
             if let Some(second) = duplicate_in(self.s, &mut self.keys[start..end]) {
-                if best.is_none_or(|(at, _, _)| second.start < at) {
-                    best = Some((second.start, level, second));
+                if best.is_none_or(|(at, _, _)| second.start() < at) {
+                    best = Some((second.start(), level, second));
                 }
             }
         }
@@ -67,20 +91,15 @@ impl Reader<'_> {
         // The object at `level` is the value at the path prefix that holds `level` keys or
         // indices before it: the path has one segment per enclosing container.
         let depth_of_object = self.object_depths[level];
-        let mut p = String::new();
-        for seg in &self.path[..depth_of_object] {
-            match *seg {
-                Seg::Key(a, b) => p = pointer_push(&p, &self.key_text(a, b)),
-                Seg::Index(i) => p = pointer_index(&p, i),
-            }
-        }
-        let text = self.key_text(key.start, key.end());
-        let p = pointer_push(&p, &text);
-        Refusal::rejected(
-            Reason::DuplicateField,
-            format!("field {text:?} appears more than once"),
-        )
-        .at(p)
+        let (a, b) = (key.start(), key.end(self.s).0);
+        let mut path = self.path[..depth_of_object].to_vec();
+        path.push(Seg::Key(a, b));
+        // The message shows the key's first characters (the pointer holds it whole).
+        let start: String = decode_chars(&self.s[a as usize..b as usize])
+            .take(41)
+            .collect();
+        let message = format!("field {:?} appears more than once", shorten(&start));
+        Refusal::rejected(Reason::DuplicateField, message).at(self.pointer_of(&path))
     }
 
     pub(super) fn close_object(&mut self) -> Result<(), Refusal> {
@@ -89,7 +108,7 @@ impl Reader<'_> {
             // Closing it found a duplicate; one in an enclosing object may come earlier.
             let level = self.opened.len() - 1;
             let mine = self.duplicate_refusal(level, second);
-            let outer = self.first_duplicate_in_open_objects_before(level, second.start);
+            let outer = self.first_duplicate_in_open_objects_before(level, second.start());
             return Err(outer.unwrap_or(mine));
         }
         self.keys.truncate(start);
@@ -109,8 +128,8 @@ impl Reader<'_> {
             let start = self.opened[l];
             let end = self.opened[l + 1];
             if let Some(second) = duplicate_in(self.s, &mut self.keys[start..end]) {
-                if second.start < at && best.is_none_or(|(b, _, _)| second.start < b) {
-                    best = Some((second.start, l, second));
+                if second.start() < at && best.is_none_or(|(b, _, _)| second.start() < b) {
+                    best = Some((second.start(), l, second));
                 }
             }
         }

@@ -18,10 +18,11 @@
 //! Numbers are parsed by `lexical-core` in its JSON format: grammar and exact value in one
 //! pass over the token (zeros, common in state vectors, skip it).
 //!
-//! Memory: besides what the caller keeps, the reader holds one 8-byte span per key of the
-//! objects currently open (duplicates are found by sorting them when an object closes, or
-//! when a parse error needs to know whether a duplicate came first), so at most about one
-//! byte per byte of input; JSON pointers are built only when something is refused.
+//! Memory: besides what the caller keeps, the reader holds one 4-byte key position per key of
+//! the objects currently open (duplicates are found by sorting them when an object closes, or
+//! when a parse error needs to know whether a duplicate came first; past a thousand the list
+//! grows by a quarter), so well under one byte per byte of input; JSON pointers are built
+//! only when something is refused.
 use super::{Text, MAX_DEPTH};
 use crate::outcome::{Reason, Refusal};
 use std::borrow::Cow;
@@ -294,10 +295,18 @@ impl<'a> Reader<'a> {
                 return Err(self.malformed("expected a field name"));
             }
             let (a, b, escaped) = self.string_span()?;
-            self.keys.push(KeySpan::new(a, b, escaped));
+            if self.keys.len() == self.keys.capacity() && self.keys.len() >= 1024 {
+                // Past a thousand open keys, grow by a quarter rather than double: the spans
+                // are the reader's one cost per byte of input (the memory bound).
+                self.keys.reserve_exact(self.keys.len() / 4);
+            }
+            self.keys.push(KeySpan::new(a));
             key.clear();
             if escaped {
-                key.extend(decode_chars(&self.s[a..b]));
+                // One allocation of the decoded size (a hostile key is megabytes long).
+                let raw = &self.s[a..b];
+                key.reserve(decode_chars(raw).map(char::len_utf8).sum());
+                key.extend(decode_chars(raw));
             } else {
                 key.push_str(&self.s[a..b]);
             }
@@ -388,6 +397,135 @@ impl<'a> Reader<'a> {
         let start = self.i;
         self.skip()?;
         Ok((start, self.i))
+    }
+
+    /// A look at the array at the reader's position before it is read: how many elements it
+    /// holds (its commas at its own depth, plus one) and its bytes, by a scan of brackets and
+    /// strings only (nothing validated, the reader does not move). What a caller reserves
+    /// for before the strict pass; on text that is not JSON, at least what that pass accepts.
+    pub fn array_len_ahead(&mut self) -> (usize, usize) {
+        self.ws();
+        let b = &self.b[self.i..];
+        if b.first() != Some(&b'[') {
+            return (0, 0);
+        }
+        let (mut depth, mut commas, mut any) = (0usize, 0usize, false);
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    any = any || depth == 1;
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'[' | b'{' => {
+                    any = any || depth == 1;
+                    depth += 1;
+                }
+                b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return (commas + usize::from(any), i + 1);
+                    }
+                }
+                b',' if depth == 1 => commas += 1,
+                b' ' | b'\t' | b'\n' | b'\r' => {}
+                _ => any = any || depth == 1,
+            }
+            i += 1;
+        }
+        (commas + usize::from(any), b.len())
+    }
+
+    /// Move to byte `at` of a text read before (a canonical pass revisiting a member).
+    pub(super) fn seek(&mut self, at: usize) {
+        self.i = at;
+    }
+
+    /// The members of the object at the reader's position, in a text validated before (its
+    /// duplicates, depth and numbers are not checked again): `key(at, slow)` for each, `at`
+    /// where its key's raw text starts, `slow` when that text holds an escape or a non-ASCII
+    /// character. The values are skipped unread and nothing is kept; the reader ends after
+    /// the object.
+    pub(super) fn member_keys(&mut self, mut key: impl FnMut(usize, bool)) -> Result<(), Refusal> {
+        self.ws();
+        self.expect(b'{')?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            let (a, b) = self.member_key()?;
+            let raw = &self.s[a..b];
+            key(a, !raw.is_ascii() || raw.contains('\\'));
+            self.skip_validated()?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.malformed("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// A member's key at the reader's position and its `:`; the raw text's range (between
+    /// the quotes). The reader ends where the value starts.
+    pub(super) fn member_key(&mut self) -> Result<(usize, usize), Refusal> {
+        if self.peek() != Some(b'"') {
+            return Err(self.malformed("expected a field name"));
+        }
+        let (a, b, _) = self.string_span()?;
+        self.ws();
+        self.expect(b':')?;
+        self.ws();
+        Ok((a, b))
+    }
+
+    /// Skip one value of a text validated before: containers by their brackets (strings
+    /// inside them stepped over whole), scalars to their delimiter. Nothing is kept.
+    fn skip_validated(&mut self) -> Result<(), Refusal> {
+        self.ws();
+        match self.peek() {
+            Some(b'"') => self.string_span().map(drop),
+            Some(b'{' | b'[') => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek() {
+                        Some(b'"') => {
+                            self.string_span()?;
+                            continue;
+                        }
+                        Some(b'{' | b'[') => depth += 1,
+                        Some(b'}' | b']') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.i += 1;
+                                return Ok(());
+                            }
+                        }
+                        Some(_) => {}
+                        None => return Err(self.malformed("unexpected end of document")),
+                    }
+                    self.i += 1;
+                }
+            }
+            _ => {
+                while let Some(c) = self.peek() {
+                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                        break;
+                    }
+                    self.i += 1;
+                }
+                Ok(())
+            }
+        }
     }
 
     /// [`span`](Self::span) of a value in a leaf position (see [`skip_leaf`](Self::skip_leaf)).

@@ -7,7 +7,7 @@
 //! reading, so that a parse error later in the document still wins, and the schema judges the
 //! recorded problems in its own order afterwards.
 
-use super::print::write_f64;
+use super::print::{shorten, write_f64};
 use super::read::{Kind, Reader};
 use super::{pointer_push, Refusal};
 use crate::outcome::Reason;
@@ -171,7 +171,11 @@ pub fn unknown_field(
 
 /// The refusal of an unknown member `key` whose pointer is `ptr`.
 pub fn unknown_member(ptr: String, key: &str) -> Refusal {
-    Refusal::rejected(Reason::UnknownField, format!("unknown field {key:?}")).at(ptr)
+    Refusal::rejected(
+        Reason::UnknownField,
+        format!("unknown field {:?}", shorten(key)),
+    )
+    .at(ptr)
 }
 
 pub fn missing(ptr: &str, name: &str) -> Refusal {
@@ -312,12 +316,4 @@ pub fn read_numbers(
         Ok(())
     })?;
     Ok(Slot::Got(Numbers { count, first_other }))
-}
-
-/// A value's text for a message, cut to a readable length.
-fn shorten(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
 }

@@ -70,9 +70,9 @@ Exit codes:
   2  usage error
   3  a package, or a file it names, could not be read or loaded
      (package.json, reference.json, a model file, a checkpoint file, a plugin folder; or
-     MuJoCo refused to compile the model)
-  4  replay: the recording was refused (malformed, another engine or model; the reason and
-     JSON pointer are printed)
+     MuJoCo refused to compile the model; replay: a recording not read within --timeout)
+  4  replay: the recording was refused (malformed, over 64 MiB, another engine or model; the
+     reason and JSON pointer are printed)
   5  replay: the replay diverged (the first diverging tick is printed)
 A closed standard output (a pipe into `head`) ends the output only: the command finishes and
 exits with one of these codes.";
@@ -112,6 +112,12 @@ enum Command {
         /// The model the recording was made of (its fingerprint must match).
         #[arg(long, value_name = "MODEL.xml")]
         model: PathBuf,
+        /// Give up (exit 3) when the recording is not opened and read to its end within
+        /// SECONDS: a FIFO nobody writes, a pipe or device that stalls.
+        #[arg(long, value_name = "SECONDS", default_value_t = replay::DEFAULT_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
+        /// The recording (`-`: standard input). At most 64 MiB are read: a larger file, or an
+        /// endless device, is refused (exit 4).
         recording: PathBuf,
     },
 }
@@ -315,7 +321,11 @@ fn main() -> ExitCode {
                 p.code()
             }
         },
-        Command::Replay { model, recording } => replay::run(&recording, &model),
+        Command::Replay {
+            model,
+            timeout,
+            recording,
+        } => replay::run(&recording, &model, std::time::Duration::from_secs(timeout)),
     };
     ExitCode::from(code)
 }

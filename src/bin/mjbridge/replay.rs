@@ -12,11 +12,18 @@ use mjbridge::doc::{obj, Value};
 use mjbridge::endpoint::{state_hash, Answer, Endpoint, WAIT_FOREVER};
 use mjbridge::outcome::{Outcome, Reason, Refusal};
 use mjbridge::recording::{self, Event, Recording};
+use std::io::Read as _;
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// Exit codes of `replay` beyond the common ones (0 verified, 2 usage, 3 unreadable).
 pub const REFUSED: u8 = 4;
 pub const DIVERGED: u8 = 5;
+
+/// How long the recording may take to open and read to its end, by default (`--timeout`): a
+/// FIFO nobody writes, or a pipe or device that stalls, ends the command instead of holding it.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 /// Why a replay did not verify.
 enum Failure {
@@ -46,8 +53,8 @@ fn answer(a: Answer, context: &str) -> Result<(), Failure> {
 }
 
 /// Run the command; the exit code.
-pub fn run(file: &Path, model: &Path) -> u8 {
-    match replay(file, model) {
+pub fn run(file: &Path, model: &Path, timeout: Duration) -> u8 {
+    match replay(file, model, timeout) {
         Ok(line) => {
             say!("{line}");
             0
@@ -68,10 +75,10 @@ pub fn run(file: &Path, model: &Path) -> u8 {
     }
 }
 
-fn replay(file: &Path, model: &Path) -> Result<String, Failure> {
-    let bytes =
-        std::fs::read(file).map_err(|e| Failure::Unreadable(format!("{}: {e}", file.display())))?;
+fn replay(file: &Path, model: &Path, timeout: Duration) -> Result<String, Failure> {
+    let bytes = read_recording(file, timeout)?;
     let rec = recording::read(&bytes).map_err(|r| refused(r, "the recording"))?;
+    drop(bytes);
     let engine = mjbridge::native::engine();
     if rec.engine != engine.version_string
         || rec.engine_version != i64::from(engine.runtime_version)
@@ -146,6 +153,59 @@ fn replay(file: &Path, model: &Path) -> Result<String, Failure> {
     verify(&ep, &rec, &mut hash)
 }
 
+/// The recording's bytes (`-`: standard input), reading at most one byte more than
+/// [`recording::MAX_RECORDING_BYTES`] whatever the file is (a regular file, a pipe, a FIFO,
+/// `/dev/zero`, a sparse file of terabytes): a larger one is refused (`MJB_REASON_TOO_LARGE`)
+/// without being read further, and memory stays the limit's. The open and the read happen on
+/// a thread of their own, waited for at most `timeout` (opening a FIFO blocks until a writer
+/// opens it): past it the recording is unreadable (exit 3) and the command ends, leaving the
+/// thread to the process's exit.
+fn read_recording(file: &Path, timeout: Duration) -> Result<Vec<u8>, Failure> {
+    let (tx, rx) = mpsc::channel();
+    let path = file.to_path_buf();
+    std::thread::Builder::new()
+        .name("replay-read".into())
+        .spawn(move || {
+            // The receiver is gone only when the command ended past its timeout.
+            let _ = tx.send(read_at_most(&path));
+        })
+        .map_err(|e| Failure::Unreadable(format!("{}: {e}", file.display())))?;
+    let limit = recording::MAX_RECORDING_BYTES;
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(bytes)) if bytes.len() > limit => Err(Failure::Refused(
+            Reason::TooLarge,
+            Some(String::new()),
+            format!("the recording: more than {limit} bytes (the limit); read no further"),
+        )),
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(e)) => Err(Failure::Unreadable(format!("{}: {e}", file.display()))),
+        Err(_) => Err(Failure::Unreadable(format!(
+            "{}: not read to its end within {} s (--timeout): a FIFO without a writer, or a \
+             pipe or device that stalls",
+            file.display(),
+            timeout.as_secs_f64()
+        ))),
+    }
+}
+
+/// Open `path` (`-`: standard input) and read at most the limit and one byte more.
+fn read_at_most(path: &Path) -> std::io::Result<Vec<u8>> {
+    let cap = recording::MAX_RECORDING_BYTES as u64 + 1;
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin().lock().take(cap).read_to_end(&mut bytes)?;
+        return Ok(bytes);
+    }
+    let f = std::fs::File::open(path)?;
+    // A regular file says its size: one allocation of exactly it (a sparse file of any size
+    // is refused here, read no further than the limit).
+    if let Some(m) = f.metadata().ok().filter(|m| m.is_file()) {
+        bytes.reserve_exact(m.len().min(cap) as usize);
+    }
+    f.take(cap).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Put a refusal without a pointer at `base`.
 fn at(f: Failure, base: &str) -> Failure {
     match f {
@@ -194,11 +254,13 @@ fn verify(
                             field, id, values, ..
                         } => ep.input_write(
                             field.index() as i32,
-                            id.map_or(-1, |i| i as i64),
-                            values,
+                            id.map_or(-1, i64::from),
+                            &values.to_vec(),
                             WAIT_FOREVER,
                         ),
-                        Event::Restore { checkpoint, .. } => ep.restore(checkpoint, WAIT_FOREVER),
+                        Event::Restore { checkpoint, .. } => {
+                            ep.restore(&**checkpoint, WAIT_FOREVER)
+                        }
                     };
                     answer(a, &format!("event {cursor} at tick {t}")).map_err(|f| at(f, &ptr))?;
                     let now = ep
