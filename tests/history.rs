@@ -862,7 +862,7 @@ fn writes_at(rec: &mjbridge::recording::Recording, tick: u64) -> Vec<(Field, i64
                 field,
                 id,
                 values,
-            } if *t == tick => Some((*field, id.map_or(-1, |i| i as i64), values.clone())),
+            } if *t == tick => Some((*field, id.map_or(-1, |i| i as i64), values.to_vec())),
             _ => None,
         })
         .collect()
@@ -1024,7 +1024,7 @@ fn a_step_rolled_back_or_refused_leaves_the_history_as_it_was() {
     assert!(matches!(
         rec.events.last(),
         Some(mjbridge::recording::Event::Input { tick, field: Field::Ctrl, id: None, values })
-            if *tick == t && values == &[0.7, -0.7]
+            if *tick == t && values.to_vec() == [0.7, -0.7]
     ));
     assert_eq!(rewind(&ep, t - 2).0, Outcome::Ok, "{:?}", last_error());
     assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());

@@ -21,9 +21,9 @@ use mjbridge::recording::{self, Recording};
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The size of each hostile recording (8 MiB: large enough that a per-byte amplification
+/// The size of each hostile recording (4 MiB: large enough that a per-byte amplification
 /// dwarfs the constant, small enough for a debug build).
-const SIZE: usize = 8 << 20;
+const SIZE: usize = 4 << 20;
 /// The constant of the bound (docs/contract.md).
 const SLACK: usize = 1 << 20;
 /// The size limit of a checkpoint document (`mjbridge::doc::MAX_DOCUMENT_BYTES`).
