@@ -838,3 +838,125 @@ fn replay_reads_a_recording_from_standard_input() {
     assert_eq!(out.status.code(), Some(REFUSED), "{text}");
     assert!(text.contains("MJB_REASON_MISSING_FIELD"), "{text}");
 }
+
+/// A recording taken after model replacements (its checkpoints carry configuration 2) replays:
+/// the replay's endpoint opens at the configuration the recording's descriptor names.
+#[cfg(mjb_integration)]
+#[test]
+fn a_recording_taken_after_model_replacements_replays_and_verifies() {
+    let ep = recorder(300, 16);
+    let mut rng = Lcg(5);
+    drive(&ep, 20, &mut rng);
+    ep.replace_model_ok("contact_act.xml");
+    ep.replace_model_ok("contact_act.xml");
+    drive(&ep, 200, &mut rng);
+    let i = info(&ep);
+    let doc = export(&ep, i.oldest_tick, u64::MAX).unwrap();
+    assert!(
+        doc.contains("\"configuration\":2"),
+        "after two replacements"
+    );
+    let (code, out) = replay(&doc, "contact_act.xml");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("verified ticks"), "{out}");
+}
+
+/// Every member a replay does not reproduce by stepping is checked against what the replay
+/// has: the descriptor against the model's, `from_tick` against the start, the keyframe checks
+/// against the keyframes an export writes (the start's first, one a tick, each restore's). A
+/// recording edited in any of them, and hashed again, is refused with the pointer of the
+/// member, never "verified".
+#[cfg(mjb_integration)]
+#[test]
+fn replay_refuses_a_recording_whose_members_disagree_with_what_it_reproduces() {
+    use serde_json::{json, Value};
+    let ep = recorder(300, 16);
+    let mut rng = Lcg(11);
+    drive(&ep, 240, &mut rng);
+    let i = info(&ep);
+    let doc = export(&ep, i.oldest_tick + 20, u64::MAX).unwrap();
+    let rec = recording::read(doc.as_bytes()).unwrap();
+    assert_eq!(replay(&doc, "contact_act.xml").0, 0, "the export verifies");
+    assert!(rec.keyframe_hashes.len() >= 3, "{:?}", rec.keyframe_hashes);
+    let restore = rec
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::Restore { .. }))
+        .expect("the drive restores inside the window");
+    let Event::Restore { tick: rt, .. } = &rec.events[restore] else {
+        unreachable!()
+    };
+    let restore_check = rec
+        .keyframe_hashes
+        .iter()
+        .position(|&(t, e, _)| t == *rt && e == restore as u64 + 1)
+        .expect("each restore has its check");
+    let v: Value = serde_json::from_str(&doc).unwrap();
+    let edited = |f: &dyn Fn(&mut Value)| {
+        let mut w = v.clone();
+        f(&mut w["recording"]);
+        rehash(&w.to_string())
+    };
+    let second = rec.keyframe_hashes[1].0;
+    let cases: Vec<(&str, String, &str, String)> = vec![
+        (
+            "descriptor emptied",
+            edited(&|r| r["descriptor"] = json!({})),
+            "MJB_REASON_DESCRIPTOR",
+            "/recording/descriptor".into(),
+        ),
+        (
+            "descriptor of another model",
+            edited(&|r| {
+                let nq = r["descriptor"]["nq"].as_i64().unwrap();
+                r["descriptor"]["nq"] = json!(nq + 1);
+            }),
+            "MJB_REASON_DESCRIPTOR",
+            "/recording/descriptor".into(),
+        ),
+        (
+            "from_tick past a later keyframe",
+            edited(&|r| r["from_tick"] = json!(second)),
+            "MJB_REASON_OUT_OF_RANGE",
+            "/recording/keyframe_hashes/1".into(),
+        ),
+        (
+            "the start's check removed",
+            edited(&|r| {
+                r["keyframe_hashes"].as_array_mut().unwrap().remove(0);
+            }),
+            "MJB_REASON_OUT_OF_RANGE",
+            "/recording/keyframe_hashes/0".into(),
+        ),
+        (
+            "a check duplicated",
+            edited(&|r| {
+                let a = r["keyframe_hashes"].as_array_mut().unwrap();
+                let c = a[1].clone();
+                a.insert(2, c);
+            }),
+            "MJB_REASON_OUT_OF_RANGE",
+            "/recording/keyframe_hashes/2".into(),
+        ),
+        (
+            "a restore's check removed",
+            edited(&|r| {
+                r["keyframe_hashes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .remove(restore_check);
+            }),
+            "MJB_REASON_OUT_OF_RANGE",
+            format!("/recording/events/{restore}"),
+        ),
+    ];
+    for (what, doc, reason, pointer) in cases {
+        let (code, out) = replay(&doc, "contact_act.xml");
+        assert_eq!(code, REFUSED, "{what}: {out}");
+        assert!(
+            out.contains(reason) && out.contains(&format!("at \"{pointer}\"")),
+            "{what}: {out}"
+        );
+        assert!(!out.contains("verified"), "{what}: {out}");
+    }
+}

@@ -217,14 +217,25 @@ fn load_model(source: &native::ModelSource) -> Result<Mujoco, Refusal> {
 impl Endpoint {
     /// Load a model per `config` and own it.
     pub fn open<'a>(config: impl Source<'a>) -> Result<Endpoint, Refusal> {
+        Self::open_at_configuration(config, 0)
+    }
+
+    /// [`open`](Self::open), with the model configuration counter starting at `configuration`
+    /// instead of 0: the endpoint `mjbridge replay` re-executes a recording on, when the
+    /// recording was taken after model replacements (its checkpoints name the configuration
+    /// they were made at, and a restore refuses another). Not in the C ABI.
+    pub fn open_at_configuration<'a>(
+        config: impl Source<'a>,
+        configuration: u64,
+    ) -> Result<Endpoint, Refusal> {
         let mut config = parse_config(config.text()?, true)?;
         check_engine()?;
         let profile = resolve_profile(config.profile)?;
         check_history(&config, profile)?;
         let source = config.model.take().expect("open requires model");
         let mut mj = load_model(&source)?;
-        let shape = shape_of(&mj, 0)?;
-        let writer = first_frame(&mut mj, &config)?;
+        let shape = shape_of(&mj, configuration)?;
+        let writer = first_frame(&mut mj, &config, configuration)?;
         Ok(Self::with_shape(mj, config, profile, shape, writer))
     }
 
@@ -242,7 +253,7 @@ impl Endpoint {
         let profile = resolve_profile(config.profile)?;
         check_history(&config, profile)?;
         let mut mj = Mujoco::adopt(m, d);
-        let ready = shape_of(&mj, 0).and_then(|s| Ok((s, first_frame(&mut mj, &config)?)));
+        let ready = shape_of(&mj, 0).and_then(|s| Ok((s, first_frame(&mut mj, &config, 0)?)));
         match ready {
             Ok((shape, writer)) => Ok(Self::with_shape(mj, config, profile, shape, writer)),
             Err(e) => {
@@ -377,7 +388,11 @@ impl Endpoint {
 }
 
 /// Frame slots and scratch data for a new pair, and its first frame (open, adopt).
-fn first_frame(mj: &mut Mujoco, config: &Config) -> Result<frame::Writer, Refusal> {
-    frame::Writer::new(mj, &config.frame, (0, 0, 0), Cause::Open, None)
+fn first_frame(
+    mj: &mut Mujoco,
+    config: &Config,
+    configuration: u64,
+) -> Result<frame::Writer, Refusal> {
+    frame::Writer::new(mj, &config.frame, (configuration, 0, 0), Cause::Open, None)
         .map_err(|e| engine_refusal(&e, "preparing frames"))
 }

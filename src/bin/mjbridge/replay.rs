@@ -8,7 +8,7 @@
 //! `Endpoint::input_write`, its steps through `Endpoint::step`, as a host's would.
 
 use crate::say;
-use mjbridge::doc::{obj, Value};
+use mjbridge::doc::{obj, Num, Value};
 use mjbridge::endpoint::{state_hash, Answer, Endpoint, WAIT_FOREVER};
 use mjbridge::outcome::{Outcome, Reason, Refusal};
 use mjbridge::recording::{self, Event, Recording};
@@ -100,14 +100,19 @@ fn replay(file: &Path, model: &Path, timeout: Duration) -> Result<String, Failur
         ("profile", rec.profile.as_str().into()),
         ("seed", rec.seed.into()),
     ]);
-    let ep = Endpoint::open(config.to_json().as_bytes()).map_err(|r| match r.reason {
-        Reason::ModelLoad => Failure::Unreadable(format!(
-            "the model {} could not be loaded: {}",
-            model.display(),
-            r.message
-        )),
-        _ => refused(r, "the recording's profile and seed"),
-    })?;
+    // At the model configuration the recording was taken at (its checkpoints name it: a
+    // recording made after model replacements restores only there).
+    let configuration = configuration_of(&rec.descriptor);
+    let ep = Endpoint::open_at_configuration(config.to_json().as_bytes(), configuration).map_err(
+        |r| match r.reason {
+            Reason::ModelLoad => Failure::Unreadable(format!(
+                "the model {} could not be loaded: {}",
+                model.display(),
+                r.message
+            )),
+            _ => refused(r, "the recording's profile and seed"),
+        },
+    )?;
     let shape = ep.shape();
     if shape.fingerprint != rec.model_fingerprint {
         return Err(Failure::Refused(
@@ -121,6 +126,8 @@ fn replay(file: &Path, model: &Path, timeout: Duration) -> Result<String, Failur
             ),
         ));
     }
+    check_descriptor(&ep, &rec)?;
+    check_keyframe_checks(&rec)?;
     let Some(layout) = shape.layout.as_ref() else {
         return Err(Failure::Refused(
             Reason::Unsupported,
@@ -204,6 +211,126 @@ fn read_at_most(path: &Path) -> std::io::Result<Vec<u8>> {
     }
     f.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// The `configuration` the recording's descriptor names (0 when it names none: the
+/// descriptor check refuses such a descriptor).
+fn configuration_of(descriptor: &str) -> u64 {
+    let Ok(Value::Obj(members)) = mjbridge::doc::value::parse(descriptor.as_bytes()) else {
+        return 0;
+    };
+    members
+        .iter()
+        .find(|(k, _)| k == "configuration")
+        .and_then(|(_, v)| match v {
+            Value::Num(Num::Int(Some(n), _)) => u64::try_from(*n).ok(),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// The recording's descriptor must be this model's, at the recording's configuration, as the
+/// endpoint prints it (compared in canonical form: the recording's hash covers the canonical
+/// form only, so a re-indented file is the same recording).
+fn check_descriptor(ep: &Endpoint, rec: &Recording) -> Result<(), Failure> {
+    let checkpoint = ep
+        .checkpoint_read(WAIT_FOREVER)
+        .map_err(|r| refused(r, "printing this model's descriptor"))?;
+    let ours = mjbridge::doc::value::raw_members(checkpoint.as_bytes())
+        .ok()
+        .and_then(|m| m.into_iter().find(|(k, _)| k == "descriptor"))
+        .map(|(_, v)| v)
+        .expect("a checkpoint has a descriptor");
+    let canonical = |t: &str| mjbridge::doc::jcs::hash_value(t).ok();
+    if canonical(&ours) != canonical(&rec.descriptor) {
+        return Err(Failure::Refused(
+            Reason::Descriptor,
+            Some("/recording/descriptor".into()),
+            format!(
+                "the recording's descriptor is not the model's at configuration {}: the \
+                 recording has {}, this model {ours}",
+                ep.shape().configuration,
+                shorten(&rec.descriptor)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// The keyframe checks the export wrote, and only those: the first is the start's (tick
+/// `first_tick`, before any event); every later one is past `from_tick` (the export starts at
+/// the last keyframe at or before it) and at a tick of its own (a keyframe supersedes another
+/// at its tick); every restore event has its check right after it. (The reader has checked
+/// their order and bounds.) A periodic keyframe's check holds the state the tick hashes
+/// already imply (the step from a verified state), so a recording without one verifies the
+/// same states.
+fn check_keyframe_checks(rec: &Recording) -> Result<(), Failure> {
+    let bad = |i: usize, msg: String| {
+        Failure::Refused(
+            Reason::OutOfRange,
+            Some(format!("/recording/keyframe_hashes/{i}")),
+            msg,
+        )
+    };
+    match rec.keyframe_hashes.first() {
+        Some(&(t, 0, _)) if t == rec.first_tick => {}
+        _ => {
+            return Err(bad(
+                0,
+                format!(
+                    "the first keyframe check must be the start's (tick {}, event 0)",
+                    rec.first_tick
+                ),
+            ))
+        }
+    }
+    for (i, w) in rec.keyframe_hashes.windows(2).enumerate() {
+        let (t, _, _) = w[1];
+        if t <= w[0].0 {
+            return Err(bad(
+                i + 1,
+                format!("a second keyframe check at tick {t} (one keyframe a tick)"),
+            ));
+        }
+        if t <= rec.from_tick {
+            return Err(bad(
+                i + 1,
+                format!(
+                    "a keyframe check at tick {t}, at or before from_tick {}: the recording \
+                     would start there",
+                    rec.from_tick
+                ),
+            ));
+        }
+    }
+    for (i, e) in rec.events.iter().enumerate() {
+        if let Event::Restore { tick, .. } = e {
+            let after = i as u64 + 1;
+            // One check a tick, in tick order (checked above): a binary search.
+            let found = rec
+                .keyframe_hashes
+                .binary_search_by_key(tick, |k| k.0)
+                .is_ok_and(|k| rec.keyframe_hashes[k].1 == after);
+            if !found {
+                return Err(Failure::Refused(
+                    Reason::OutOfRange,
+                    Some(format!("/recording/events/{i}")),
+                    format!(
+                        "the restore event at tick {tick} has no keyframe check after it \
+                         ({{\"tick\": {tick}, \"event\": {after}}})"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Put a refusal without a pointer at `base`.
