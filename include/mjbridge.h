@@ -1532,7 +1532,9 @@ mjb_outcome mjb_input_write(struct mjb_endpoint *ep,
  * The hot loop in one admission: write `ninputs` typed inputs (each as for `mjb_input_write`;
  * all checked before any is written, pointers `/inputs/<k>/...`), then `mj_step` up to `nstep`
  * times exactly as `mjb_step` does (stop latch between steps, rollback on an engine error,
- * frames published). `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
+ * frames published). An engine error in the first step rolls the inputs back with it
+ * (`MJB_ROLLED_BACK`: the state before the call, proven); in a later step the inputs and the
+ * steps before it stand. `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
  * A stop latched before the call refuses it with nothing written; a stop latched after the
  * inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
  * `report`: nullable. Takes the native lock once.
@@ -1737,7 +1739,8 @@ MJB_API mjb_outcome mjb_build_info(struct mjb_string **out_string);
  * endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
  * unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
  * step, 7 the next step silently moves `qpos[0]`, 8 the next state read raises, 9 the first
- * state read after the next step raises. Takes the native lock (waits).
+ * state read after the next step raises, 10 the third step from now raises. Takes the native
+ * lock (waits).
  */
 MJB_API mjb_outcome mjb_test_inject_fault(struct mjb_endpoint *ep, int32_t fault);
 #endif

@@ -999,36 +999,132 @@ fn a_step_rolled_back_or_refused_leaves_the_history_as_it_was() {
     }
     assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
     assert_eq!(ep.checkpoint(), seen[&tip]);
-    // A `mjb_write_step` writes its inputs before its steps: when its step is rolled back they
-    // stay written, and recorded (a mutation that took effect: the scrubbed ticks go).
+}
+
+/// The inputs a `mjb_write_step` writes before its steps for the tests below: several fields,
+/// one object's write overlapping a whole-field write.
+#[cfg(mjb_integration)]
+fn step_inputs(nv: usize) -> Vec<(Field, i32, Vec<f64>)> {
+    vec![
+        (Field::Ctrl, -1, vec![0.7, -0.7]),
+        (
+            Field::QfrcApplied,
+            -1,
+            (0..nv).map(|i| 0.01 * i as f64).collect(),
+        ),
+        (Field::MocapPos, 0, vec![0.45, 0.05, 0.65]),
+        (Field::Ctrl, 1, vec![0.3]),
+    ]
+}
+
+#[cfg(mjb_integration)]
+fn borrowed(inputs: &[(Field, i32, Vec<f64>)]) -> Vec<(Field, i32, &[f64])> {
+    inputs.iter().map(|(f, id, v)| (*f, *id, &v[..])).collect()
+}
+
+/// A `mjb_write_step` whose first step raises is rolled back to the state before the call, its
+/// inputs taken back too (`MJB_ROLLED_BACK` promises the prior state), and leaves the history
+/// exactly as it was: the same window, keyframes, bytes and export, the scrubbed ticks after
+/// a rewind kept (a rewind to the old tip lands on it). A history that starts with such a call
+/// stays empty; the call that then takes effect starts it from the state before its inputs.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_write_step_whose_first_step_fails_takes_its_inputs_back_and_leaves_the_history() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(23);
+    let seen = drive(&ep, 80, &mut rng);
+    let tip = ep.frame_info().tick;
     let t = tip - 10;
     assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    let inputs = step_inputs(ep.dims().nv as usize);
+    let before = (ep.hash(), ep.checkpoint(), ep.state_vector().unwrap());
+    let (hist, (doc, _)) = (info_ok(&ep), export(&ep));
+    for nstep in [1, 4] {
+        assert_eq!(
+            mjb_test_inject_fault(ep.0, Fault::StepError as i32),
+            Outcome::Ok
+        );
+        let (o, r) = ep.write_step(&borrowed(&inputs), nstep);
+        assert_eq!(
+            (o, reason_of(&r)),
+            (Outcome::RolledBack, Reason::EngineError),
+            "{:?}",
+            last_error()
+        );
+        assert_eq!((r.tick_before, r.tick_after), (t, t));
+        assert_eq!(
+            ep.hash(),
+            before.0,
+            "nstep {nstep}: the inputs were taken back"
+        );
+        assert_eq!(ep.checkpoint(), before.1);
+        assert!(same_bits(&ep.state_vector().unwrap(), &before.2));
+        assert_eq!(
+            info_ok(&ep),
+            hist,
+            "nstep {nstep}: the history is as it was"
+        );
+        assert_eq!(export(&ep).0, doc, "nstep {nstep}: the same recording");
+    }
+    assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&tip]);
+
+    // A history that starts with the call.
+    let ep = recording(100, 10);
+    let (hash, cp, state) = (ep.hash(), ep.checkpoint(), ep.state_vector().unwrap());
+    let empty = info_ok(&ep);
     assert_eq!(
         mjb_test_inject_fault(ep.0, Fault::StepError as i32),
         Outcome::Ok
     );
-    let (o, r) = ep.write_step(&[(Field::Ctrl, -1, &[0.7, -0.7])], 1);
+    assert_eq!(ep.write_step(&borrowed(&inputs), 1).0, Outcome::RolledBack);
+    assert_eq!((ep.hash(), ep.checkpoint()), (hash, cp));
+    assert_eq!(info_ok(&ep), empty, "nothing recorded");
+    let (o, _) = ep.write_step(&borrowed(&inputs), 2);
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    let (_, rec) = export(&ep);
+    assert_eq!(
+        rec.keyframe_hashes[0],
+        (0, 0, mjbridge::endpoint::state_hash(&state)),
+        "the first keyframe is the state before the inputs"
+    );
+    assert_eq!(writes_at(&rec, 0).len(), inputs.len(), "{:?}", rec.events);
+}
+
+/// A `mjb_write_step` whose third step raises: that step is rolled back, the two before it
+/// stand, and so do the inputs they consumed (written and recorded at the call's tick).
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_write_step_failing_at_a_later_step_keeps_its_inputs_and_the_steps_before() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(24);
+    drive(&ep, 30, &mut rng);
+    let t = ep.frame_info().tick;
+    let inputs = step_inputs(ep.dims().nv as usize);
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::ThirdStepError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = ep.write_step(&borrowed(&inputs), 5);
     assert_eq!(
         (o, reason_of(&r)),
-        (Outcome::RolledBack, Reason::EngineError)
+        (Outcome::RolledBack, Reason::EngineError),
+        "{:?}",
+        last_error()
     );
-    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, -0.7]);
-    let written = ep.checkpoint();
-    assert_eq!(info_ok(&ep).newest_tick, t);
-    assert_eq!(
-        rewind(&ep, tip).0,
-        Outcome::Rejected,
-        "the old branch is gone"
-    );
+    assert_eq!((r.tick_before, r.tick_after), (t, t + 2));
+    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, 0.3]);
+    let reached = (ep.hash(), ep.checkpoint());
+    assert_eq!(info_ok(&ep).newest_tick, t + 2);
     let (_, rec) = export(&ep);
-    assert!(matches!(
-        rec.events.last(),
-        Some(mjbridge::recording::Event::Input { tick, field: Field::Ctrl, id: None, values })
-            if *tick == t && values == &[0.7, -0.7]
-    ));
-    assert_eq!(rewind(&ep, t - 2).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(writes_at(&rec, t).len(), inputs.len(), "{:?}", rec.events);
+    // The tick's state holds the inputs: two steps from it reach the state the call left.
     assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
-    assert_eq!(ep.checkpoint(), written);
+    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, 0.3]);
+    ep.step_ok(2);
+    assert_eq!((ep.hash(), ep.checkpoint()), reached);
 }
 
 /// A keyframe whose state cannot be read is not taken, and the window is kept: the next step
