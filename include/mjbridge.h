@@ -148,7 +148,8 @@ enum mjb_outcome
    */
   MJB_REJECTED = 1,
   /**
-   * A native effect failed and the prior state was restored and proven by readback.
+   * A native effect failed (or a stop halted a rewind) and the prior state was restored
+   * and proven by readback.
    */
   MJB_ROLLED_BACK = 2,
   /**
@@ -282,7 +283,9 @@ enum mjb_reason
   /**
    * A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
    * `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after
-   * the latch took no step. `mjb_safety_reset` clears the latch.
+   * the latch took no step. With `MJB_ROLLED_BACK`: a stop latched during a rewind halted
+   * its replay, and the state before the rewind was put back and proven.
+   * `mjb_safety_reset` clears the latch.
    */
   MJB_REASON_STOP_LATCHED = 22,
   /**
@@ -1320,11 +1323,13 @@ mjb_outcome mjb_snapshot_info(struct mjb_endpoint *ep,
  * installed, the recorded mutations after it re-applied and the engine stepped to `tick`;
  * the state reached must have the recorded state hash.
  * A mutation with the restore's rules: admission (`timeout_ms`), fence (`MJB_FENCED`),
- * admitted while stopped (the stop history and the latch are kept; the replay runs to its
- * end), the native phase of a restore (pre-image, guarded setter, bitwise readback) and its
- * outcomes. A replay that does not reach the recorded state is rolled back to the state before
- * the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it
- * likewise (`MJB_REASON_ENGINE_ERROR`). Until the next mutation, the ticks after `tick` are
+ * admitted while stopped (the stop history and the latch are kept), the native phase of a
+ * restore (pre-image, guarded setter, bitwise readback) and its outcomes. A replay that does
+ * not reach the recorded state is rolled back to the state before the call and proven
+ * (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it likewise
+ * (`MJB_REASON_ENGINE_ERROR`), and a stop latched after the call was admitted (any
+ * `mjb_stop`, also on an endpoint stopped before), which halts the replay at the next engine
+ * step (`MJB_REASON_STOP_LATCHED`); the history is then as it was. Until the next mutation, the ticks after `tick` are
  * kept, so a host can rewind back and forth; the next mutation starts a new branch there.
  * Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without
  * `"history"`, a tick outside the window (the message names it; `mjb_history_info` reads it).

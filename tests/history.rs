@@ -442,9 +442,86 @@ fn a_rewind_is_admitted_while_stopped_and_keeps_the_stop_history() {
     );
 }
 
+/// A rewind of `ep` to `tick` with a stop latched `after` it was admitted (by another thread):
+/// its answer and how long it took.
+#[cfg(mjb_integration)]
+fn rewind_stopped_after(
+    ep: &Ep,
+    tick: u64,
+    after: std::time::Duration,
+) -> ((Outcome, mjb_report), std::time::Duration) {
+    let raw = ep.0 as usize;
+    let busy = ep.safety().in_flight;
+    let stopper = std::thread::spawn(move || {
+        let ep = raw as *mut mjb_endpoint;
+        let mut s = mjb_safety_state::default();
+        // The rewind is admitted once its work is in flight.
+        while s.in_flight == busy {
+            assert_eq!(unsafe { mjb_safety_read(ep, &mut s) }, Outcome::Ok);
+            std::hint::spin_loop();
+        }
+        std::thread::sleep(after);
+        assert_eq!(unsafe { mjb_stop(ep, &mut s) }, Outcome::Ok);
+    });
+    let start = std::time::Instant::now();
+    let answer = rewind(ep, tick);
+    let took = start.elapsed();
+    stopper.join().expect("the stopper panicked");
+    (answer, took)
+}
+
+/// A stop latched while a rewind replays ends the replay at the next engine step, as a stop
+/// ends a step call: the rewind does not land (`MJB_ROLLED_BACK`, `MJB_REASON_STOP_LATCHED`),
+/// the endpoint is where it was before it (state, tick, history; the stop latched and
+/// counted), and the answer comes long before the whole replay would have ended. A rewind
+/// admitted while stopped is halted by a later stop too; one with no stop meanwhile lands.
+#[cfg(mjb_integration)]
+#[test]
+fn a_stop_latched_during_a_rewind_halts_its_replay_and_rolls_it_back() {
+    const N: u64 = 200_000;
+    // One keyframe a window: a rewind to the tick before the tip replays N - 1 steps.
+    let ep = open_model(
+        "contact_act.xml",
+        &format!("\"profile\":\"mujoco_integration_v1\",{}", history(N, N)),
+    );
+    ep.step_ok(N as u32);
+    let start = std::time::Instant::now();
+    assert_eq!(rewind(&ep, N - 1).0, Outcome::Ok, "{:?}", last_error());
+    let full = start.elapsed();
+    assert_eq!(rewind(&ep, N).0, Outcome::Ok, "{:?}", last_error());
+    ep.step_ok(1);
+    let tip = N + 1;
+    let before = (ep.hash(), ep.checkpoint(), info_ok(&ep));
+    assert_eq!(before.2.oldest_tick, 0);
+    for round in 1..=2u64 {
+        let ((o, r), took) = rewind_stopped_after(&ep, N - 1, full / 10);
+        assert_eq!(
+            (o, reason_of(&r)),
+            (Outcome::RolledBack, Reason::StopLatched),
+            "round {round}: {:?}",
+            last_error()
+        );
+        assert_eq!((r.tick_before, r.tick_after), (tip, tip));
+        assert!(
+            took < full / 2,
+            "round {round}: the halted rewind took {took:?}, the whole replay {full:?}"
+        );
+        eprintln!("round {round}: halted after {took:?}; the whole replay took {full:?}");
+        assert_eq!((ep.hash(), ep.checkpoint(), info_ok(&ep)), before);
+        assert_eq!(ep.frame_info().tick, tip);
+        let s = ep.safety();
+        assert!(s.stopped && s.stop_count == round, "{s:?}");
+    }
+    // Admitted while stopped with no stop meanwhile: it lands, and the history still holds
+    // the tip it came from.
+    assert_eq!(rewind(&ep, N).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), before.1);
+}
+
 /// Rewinds on several threads while another latches stops and the endpoint is freed: every
-/// call answers (done, or the handle closed), nothing crashes, and the pair outlives the
-/// calls inside it.
+/// call answers (done, halted by a stop, or the handle closed), nothing crashes, and the
+/// pair outlives the calls inside it.
 #[cfg(mjb_integration)]
 #[test]
 fn rewinds_race_stop_and_free() {
@@ -471,6 +548,10 @@ fn rewinds_race_stop_and_free() {
                             Outcome::Ok => {
                                 assert_eq!(r.tick_after, t);
                                 done += 1;
+                            }
+                            // A stop latched during its replay halted it.
+                            Outcome::RolledBack => {
+                                assert_eq!(reason_of(&r), Reason::StopLatched);
                             }
                             Outcome::InvalidArgument => return done,
                             other => panic!("rewind answered {other:?}: {:?}", last_error()),

@@ -840,7 +840,8 @@ class Endpoint {
   // nothing unless refused.
   // The exact state at `tick` of the endpoint's history (config "history"): refused with
   // MJB_REASON_OUT_OF_RANGE outside the window (history()), rolled back with
-  // MJB_REASON_REPLAY_DIVERGED when the replay does not reproduce the recording.
+  // MJB_REASON_REPLAY_DIVERGED when the replay does not reproduce the recording, with
+  // MJB_REASON_STOP_LATCHED when a stop latched meanwhile halted it.
   Result rewind(uint64_t tick, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return rewind(Expect(), tick, timeout_ms);
   }

@@ -43,7 +43,8 @@ namespace MjBridge
         /// </summary>
         Rejected = 1,
         /// <summary>
-        /// A native effect failed and the prior state was restored and proven by readback.
+        /// A native effect failed (or a stop halted a rewind) and the prior state was restored and
+        /// proven by readback.
         /// </summary>
         RolledBack = 2,
         /// <summary>
@@ -137,7 +138,9 @@ namespace MjBridge
         /// <summary>
         /// A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
         /// `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after the
-        /// latch took no step. `mjb_safety_reset` clears the latch.
+        /// latch took no step. With `MJB_ROLLED_BACK`: a stop latched during a rewind halted its
+        /// replay, and the state before the rewind was put back and proven. `mjb_safety_reset`
+        /// clears the latch.
         /// </summary>
         StopLatched = 22,
         /// <summary>
@@ -882,16 +885,18 @@ namespace MjBridge
         /// before `tick` is installed, the recorded mutations after it re-applied and the engine
         /// stepped to `tick`; the state reached must have the recorded state hash. A mutation with
         /// the restore's rules: admission (`timeout_ms`), fence (`MJB_FENCED`), admitted while
-        /// stopped (the stop history and the latch are kept; the replay runs to its end), the
-        /// native phase of a restore (pre-image, guarded setter, bitwise readback) and its
-        /// outcomes. A replay that does not reach the recorded state is rolled back to the state
-        /// before the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine
-        /// error in it likewise (`MJB_REASON_ENGINE_ERROR`). Until the next mutation, the ticks
-        /// after `tick` are kept, so a host can rewind back and forth; the next mutation starts a
-        /// new branch there. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed):
-        /// an endpoint without `"history"`, a tick outside the window (the message names it;
-        /// `mjb_history_info` reads it). `report`: nullable. `ep`: a live handle; NULL, closed or
-        /// foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// stopped (the stop history and the latch are kept), the native phase of a restore
+        /// (pre-image, guarded setter, bitwise readback) and its outcomes. A replay that does not
+        /// reach the recorded state is rolled back to the state before the call and proven
+        /// (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it likewise
+        /// (`MJB_REASON_ENGINE_ERROR`), and a stop latched after the call was admitted (any
+        /// `mjb_stop`, also on an endpoint stopped before), which halts the replay at the next
+        /// engine step (`MJB_REASON_STOP_LATCHED`); the history is then as it was. Until the next
+        /// mutation, the ticks after `tick` are kept, so a host can rewind back and forth; the next
+        /// mutation starts a new branch there. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`,
+        /// nothing changed): an endpoint without `"history"`, a tick outside the window (the
+        /// message names it; `mjb_history_info` reads it). `report`: nullable. `ep`: a live handle;
+        /// NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_rewind(EndpointHandle ep, ulong tick, uint timeoutMs, out Report report);
@@ -1956,7 +1961,8 @@ namespace MjBridge
         /// <summary>Restore the exact state the endpoint had at <paramref name="tick"/> of its
         /// history (config "history"): the restore's admission, fence and stop rules; outside
         /// the window Reason.OutOfRange, a replay that does not reproduce the recording rolled
-        /// back with Reason.ReplayDiverged.</summary>
+        /// back with Reason.ReplayDiverged, one a stop latched meanwhile halted with
+        /// Reason.StopLatched.</summary>
         public Result Rewind(ulong tick, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;

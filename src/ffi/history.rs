@@ -16,11 +16,13 @@ use crate::outcome::Outcome;
 /// installed, the recorded mutations after it re-applied and the engine stepped to `tick`;
 /// the state reached must have the recorded state hash.
 /// A mutation with the restore's rules: admission (`timeout_ms`), fence (`MJB_FENCED`),
-/// admitted while stopped (the stop history and the latch are kept; the replay runs to its
-/// end), the native phase of a restore (pre-image, guarded setter, bitwise readback) and its
-/// outcomes. A replay that does not reach the recorded state is rolled back to the state before
-/// the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it
-/// likewise (`MJB_REASON_ENGINE_ERROR`). Until the next mutation, the ticks after `tick` are
+/// admitted while stopped (the stop history and the latch are kept), the native phase of a
+/// restore (pre-image, guarded setter, bitwise readback) and its outcomes. A replay that does
+/// not reach the recorded state is rolled back to the state before the call and proven
+/// (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it likewise
+/// (`MJB_REASON_ENGINE_ERROR`), and a stop latched after the call was admitted (any
+/// `mjb_stop`, also on an endpoint stopped before), which halts the replay at the next engine
+/// step (`MJB_REASON_STOP_LATCHED`); the history is then as it was. Until the next mutation, the ticks after `tick` are
 /// kept, so a host can rewind back and forth; the next mutation starts a new branch there.
 /// Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without
 /// `"history"`, a tick outside the window (the message names it; `mjb_history_info` reads it).

@@ -1333,7 +1333,8 @@ class Endpoint:
         """Restore the exact state the endpoint had at ``tick`` of its history (config
         ``"history"``): the restore's admission, fence and stop rules; a tick outside the
         window is refused (``Reason.OUT_OF_RANGE``), a replay that does not reproduce the
-        recording rolled back (``Reason.REPLAY_DIVERGED``)."""
+        recording rolled back (``Reason.REPLAY_DIVERGED``), and so is one a stop latched
+        meanwhile halted (``Reason.STOP_LATCHED``)."""
         return self._mutate_if("rewind", _precondition(expect, seen), tick, timeout_ms)
 
     def history_info(self) -> HistoryState:
