@@ -1371,7 +1371,8 @@ MJB_API mjb_outcome mjb_history_info(struct mjb_endpoint *ep, struct mjb_history
  * restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the state
  * hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's, the
  * engine, the model fingerprint, the descriptor and the profile; `mjbridge replay` re-executes
- * and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the native lock
+ * and verifies it. `to_tick` = `UINT64_MAX`: the newest tick (the whole window, its oldest
+ * tick decided under the lock: `mjb_history_export_window`). A read under the native lock
  * (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
  * stopped endpoint (after a stop, steps are refused, so the history ends at the stop).
  * On `MJB_OK`, `*out_string` is a new string the caller frees with `mjb_string_free`
@@ -1386,6 +1387,25 @@ mjb_outcome mjb_history_export(struct mjb_endpoint *ep,
                                uint64_t to_tick,
                                uint32_t timeout_ms,
                                struct mjb_string **out_string);
+
+/**
+ * Export the whole history window as a recording document, as `mjb_history_export` does for
+ * the ticks from the window's oldest to its newest, both read under the native lock the
+ * export holds: a thread that steps meanwhile cannot slide the window between them (unlike
+ * `mjb_history_info` then `mjb_history_export(oldest_tick, UINT64_MAX)`, whose oldest tick
+ * a step in between can drop: refused, `MJB_REASON_OUT_OF_RANGE`). A read under the native
+ * lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced
+ * or stopped endpoint; any thread. On `MJB_OK`, `*out_string` (must not be NULL; set to NULL
+ * on entry) is a new string the caller frees with `mjb_string_free`. Refused (`MJB_REJECTED`,
+ * `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without `"history"`, or one that
+ * has recorded nothing yet (no mutation since it was opened, its model replaced or its
+ * history started again). `ep`: a live handle; NULL, closed or foreign handles return
+ * `MJB_INVALID_ARGUMENT`.
+ */
+MJB_API
+mjb_outcome mjb_history_export_window(struct mjb_endpoint *ep,
+                                      uint32_t timeout_ms,
+                                      struct mjb_string **out_string);
 
 /**
  * The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed

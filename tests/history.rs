@@ -932,6 +932,82 @@ fn export(ep: &Ep) -> (String, mjbridge::recording::Recording) {
     (text, rec)
 }
 
+/// The recording document of the whole window (`mjb_history_export_window`), or its refusal.
+#[cfg(mjb_integration)]
+fn export_window(ep: *mut mjb_endpoint) -> Result<String, (Outcome, serde_json::Value)> {
+    let mut s: *mut mjb_string = std::ptr::null_mut();
+    match Outcome::from(unsafe { mjb_history_export_window(ep, WAIT_FOREVER, &mut s) }) {
+        Outcome::Ok => Ok(take_string(s)),
+        o => Err((o, last_error())),
+    }
+}
+
+/// The whole window exported while another thread steps as fast as it can (the window slides
+/// at every step): `mjb_history_export_window` decides the window under the lock it exports
+/// with, so it is never refused, and each export reads back as a recording of a window (its
+/// first tick the oldest keyframe's, `N` to `N + K - 1` ticks after it, never an earlier end
+/// than the export before). The two calls a host made before (`mjb_history_info`, then
+/// `mjb_history_export` from its oldest tick) race the stepper: their refusals are counted.
+#[cfg(mjb_integration)]
+#[test]
+fn the_window_export_is_never_refused_while_another_thread_steps() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const EXPORTS: usize = 2000;
+    let (n, k) = (40u64, 8u64);
+    let ep = recording(n, k);
+    ep.step_ok(n as u32 + 3);
+    let raw = ep.0 as usize;
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let stepper = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut steps = 0u64;
+            while !done.load(Ordering::Relaxed) {
+                let o = unsafe {
+                    mjb_endpoint_step(
+                        raw as *mut mjb_endpoint,
+                        1,
+                        WAIT_FOREVER,
+                        std::ptr::null_mut(),
+                    )
+                };
+                assert_eq!(o, Outcome::Ok);
+                steps += 1;
+            }
+            steps
+        })
+    };
+    let mut end = 0;
+    for i in 0..EXPORTS {
+        let text = export_window(ep.0).unwrap_or_else(|e| panic!("export {i} refused: {e:?}"));
+        let rec = mjbridge::recording::read(text.as_bytes()).expect("the export reads back");
+        assert_eq!(
+            rec.from_tick, rec.first_tick,
+            "export {i}: from the oldest keyframe"
+        );
+        let span = rec.end_tick - rec.from_tick;
+        assert!(span >= n && span < n + k, "export {i}: {span} ticks");
+        assert!(rec.end_tick >= end, "export {i}: ends at {}", rec.end_tick);
+        end = rec.end_tick;
+    }
+    let mut refused = 0;
+    for _ in 0..EXPORTS {
+        let i = info_ok(&ep);
+        let mut s: *mut mjb_string = std::ptr::null_mut();
+        let o = unsafe { mjb_history_export(ep.0, i.oldest_tick, u64::MAX, WAIT_FOREVER, &mut s) };
+        match Outcome::from(o) {
+            Outcome::Ok => drop(take_string(s)),
+            _ => refused += 1,
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    let steps = stepper.join().expect("the stepper panicked");
+    assert!(steps > EXPORTS as u64 / 10, "the window slid {steps} times");
+    eprintln!(
+        "{EXPORTS} window exports: none refused; {refused} of {EXPORTS} info-then-export pairs refused; {steps} steps"
+    );
+}
+
 /// The input writes a recording holds at `tick`: field, object and values.
 #[cfg(mjb_integration)]
 fn writes_at(rec: &mjbridge::recording::Recording, tick: u64) -> Vec<(Field, i64, Vec<f64>)> {

@@ -927,17 +927,36 @@ namespace MjBridge
         /// restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the
         /// state hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's,
         /// the engine, the model fingerprint, the descriptor and the profile; `mjbridge replay`
-        /// re-executes and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the
-        /// native lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on
-        /// a fenced or stopped endpoint (after a stop, steps are refused, so the history ends at
-        /// the stop). On `MJB_OK`, `*out_string` is a new string the caller frees with
-        /// `mjb_string_free` (ownership as for `mjb_checkpoint_read`). Refused (`MJB_REJECTED`,
-        /// `MJB_REASON_OUT_OF_RANGE`, nothing changed; the message names the window): an endpoint
-        /// without `"history"`, `from_tick &gt; to_tick`, a tick outside the window. `ep`: a live
-        /// handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// re-executes and verifies it. `to_tick` = `UINT64_MAX`: the newest tick (the whole
+        /// window, its oldest tick decided under the lock: `mjb_history_export_window`). A read
+        /// under the native lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing
+        /// and works on a fenced or stopped endpoint (after a stop, steps are refused, so the
+        /// history ends at the stop). On `MJB_OK`, `*out_string` is a new string the caller frees
+        /// with `mjb_string_free` (ownership as for `mjb_checkpoint_read`). Refused
+        /// (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed; the message names the
+        /// window): an endpoint without `"history"`, `from_tick &gt; to_tick`, a tick outside the
+        /// window. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_history_export(EndpointHandle ep, ulong fromTick, ulong toTick, uint timeoutMs, out IntPtr outString);
+
+        /// <summary>
+        /// Export the whole history window as a recording document, as `mjb_history_export` does
+        /// for the ticks from the window's oldest to its newest, both read under the native lock
+        /// the export holds: a thread that steps meanwhile cannot slide the window between them
+        /// (unlike `mjb_history_info` then `mjb_history_export(oldest_tick, UINT64_MAX)`, whose
+        /// oldest tick a step in between can drop: refused, `MJB_REASON_OUT_OF_RANGE`). A read
+        /// under the native lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing
+        /// and works on a fenced or stopped endpoint; any thread. On `MJB_OK`, `*out_string` (must
+        /// not be NULL; set to NULL on entry) is a new string the caller frees with
+        /// `mjb_string_free`. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed):
+        /// an endpoint without `"history"`, or one that has recorded nothing yet (no mutation since
+        /// it was opened, its model replaced or its history started again). `ep`: a live handle;
+        /// NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_history_export_window(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
 
         /// <summary>
         /// The model's dimensions, timestep and configuration counter. `out`: must not be NULL;
@@ -1986,10 +2005,25 @@ namespace MjBridge
         /// the newest tick. A read under the native lock: changes nothing, works on a stopped or
         /// fenced endpoint. Throws MjbException (Reason.OutOfRange) outside the window or without
         /// "history".</summary>
-        public string HistoryExport(ulong fromTick = 0, ulong toTick = ulong.MaxValue, uint timeoutMs = WaitForever)
+        public string HistoryExport(ulong fromTick, ulong toTick = ulong.MaxValue, uint timeoutMs = WaitForever)
         {
             IntPtr s;
             Check(Native.mjb_history_export(handle, fromTick, toTick, timeoutMs, out s));
+            return Text.Take(s);
+        }
+
+        /// <summary>The whole history window as a recording document (HistoryExportWindow).</summary>
+        public string HistoryExport() { return HistoryExportWindow(); }
+
+        /// <summary>The whole history window as a recording document, its oldest and newest
+        /// tick decided under the lock the export holds (mjb_history_export_window): a thread
+        /// stepping meanwhile cannot slide the window from under it, as it can between
+        /// HistoryInfo() and HistoryExport(OldestTick). Throws MjbException (Reason.OutOfRange)
+        /// without "history" or before anything was recorded.</summary>
+        public string HistoryExportWindow(uint timeoutMs = WaitForever)
+        {
+            IntPtr s;
+            Check(Native.mjb_history_export_window(handle, timeoutMs, out s));
             return Text.Take(s);
         }
 

@@ -728,7 +728,8 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the state
     # hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's, the
     # engine, the model fingerprint, the descriptor and the profile; `mjbridge replay` re-executes
-    # and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the native lock
+    # and verifies it. `to_tick` = `UINT64_MAX`: the newest tick (the whole window, its oldest tick
+    # decided under the lock: `mjb_history_export_window`). A read under the native lock
     # (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
     # stopped endpoint (after a stop, steps are refused, so the history ends at the stop). On
     # `MJB_OK`, `*out_string` is a new string the caller frees with `mjb_string_free` (ownership as
@@ -737,6 +738,19 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # to_tick`, a tick outside the window. `ep`: a live handle; NULL, closed or foreign handles
     # return `MJB_INVALID_ARGUMENT`.
     "mjb_history_export": (OUTCOME, [ENDPOINT, c_uint64, c_uint64, c_uint32, POINTER(STRING)]),
+    # Export the whole history window as a recording document, as `mjb_history_export` does for the
+    # ticks from the window's oldest to its newest, both read under the native lock the export
+    # holds: a thread that steps meanwhile cannot slide the window between them (unlike
+    # `mjb_history_info` then `mjb_history_export(oldest_tick, UINT64_MAX)`, whose oldest tick a
+    # step in between can drop: refused, `MJB_REASON_OUT_OF_RANGE`). A read under the native lock
+    # (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
+    # stopped endpoint; any thread. On `MJB_OK`, `*out_string` (must not be NULL; set to NULL on
+    # entry) is a new string the caller frees with `mjb_string_free`. Refused (`MJB_REJECTED`,
+    # `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without `"history"`, or one that has
+    # recorded nothing yet (no mutation since it was opened, its model replaced or its history
+    # started again). `ep`: a live handle; NULL, closed or foreign handles return
+    # `MJB_INVALID_ARGUMENT`.
+    "mjb_history_export_window": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING)]),
     # The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
     # on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
     # replaced with the model). Any thread. `ep`: a live handle; NULL, closed or foreign handles
