@@ -63,6 +63,12 @@ impl InFlight<'_> {
     pub fn stop_latched(&self) -> bool {
         self.0.stopped.load(SeqCst)
     }
+
+    /// The stops latched so far (every `mjb_stop`, also on a stopped endpoint): work admitted
+    /// while stopped (a rewind) ends at a stop latched after it began when this count moves.
+    pub fn stops(&self) -> u64 {
+        self.0.stop_count.load(SeqCst)
+    }
 }
 
 impl Safety {

@@ -230,6 +230,68 @@ mod with_faults {
         rolls_back_to_now("after an engine reset");
     }
 
+    /// A `mjb_write_step` whose first step raises is rolled back to the state before the
+    /// call, its inputs taken back (`MJB_ROLLED_BACK` promises the prior state); one whose
+    /// third step raises keeps its inputs and the two steps that took effect.
+    #[test]
+    fn a_write_step_rolled_back_at_its_first_step_takes_its_inputs_back() {
+        for profile in profiles() {
+            let (ep, _) = setup(profile);
+            let nv = ep.owned_field(Field::QfrcApplied).len();
+            let qfrc: Vec<f64> = (0..nv).map(|i| 0.02 * i as f64 - 0.01).collect();
+            let mut inputs: Vec<(Field, i32, &[f64])> = vec![
+                (Field::Ctrl, -1, &[0.6, -0.6]),
+                (Field::QfrcApplied, -1, &qfrc),
+                (Field::MocapPos, 0, &[0.4, 0.1, 0.6]),
+                (Field::Ctrl, 0, &[0.2]),
+            ];
+            // 2.3.7 keeps equality activation in the model, not in mjData.
+            if Field::EqActive.available() {
+                inputs.push((Field::EqActive, 1, &[1.0]));
+            }
+            let before = (ep.hash(), ep.world(), ep.state_vector());
+            let fields = |ep: &Ep| {
+                [Field::Ctrl, Field::QfrcApplied, Field::MocapPos].map(|f| ep.owned_field(f))
+            };
+            let owned = fields(&ep);
+            arm(&ep, Fault::StepError);
+            let (o, r) = ep.write_step(&inputs, 3);
+            assert_eq!(
+                (o, reason_of(&r)),
+                (Outcome::RolledBack, Reason::EngineError),
+                "{profile}: {:?}",
+                last_error()
+            );
+            assert_eq!((r.tick_before, r.tick_after), (30, 30));
+            assert_eq!(fields(&ep), owned, "{profile}: the inputs were taken back");
+            assert_eq!(ep.hash(), before.0, "{profile}");
+            assert_eq!(ep.world(), before.1, "{profile}");
+            if let (Some(now), Some(was)) = (ep.state_vector(), &before.2) {
+                assert!(same_bits(&now, was), "{profile}");
+            }
+            assert!(!ep.safety().fenced);
+
+            arm(&ep, Fault::ThirdStepError);
+            let (o, r) = ep.write_step(&inputs, 5);
+            assert_eq!(
+                (o, reason_of(&r)),
+                (Outcome::RolledBack, Reason::EngineError),
+                "{profile}: {:?}",
+                last_error()
+            );
+            assert_eq!((r.tick_before, r.tick_after), (30, 32), "two steps stand");
+            let reached = ep.hash();
+            assert_eq!(ep.owned_field(Field::Ctrl), [0.2, -0.6], "the inputs stay");
+            // The same inputs and two steps from the same state reach the same state (where
+            // the first rollback put back the complete state: the engine has the state API).
+            let (twin, _) = setup(profile);
+            assert_eq!(twin.write_step(&inputs, 2).0, Outcome::Ok);
+            if before.2.is_some() {
+                assert_eq!(twin.hash(), reached, "{profile}");
+            }
+        }
+    }
+
     #[test]
     fn a_panic_is_caught_at_the_boundary_and_fences_the_endpoint() {
         let (ep, _) = setup(auto_profile());

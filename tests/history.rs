@@ -442,9 +442,86 @@ fn a_rewind_is_admitted_while_stopped_and_keeps_the_stop_history() {
     );
 }
 
+/// A rewind of `ep` to `tick` with a stop latched `after` it was admitted (by another thread):
+/// its answer and how long it took.
+#[cfg(mjb_integration)]
+fn rewind_stopped_after(
+    ep: &Ep,
+    tick: u64,
+    after: std::time::Duration,
+) -> ((Outcome, mjb_report), std::time::Duration) {
+    let raw = ep.0 as usize;
+    let busy = ep.safety().in_flight;
+    let stopper = std::thread::spawn(move || {
+        let ep = raw as *mut mjb_endpoint;
+        let mut s = mjb_safety_state::default();
+        // The rewind is admitted once its work is in flight.
+        while s.in_flight == busy {
+            assert_eq!(unsafe { mjb_safety_read(ep, &mut s) }, Outcome::Ok);
+            std::hint::spin_loop();
+        }
+        std::thread::sleep(after);
+        assert_eq!(unsafe { mjb_stop(ep, &mut s) }, Outcome::Ok);
+    });
+    let start = std::time::Instant::now();
+    let answer = rewind(ep, tick);
+    let took = start.elapsed();
+    stopper.join().expect("the stopper panicked");
+    (answer, took)
+}
+
+/// A stop latched while a rewind replays ends the replay at the next engine step, as a stop
+/// ends a step call: the rewind does not land (`MJB_ROLLED_BACK`, `MJB_REASON_STOP_LATCHED`),
+/// the endpoint is where it was before it (state, tick, history; the stop latched and
+/// counted), and the answer comes long before the whole replay would have ended. A rewind
+/// admitted while stopped is halted by a later stop too; one with no stop meanwhile lands.
+#[cfg(mjb_integration)]
+#[test]
+fn a_stop_latched_during_a_rewind_halts_its_replay_and_rolls_it_back() {
+    const N: u64 = 200_000;
+    // One keyframe a window: a rewind to the tick before the tip replays N - 1 steps.
+    let ep = open_model(
+        "contact_act.xml",
+        &format!("\"profile\":\"mujoco_integration_v1\",{}", history(N, N)),
+    );
+    ep.step_ok(N as u32);
+    let start = std::time::Instant::now();
+    assert_eq!(rewind(&ep, N - 1).0, Outcome::Ok, "{:?}", last_error());
+    let full = start.elapsed();
+    assert_eq!(rewind(&ep, N).0, Outcome::Ok, "{:?}", last_error());
+    ep.step_ok(1);
+    let tip = N + 1;
+    let before = (ep.hash(), ep.checkpoint(), info_ok(&ep));
+    assert_eq!(before.2.oldest_tick, 0);
+    for round in 1..=2u64 {
+        let ((o, r), took) = rewind_stopped_after(&ep, N - 1, full / 10);
+        assert_eq!(
+            (o, reason_of(&r)),
+            (Outcome::RolledBack, Reason::StopLatched),
+            "round {round}: {:?}",
+            last_error()
+        );
+        assert_eq!((r.tick_before, r.tick_after), (tip, tip));
+        assert!(
+            took < full / 2,
+            "round {round}: the halted rewind took {took:?}, the whole replay {full:?}"
+        );
+        eprintln!("round {round}: halted after {took:?}; the whole replay took {full:?}");
+        assert_eq!((ep.hash(), ep.checkpoint(), info_ok(&ep)), before);
+        assert_eq!(ep.frame_info().tick, tip);
+        let s = ep.safety();
+        assert!(s.stopped && s.stop_count == round, "{s:?}");
+    }
+    // Admitted while stopped with no stop meanwhile: it lands, and the history still holds
+    // the tip it came from.
+    assert_eq!(rewind(&ep, N).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), before.1);
+}
+
 /// Rewinds on several threads while another latches stops and the endpoint is freed: every
-/// call answers (done, or the handle closed), nothing crashes, and the pair outlives the
-/// calls inside it.
+/// call answers (done, halted by a stop, or the handle closed), nothing crashes, and the
+/// pair outlives the calls inside it.
 #[cfg(mjb_integration)]
 #[test]
 fn rewinds_race_stop_and_free() {
@@ -471,6 +548,10 @@ fn rewinds_race_stop_and_free() {
                             Outcome::Ok => {
                                 assert_eq!(r.tick_after, t);
                                 done += 1;
+                            }
+                            // A stop latched during its replay halted it.
+                            Outcome::RolledBack => {
+                                assert_eq!(reason_of(&r), Reason::StopLatched);
                             }
                             Outcome::InvalidArgument => return done,
                             other => panic!("rewind answered {other:?}: {:?}", last_error()),
@@ -851,6 +932,82 @@ fn export(ep: &Ep) -> (String, mjbridge::recording::Recording) {
     (text, rec)
 }
 
+/// The recording document of the whole window (`mjb_history_export_window`), or its refusal.
+#[cfg(mjb_integration)]
+fn export_window(ep: *mut mjb_endpoint) -> Result<String, (Outcome, serde_json::Value)> {
+    let mut s: *mut mjb_string = std::ptr::null_mut();
+    match Outcome::from(unsafe { mjb_history_export_window(ep, WAIT_FOREVER, &mut s) }) {
+        Outcome::Ok => Ok(take_string(s)),
+        o => Err((o, last_error())),
+    }
+}
+
+/// The whole window exported while another thread steps as fast as it can (the window slides
+/// at every step): `mjb_history_export_window` decides the window under the lock it exports
+/// with, so it is never refused, and each export reads back as a recording of a window (its
+/// first tick the oldest keyframe's, `N` to `N + K - 1` ticks after it, never an earlier end
+/// than the export before). The two calls a host made before (`mjb_history_info`, then
+/// `mjb_history_export` from its oldest tick) race the stepper: their refusals are counted.
+#[cfg(mjb_integration)]
+#[test]
+fn the_window_export_is_never_refused_while_another_thread_steps() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const EXPORTS: usize = 2000;
+    let (n, k) = (40u64, 8u64);
+    let ep = recording(n, k);
+    ep.step_ok(n as u32 + 3);
+    let raw = ep.0 as usize;
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let stepper = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut steps = 0u64;
+            while !done.load(Ordering::Relaxed) {
+                let o = unsafe {
+                    mjb_endpoint_step(
+                        raw as *mut mjb_endpoint,
+                        1,
+                        WAIT_FOREVER,
+                        std::ptr::null_mut(),
+                    )
+                };
+                assert_eq!(o, Outcome::Ok);
+                steps += 1;
+            }
+            steps
+        })
+    };
+    let mut end = 0;
+    for i in 0..EXPORTS {
+        let text = export_window(ep.0).unwrap_or_else(|e| panic!("export {i} refused: {e:?}"));
+        let rec = mjbridge::recording::read(text.as_bytes()).expect("the export reads back");
+        assert_eq!(
+            rec.from_tick, rec.first_tick,
+            "export {i}: from the oldest keyframe"
+        );
+        let span = rec.end_tick - rec.from_tick;
+        assert!(span >= n && span < n + k, "export {i}: {span} ticks");
+        assert!(rec.end_tick >= end, "export {i}: ends at {}", rec.end_tick);
+        end = rec.end_tick;
+    }
+    let mut refused = 0;
+    for _ in 0..EXPORTS {
+        let i = info_ok(&ep);
+        let mut s: *mut mjb_string = std::ptr::null_mut();
+        let o = unsafe { mjb_history_export(ep.0, i.oldest_tick, u64::MAX, WAIT_FOREVER, &mut s) };
+        match Outcome::from(o) {
+            Outcome::Ok => drop(take_string(s)),
+            _ => refused += 1,
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    let steps = stepper.join().expect("the stepper panicked");
+    assert!(steps > EXPORTS as u64 / 10, "the window slid {steps} times");
+    eprintln!(
+        "{EXPORTS} window exports: none refused; {refused} of {EXPORTS} info-then-export pairs refused; {steps} steps"
+    );
+}
+
 /// The input writes a recording holds at `tick`: field, object and values.
 #[cfg(mjb_integration)]
 fn writes_at(rec: &mjbridge::recording::Recording, tick: u64) -> Vec<(Field, i64, Vec<f64>)> {
@@ -999,36 +1156,132 @@ fn a_step_rolled_back_or_refused_leaves_the_history_as_it_was() {
     }
     assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
     assert_eq!(ep.checkpoint(), seen[&tip]);
-    // A `mjb_write_step` writes its inputs before its steps: when its step is rolled back they
-    // stay written, and recorded (a mutation that took effect: the scrubbed ticks go).
+}
+
+/// The inputs a `mjb_write_step` writes before its steps for the tests below: several fields,
+/// one object's write overlapping a whole-field write.
+#[cfg(mjb_integration)]
+fn step_inputs(nv: usize) -> Vec<(Field, i32, Vec<f64>)> {
+    vec![
+        (Field::Ctrl, -1, vec![0.7, -0.7]),
+        (
+            Field::QfrcApplied,
+            -1,
+            (0..nv).map(|i| 0.01 * i as f64).collect(),
+        ),
+        (Field::MocapPos, 0, vec![0.45, 0.05, 0.65]),
+        (Field::Ctrl, 1, vec![0.3]),
+    ]
+}
+
+#[cfg(mjb_integration)]
+fn borrowed(inputs: &[(Field, i32, Vec<f64>)]) -> Vec<(Field, i32, &[f64])> {
+    inputs.iter().map(|(f, id, v)| (*f, *id, &v[..])).collect()
+}
+
+/// A `mjb_write_step` whose first step raises is rolled back to the state before the call, its
+/// inputs taken back too (`MJB_ROLLED_BACK` promises the prior state), and leaves the history
+/// exactly as it was: the same window, keyframes, bytes and export, the scrubbed ticks after
+/// a rewind kept (a rewind to the old tip lands on it). A history that starts with such a call
+/// stays empty; the call that then takes effect starts it from the state before its inputs.
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_write_step_whose_first_step_fails_takes_its_inputs_back_and_leaves_the_history() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(23);
+    let seen = drive(&ep, 80, &mut rng);
+    let tip = ep.frame_info().tick;
     let t = tip - 10;
     assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
+    let inputs = step_inputs(ep.dims().nv as usize);
+    let before = (ep.hash(), ep.checkpoint(), ep.state_vector().unwrap());
+    let (hist, (doc, _)) = (info_ok(&ep), export(&ep));
+    for nstep in [1, 4] {
+        assert_eq!(
+            mjb_test_inject_fault(ep.0, Fault::StepError as i32),
+            Outcome::Ok
+        );
+        let (o, r) = ep.write_step(&borrowed(&inputs), nstep);
+        assert_eq!(
+            (o, reason_of(&r)),
+            (Outcome::RolledBack, Reason::EngineError),
+            "{:?}",
+            last_error()
+        );
+        assert_eq!((r.tick_before, r.tick_after), (t, t));
+        assert_eq!(
+            ep.hash(),
+            before.0,
+            "nstep {nstep}: the inputs were taken back"
+        );
+        assert_eq!(ep.checkpoint(), before.1);
+        assert!(same_bits(&ep.state_vector().unwrap(), &before.2));
+        assert_eq!(
+            info_ok(&ep),
+            hist,
+            "nstep {nstep}: the history is as it was"
+        );
+        assert_eq!(export(&ep).0, doc, "nstep {nstep}: the same recording");
+    }
+    assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(ep.checkpoint(), seen[&tip]);
+
+    // A history that starts with the call.
+    let ep = recording(100, 10);
+    let (hash, cp, state) = (ep.hash(), ep.checkpoint(), ep.state_vector().unwrap());
+    let empty = info_ok(&ep);
     assert_eq!(
         mjb_test_inject_fault(ep.0, Fault::StepError as i32),
         Outcome::Ok
     );
-    let (o, r) = ep.write_step(&[(Field::Ctrl, -1, &[0.7, -0.7])], 1);
+    assert_eq!(ep.write_step(&borrowed(&inputs), 1).0, Outcome::RolledBack);
+    assert_eq!((ep.hash(), ep.checkpoint()), (hash, cp));
+    assert_eq!(info_ok(&ep), empty, "nothing recorded");
+    let (o, _) = ep.write_step(&borrowed(&inputs), 2);
+    assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+    let (_, rec) = export(&ep);
+    assert_eq!(
+        rec.keyframe_hashes[0],
+        (0, 0, mjbridge::endpoint::state_hash(&state)),
+        "the first keyframe is the state before the inputs"
+    );
+    assert_eq!(writes_at(&rec, 0).len(), inputs.len(), "{:?}", rec.events);
+}
+
+/// A `mjb_write_step` whose third step raises: that step is rolled back, the two before it
+/// stand, and so do the inputs they consumed (written and recorded at the call's tick).
+#[cfg(all(mjb_integration, feature = "fault-injection"))]
+#[test]
+fn a_write_step_failing_at_a_later_step_keeps_its_inputs_and_the_steps_before() {
+    use mjbridge::native::Fault;
+    let ep = recording(100, 10);
+    let mut rng = Lcg(24);
+    drive(&ep, 30, &mut rng);
+    let t = ep.frame_info().tick;
+    let inputs = step_inputs(ep.dims().nv as usize);
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::ThirdStepError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = ep.write_step(&borrowed(&inputs), 5);
     assert_eq!(
         (o, reason_of(&r)),
-        (Outcome::RolledBack, Reason::EngineError)
+        (Outcome::RolledBack, Reason::EngineError),
+        "{:?}",
+        last_error()
     );
-    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, -0.7]);
-    let written = ep.checkpoint();
-    assert_eq!(info_ok(&ep).newest_tick, t);
-    assert_eq!(
-        rewind(&ep, tip).0,
-        Outcome::Rejected,
-        "the old branch is gone"
-    );
+    assert_eq!((r.tick_before, r.tick_after), (t, t + 2));
+    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, 0.3]);
+    let reached = (ep.hash(), ep.checkpoint());
+    assert_eq!(info_ok(&ep).newest_tick, t + 2);
     let (_, rec) = export(&ep);
-    assert!(matches!(
-        rec.events.last(),
-        Some(mjbridge::recording::Event::Input { tick, field: Field::Ctrl, id: None, values })
-            if *tick == t && values.to_vec() == [0.7, -0.7]
-    ));
-    assert_eq!(rewind(&ep, t - 2).0, Outcome::Ok, "{:?}", last_error());
+    assert_eq!(writes_at(&rec, t).len(), inputs.len(), "{:?}", rec.events);
+    // The tick's state holds the inputs: two steps from it reach the state the call left.
     assert_eq!(rewind(&ep, t).0, Outcome::Ok, "{:?}", last_error());
-    assert_eq!(ep.checkpoint(), written);
+    assert_eq!(ep.owned_field(Field::Ctrl), [0.7, 0.3]);
+    ep.step_ok(2);
+    assert_eq!((ep.hash(), ep.checkpoint()), reached);
 }
 
 /// A keyframe whose state cannot be read is not taken, and the window is kept: the next step

@@ -840,7 +840,8 @@ class Endpoint {
   // nothing unless refused.
   // The exact state at `tick` of the endpoint's history (config "history"): refused with
   // MJB_REASON_OUT_OF_RANGE outside the window (history()), rolled back with
-  // MJB_REASON_REPLAY_DIVERGED when the replay does not reproduce the recording.
+  // MJB_REASON_REPLAY_DIVERGED when the replay does not reproduce the recording, with
+  // MJB_REASON_STOP_LATCHED when a stop latched meanwhile halted it.
   Result rewind(uint64_t tick, uint32_t timeout_ms = MJB_WAIT_FOREVER) {
     return rewind(Expect(), tick, timeout_ms);
   }
@@ -1202,10 +1203,22 @@ class Endpoint {
   // to_tick = UINT64_MAX: the newest tick. A read under the native lock: it changes nothing
   // and works on a stopped or fenced endpoint. Refused (MJB_REASON_OUT_OF_RANGE) outside the
   // window or without "history".
-  Expected<std::string> history_export(uint64_t from_tick = 0, uint64_t to_tick = UINT64_MAX,
+  Expected<std::string> history_export(uint64_t from_tick, uint64_t to_tick = UINT64_MAX,
                                        uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
     mjb_string* s = nullptr;
     mjb_outcome o = mjb_history_export(ep_, from_tick, to_tick, timeout_ms, &s);
+    if (o != MJB_OK) return Expected<std::string>::refused(o);
+    return take(s);
+  }
+  // The whole history window as a recording document, its oldest and newest tick decided
+  // under the lock the export holds (mjb_history_export_window): a thread stepping meanwhile
+  // cannot slide the window from under it, as it can between history() and
+  // history_export(oldest_tick). Refused (MJB_REASON_OUT_OF_RANGE) without "history" or
+  // before anything was recorded.
+  Expected<std::string> history_export() const { return history_export_window(); }
+  Expected<std::string> history_export_window(uint32_t timeout_ms = MJB_WAIT_FOREVER) const {
+    mjb_string* s = nullptr;
+    mjb_outcome o = mjb_history_export_window(ep_, timeout_ms, &s);
     if (o != MJB_OK) return Expected<std::string>::refused(o);
     return take(s);
   }

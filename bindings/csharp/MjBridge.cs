@@ -43,7 +43,8 @@ namespace MjBridge
         /// </summary>
         Rejected = 1,
         /// <summary>
-        /// A native effect failed and the prior state was restored and proven by readback.
+        /// A native effect failed (or a stop halted a rewind) and the prior state was restored and
+        /// proven by readback.
         /// </summary>
         RolledBack = 2,
         /// <summary>
@@ -137,7 +138,9 @@ namespace MjBridge
         /// <summary>
         /// A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
         /// `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after the
-        /// latch took no step. `mjb_safety_reset` clears the latch.
+        /// latch took no step. With `MJB_ROLLED_BACK`: a stop latched during a rewind halted its
+        /// replay, and the state before the rewind was put back and proven. `mjb_safety_reset`
+        /// clears the latch.
         /// </summary>
         StopLatched = 22,
         /// <summary>
@@ -892,16 +895,18 @@ namespace MjBridge
         /// before `tick` is installed, the recorded mutations after it re-applied and the engine
         /// stepped to `tick`; the state reached must have the recorded state hash. A mutation with
         /// the restore's rules: admission (`timeout_ms`), fence (`MJB_FENCED`), admitted while
-        /// stopped (the stop history and the latch are kept; the replay runs to its end), the
-        /// native phase of a restore (pre-image, guarded setter, bitwise readback) and its
-        /// outcomes. A replay that does not reach the recorded state is rolled back to the state
-        /// before the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine
-        /// error in it likewise (`MJB_REASON_ENGINE_ERROR`). Until the next mutation, the ticks
-        /// after `tick` are kept, so a host can rewind back and forth; the next mutation starts a
-        /// new branch there. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed):
-        /// an endpoint without `"history"`, a tick outside the window (the message names it;
-        /// `mjb_history_info` reads it). `report`: nullable. `ep`: a live handle; NULL, closed or
-        /// foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// stopped (the stop history and the latch are kept), the native phase of a restore
+        /// (pre-image, guarded setter, bitwise readback) and its outcomes. A replay that does not
+        /// reach the recorded state is rolled back to the state before the call and proven
+        /// (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error in it likewise
+        /// (`MJB_REASON_ENGINE_ERROR`), and a stop latched after the call was admitted (any
+        /// `mjb_stop`, also on an endpoint stopped before), which halts the replay at the next
+        /// engine step (`MJB_REASON_STOP_LATCHED`); the history is then as it was. Until the next
+        /// mutation, the ticks after `tick` are kept, so a host can rewind back and forth; the next
+        /// mutation starts a new branch there. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`,
+        /// nothing changed): an endpoint without `"history"`, a tick outside the window (the
+        /// message names it; `mjb_history_info` reads it). `report`: nullable. `ep`: a live handle;
+        /// NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_rewind(EndpointHandle ep, ulong tick, uint timeoutMs, out Report report);
@@ -932,17 +937,36 @@ namespace MjBridge
         /// restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the
         /// state hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's,
         /// the engine, the model fingerprint, the descriptor and the profile; `mjbridge replay`
-        /// re-executes and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the
-        /// native lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on
-        /// a fenced or stopped endpoint (after a stop, steps are refused, so the history ends at
-        /// the stop). On `MJB_OK`, `*out_string` is a new string the caller frees with
-        /// `mjb_string_free` (ownership as for `mjb_checkpoint_read`). Refused (`MJB_REJECTED`,
-        /// `MJB_REASON_OUT_OF_RANGE`, nothing changed; the message names the window): an endpoint
-        /// without `"history"`, `from_tick &gt; to_tick`, a tick outside the window. `ep`: a live
-        /// handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// re-executes and verifies it. `to_tick` = `UINT64_MAX`: the newest tick (the whole
+        /// window, its oldest tick decided under the lock: `mjb_history_export_window`). A read
+        /// under the native lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing
+        /// and works on a fenced or stopped endpoint (after a stop, steps are refused, so the
+        /// history ends at the stop). On `MJB_OK`, `*out_string` is a new string the caller frees
+        /// with `mjb_string_free` (ownership as for `mjb_checkpoint_read`). Refused
+        /// (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed; the message names the
+        /// window): an endpoint without `"history"`, `from_tick &gt; to_tick`, a tick outside the
+        /// window. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_history_export(EndpointHandle ep, ulong fromTick, ulong toTick, uint timeoutMs, out IntPtr outString);
+
+        /// <summary>
+        /// Export the whole history window as a recording document, as `mjb_history_export` does
+        /// for the ticks from the window's oldest to its newest, both read under the native lock
+        /// the export holds: a thread that steps meanwhile cannot slide the window between them
+        /// (unlike `mjb_history_info` then `mjb_history_export(oldest_tick, UINT64_MAX)`, whose
+        /// oldest tick a step in between can drop: refused, `MJB_REASON_OUT_OF_RANGE`). A read
+        /// under the native lock (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing
+        /// and works on a fenced or stopped endpoint; any thread. On `MJB_OK`, `*out_string` (must
+        /// not be NULL; set to NULL on entry) is a new string the caller frees with
+        /// `mjb_string_free`. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`, nothing changed):
+        /// an endpoint without `"history"`, or one that has recorded nothing yet (no mutation since
+        /// it was opened, its model replaced or its history started again). `ep`: a live handle;
+        /// NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// </summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern Outcome mjb_history_export_window(EndpointHandle ep, uint timeoutMs, out IntPtr outString);
 
         /// <summary>
         /// The model's dimensions, timestep and configuration counter. `out`: must not be NULL;
@@ -1067,11 +1091,14 @@ namespace MjBridge
         /// The hot loop in one admission: write `ninputs` typed inputs (each as for
         /// `mjb_input_write`; all checked before any is written, pointers `/inputs/&lt;k&gt;/...`),
         /// then `mj_step` up to `nstep` times exactly as `mjb_step` does (stop latch between steps,
-        /// rollback on an engine error, frames published). `inputs` may be NULL only with `ninputs`
-        /// 0 (then this is `mjb_step`). A stop latched before the call refuses it with nothing
-        /// written; a stop latched after the inputs were written halts before the first step
-        /// (`MJB_OK`, `MJB_REASON_STOP_LATCHED`). `report`: nullable. Takes the native lock once.
-        /// `ep`: a live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+        /// rollback on an engine error, frames published). An engine error in the first step rolls
+        /// the inputs back with it (`MJB_ROLLED_BACK`: the state before the call, proven); in a
+        /// later step the inputs and the steps before it stand. `inputs` may be NULL only with
+        /// `ninputs` 0 (then this is `mjb_step`). A stop latched before the call refuses it with
+        /// nothing written; a stop latched after the inputs were written halts before the first
+        /// step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`). `report`: nullable. Takes the native lock
+        /// once. `ep`: a live handle; NULL, closed or foreign handles return
+        /// `MJB_INVALID_ARGUMENT`.
         /// </summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern Outcome mjb_write_step(EndpointHandle ep, [In] Input[] inputs, UIntPtr ninputs, uint nstep, uint timeoutMs, out Report report);
@@ -1963,7 +1990,8 @@ namespace MjBridge
         /// <summary>Restore the exact state the endpoint had at <paramref name="tick"/> of its
         /// history (config "history"): the restore's admission, fence and stop rules; outside
         /// the window Reason.OutOfRange, a replay that does not reproduce the recording rolled
-        /// back with Reason.ReplayDiverged.</summary>
+        /// back with Reason.ReplayDiverged, one a stop latched meanwhile halted with
+        /// Reason.StopLatched.</summary>
         public Result Rewind(ulong tick, uint timeoutMs = WaitForever, Expect? expect = null)
         {
             Report r;
@@ -1987,10 +2015,25 @@ namespace MjBridge
         /// the newest tick. A read under the native lock: changes nothing, works on a stopped or
         /// fenced endpoint. Throws MjbException (Reason.OutOfRange) outside the window or without
         /// "history".</summary>
-        public string HistoryExport(ulong fromTick = 0, ulong toTick = ulong.MaxValue, uint timeoutMs = WaitForever)
+        public string HistoryExport(ulong fromTick, ulong toTick = ulong.MaxValue, uint timeoutMs = WaitForever)
         {
             IntPtr s;
             Check(Native.mjb_history_export(handle, fromTick, toTick, timeoutMs, out s));
+            return Text.Take(s);
+        }
+
+        /// <summary>The whole history window as a recording document (HistoryExportWindow).</summary>
+        public string HistoryExport() { return HistoryExportWindow(); }
+
+        /// <summary>The whole history window as a recording document, its oldest and newest
+        /// tick decided under the lock the export holds (mjb_history_export_window): a thread
+        /// stepping meanwhile cannot slide the window from under it, as it can between
+        /// HistoryInfo() and HistoryExport(OldestTick). Throws MjbException (Reason.OutOfRange)
+        /// without "history" or before anything was recorded.</summary>
+        public string HistoryExportWindow(uint timeoutMs = WaitForever)
+        {
+            IntPtr s;
+            Check(Native.mjb_history_export_window(handle, timeoutMs, out s));
             return Text.Take(s);
         }
 

@@ -596,6 +596,44 @@ impl Native {
             h.record(self.tick, inputs);
         }
     }
+
+    /// Record input writes made already at the current tick, once they took effect (a
+    /// `mjb_write_step`'s: see `endpoint/step.rs`), their targets' earlier values in
+    /// `self.undo`. The state they were written on is the pre-step state in `self.pre` when
+    /// `pre_step` (their first step took effect), else the engine's, with them taken back: a
+    /// history that starts here takes it as its first keyframe, as
+    /// [`record_inputs`](Self::record_inputs) would have before the writes.
+    pub(super) fn record_applied(&mut self, inputs: &[Input], pre_step: bool) {
+        let Some(h) = self.history.as_mut() else {
+            return;
+        };
+        let l = self
+            .shape
+            .layout
+            .as_ref()
+            .expect("history needs the state layout");
+        let source = if h.keyframes.is_empty() {
+            let state = &mut self.readback;
+            state.resize(l.size, 0.0);
+            let read = if pre_step {
+                state.copy_from_slice(&self.pre);
+                Ok(())
+            } else {
+                self.mj.get_state(l.sig, state)
+            };
+            // Unreadable: the history stays empty, as `begin` leaves it.
+            if read.is_err() {
+                return;
+            }
+            crate::inputs::apply_to_state(state, l, crate::inputs::taken_back(inputs, &self.undo));
+            Source::State(state)
+        } else {
+            // No keyframe is taken: `begin` only drops a scrubbed future.
+            Source::Engine(&self.mj)
+        };
+        h.begin(self.tick, source);
+        h.record(self.tick, inputs);
+    }
 }
 
 /// Discontinuity keyframes a window keeps beyond its periodic ones.

@@ -120,7 +120,9 @@ impl Endpoint {
     /// is the model the inputs were checked against (None without inputs): a model replaced
     /// meanwhile is refused with nothing written. A stop latched before admission refuses the
     /// whole call; one latched after the inputs were written halts before the first step
-    /// (`MJB_OK`, stop latched, inputs written).
+    /// (`MJB_OK`, stop latched, inputs written). The inputs are recorded once they took
+    /// effect: when the first step did, or when the call ends without a step; an engine error
+    /// in the first step rolls them back with it (the state before the call, proven).
     fn write_checked_step(
         &self,
         inputs: &[Input],
@@ -138,6 +140,9 @@ impl Endpoint {
                 return overflow(before, nstep);
             }
             let mut written = 0u64;
+            // Inputs written and not yet recorded: a step they precede may still fail, and
+            // its rollback takes them back (see `step_failed`).
+            let mut unrecorded = false;
             if !inputs.is_empty() {
                 if let Some(r) = shape.and_then(|s| replaced_meanwhile(n, s, "the inputs")) {
                     return Answer::refused(r, before, before);
@@ -145,12 +150,8 @@ impl Endpoint {
                 if work.stop_latched() {
                     return stopped(before);
                 }
-                n.record_inputs(inputs);
-                written = inputs::apply(&mut n.mj, inputs);
-                // Step frames show the inputs; publish them alone when no step follows.
-                if nstep == 0 || !n.writer.publishes_every_step() {
-                    n.writer.publish_after_input(&mut n.mj, n.tick, written);
-                }
+                written = write_before_steps(n, inputs, nstep);
+                unrecorded = nstep != 0;
             }
             let mut resets = 0u64;
             let mut answer = None;
@@ -177,10 +178,16 @@ impl Endpoint {
                             of: nstep,
                             resets,
                         };
-                        return self.step_failed(n, pre, &e, at);
+                        // The inputs preceded the first step alone: its rollback takes them
+                        // back; a later step's leaves them to the steps that took effect.
+                        let taken_back = if unrecorded { inputs } else { &[] };
+                        return self.step_failed(n, pre, taken_back, &e, at);
                     }
                 };
                 // Recorded once it took effect: a step rolled back leaves the history as it was.
+                if std::mem::take(&mut unrecorded) {
+                    n.record_applied(inputs, true);
+                }
                 if let Some(h) = n.history.as_mut() {
                     h.stepped(&n.mj, n.tick, &n.pre);
                 }
@@ -192,6 +199,11 @@ impl Endpoint {
                 resets += now.badqpos.max(0) as u64
                     + now.badqvel.max(0) as u64
                     + now.badqacc.max(0) as u64;
+            }
+            // No step took effect after the inputs (a stop latched, or the pre-step state
+            // could not be read): they stay written, so they are recorded.
+            if unrecorded {
+                n.record_applied(inputs, false);
             }
             if !n.writer.publishes_every_step() && n.tick != before {
                 n.writer.publish(&mut n.mj, n.tick, Cause::Step);
@@ -208,13 +220,15 @@ impl Endpoint {
     }
 
     /// An engine error in the step `at` describes: rolled back to the pre-step image `pre`
-    /// (proven, or the endpoint fenced), the resets counted so far kept in the report.
+    /// with `inputs` taken back (the call's, when it is their first step: the state before
+    /// the call), proven or the endpoint fenced, the resets counted so far kept in the report.
     #[cold]
     #[inline(never)]
     fn step_failed(
         &self,
         n: &mut Native,
         pre: super::image::Pre,
+        inputs: &[Input],
         e: &native::NativeError,
         at: Progress,
     ) -> Answer {
@@ -224,7 +238,8 @@ impl Endpoint {
             at.of,
             e.message()
         );
-        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, at.before);
+        let prior = super::image::Prior { pre, inputs };
+        let mut a = self.roll_back(n, prior, true, Reason::EngineError, what, at.before);
         a.report.engine_resets = at.resets;
         a
     }
@@ -309,6 +324,23 @@ impl Endpoint {
         };
         self.write_inputs(&owned.inputs(), &shape, call.into())
     }
+}
+
+/// Write a step call's inputs (checked, admitted): recorded now when no step follows, else
+/// once their first step took effect, the values they overwrite saved for its rollback
+/// (`Native::undo`). Returns the mask of the fields written.
+fn write_before_steps(n: &mut Native, inputs: &[Input], nstep: u32) -> u64 {
+    if nstep == 0 {
+        n.record_inputs(inputs);
+    } else {
+        inputs::save(&n.mj, inputs, &mut n.undo);
+    }
+    let written = inputs::apply(&mut n.mj, inputs);
+    // Step frames show the inputs; publish them alone when no step follows.
+    if nstep == 0 || !n.writer.publishes_every_step() {
+        n.writer.publish_after_input(&mut n.mj, n.tick, written);
+    }
+    written
 }
 
 // The step's rare answers, out of line (`#[cold]`): the common path of a step call is then

@@ -18,7 +18,8 @@ pub enum mjb_outcome {
     MJB_OK = 0,
     /// Refused before any effect: native state, tick, stop history and fence untouched.
     MJB_REJECTED = 1,
-    /// A native effect failed and the prior state was restored and proven by readback.
+    /// A native effect failed (or a stop halted a rewind) and the prior state was restored
+    /// and proven by readback.
     MJB_ROLLED_BACK = 2,
     /// The effect could not be proven either way; the endpoint is now fenced.
     MJB_UNKNOWN = 3,
@@ -98,7 +99,9 @@ pub enum mjb_reason {
     MJB_REASON_BUSY = 21,
     /// A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
     /// `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after
-    /// the latch took no step. `mjb_safety_reset` clears the latch.
+    /// the latch took no step. With `MJB_ROLLED_BACK`: a stop latched during a rewind halted
+    /// its replay, and the state before the rewind was put back and proven.
+    /// `mjb_safety_reset` clears the latch.
     MJB_REASON_STOP_LATCHED = 22,
     /// Native work is still in flight on the endpoint, so `mjb_confirm_paused` or
     /// `mjb_safety_reset` cannot acknowledge the pause yet (retry when it has finished). Also

@@ -386,7 +386,9 @@ pub unsafe extern "C" fn mjb_input_write(
 /// The hot loop in one admission: write `ninputs` typed inputs (each as for `mjb_input_write`;
 /// all checked before any is written, pointers `/inputs/<k>/...`), then `mj_step` up to `nstep`
 /// times exactly as `mjb_step` does (stop latch between steps, rollback on an engine error,
-/// frames published). `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
+/// frames published). An engine error in the first step rolls the inputs back with it
+/// (`MJB_ROLLED_BACK`: the state before the call, proven); in a later step the inputs and the
+/// steps before it stand. `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
 /// A stop latched before the call refuses it with nothing written; a stop latched after the
 /// inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
 /// `report`: nullable. Takes the native lock once.

@@ -139,7 +139,8 @@ pub unsafe extern "C" fn mjb_build_info(out_string: *mut *mut mjb_string) -> mjb
 /// endpoint's real MuJoCo pair. `fault`: 1 setter raises after writing, 2 setter completes
 /// unexpectedly, 3 readback mismatch, 4 rollback unproven, 5 step raises, 6 panic in the next
 /// step, 7 the next step silently moves `qpos[0]`, 8 the next state read raises, 9 the first
-/// state read after the next step raises. Takes the native lock (waits).
+/// state read after the next step raises, 10 the third step from now raises. Takes the native
+/// lock (waits).
 #[cfg(feature = "fault-injection")]
 #[no_mangle]
 pub extern "C" fn mjb_test_inject_fault(ep: *mut mjb_endpoint, fault: i32) -> mjb_outcome {

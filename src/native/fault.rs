@@ -32,6 +32,9 @@ pub enum Fault {
     /// The next engine step runs; the first state read after it raises (a keyframe a
     /// recording endpoint takes after that step, or the next step's pre-step image).
     StateReadErrorAfterStep = 9,
+    /// The next two engine steps run; the third runs, then MuJoCo raises an error (a step
+    /// call that fails after some of its steps took effect).
+    ThirdStepError = 10,
 }
 
 impl Fault {
@@ -47,6 +50,7 @@ impl Fault {
             StepPerturbed,
             StateReadError,
             StateReadErrorAfterStep,
+            ThirdStepError,
         ]
         .into_iter()
         .find(|f| *f as i32 == v)
@@ -58,7 +62,8 @@ pub(super) struct Faults {
     setter_error: bool,
     setter_unexpected: bool,
     corrupt_writes: u32,
-    step_error: bool,
+    /// The engine steps until the one that raises (0: none armed).
+    step_error: u32,
     panic: bool,
     perturb_step: bool,
     /// A state read takes `&self`: the one-shot flag is a cell.
@@ -119,8 +124,11 @@ impl Faults {
         if std::mem::take(&mut self.state_read_error_after_step) {
             self.state_read_error.set(true);
         }
-        if std::mem::take(&mut self.step_error) {
-            return raise("injected fault: step raised after running");
+        if self.step_error > 0 {
+            self.step_error -= 1;
+            if self.step_error == 0 {
+                return raise("injected fault: step raised after running");
+            }
         }
         Ok(())
     }
@@ -134,7 +142,8 @@ impl Mujoco {
             Fault::SetterUnexpected => self.faults.setter_unexpected = true,
             Fault::ReadbackMismatch => self.faults.corrupt_writes = 1,
             Fault::RollbackUnproven => self.faults.corrupt_writes = 2,
-            Fault::StepError => self.faults.step_error = true,
+            Fault::StepError => self.faults.step_error = 1,
+            Fault::ThirdStepError => self.faults.step_error = 3,
             Fault::Panic => self.faults.panic = true,
             Fault::StepPerturbed => self.faults.perturb_step = true,
             Fault::StateReadError => self.faults.state_read_error.set(true),

@@ -451,6 +451,37 @@ static class Tests
         }
     }
 
+    static void HistoryExportWithoutARangeIsTheWindowWhileAnotherThreadSteps()
+    {
+        Endpoint ep = HistoryEndpoint();
+        if (ep == null) return;
+        using (ep)
+        {
+            Record(ep);
+            Check(ep.Step(90).Ok, "the window slides past tick 0");
+            bool threw = false;
+            try { ep.HistoryExport(0); }
+            catch (MjbException e) { threw = e.Reason == Reason.OutOfRange; }
+            Check(threw, "an export from tick 0 refused once the window slid");
+            var done = new ManualResetEvent(false);
+            var stepper = new Thread(() => { while (!done.WaitOne(0)) ep.Step(1); });
+            stepper.Start();
+            try
+            {
+                for (int i = 0; i < 300; i++)
+                {
+                    string doc = ep.HistoryExport();
+                    Check(doc.StartsWith("{\"recording\":", StringComparison.Ordinal), "export " + i);
+                }
+            }
+            finally
+            {
+                done.Set();
+                stepper.Join();
+            }
+        }
+    }
+
     static void RewindAllocatesNothing()
     {
         Endpoint ep = HistoryEndpoint();
@@ -1064,6 +1095,7 @@ static class Tests
             RestorePointsRestoreBitForBitAndRefuseWhatIsNotTheirs,
             RewindGivesBackTheCheckpointReadAtATickAndRefusesOutsideTheWindow,
             RewindAllocatesNothing,
+            HistoryExportWithoutARangeIsTheWindowWhileAnotherThreadSteps,
         };
         int passed = 0, failed = 0;
         foreach (var t in tests)

@@ -1335,7 +1335,8 @@ class Endpoint:
         """Restore the exact state the endpoint had at ``tick`` of its history (config
         ``"history"``): the restore's admission, fence and stop rules; a tick outside the
         window is refused (``Reason.OUT_OF_RANGE``), a replay that does not reproduce the
-        recording rolled back (``Reason.REPLAY_DIVERGED``)."""
+        recording rolled back (``Reason.REPLAY_DIVERGED``), and so is one a stop latched
+        meanwhile halted (``Reason.STOP_LATCHED``)."""
         return self._mutate_if("rewind", _precondition(expect, seen), tick, timeout_ms)
 
     def history_info(self) -> HistoryState:
@@ -1349,18 +1350,25 @@ class Endpoint:
 
     def history_export(
         self,
-        from_tick: int = 0,
+        from_tick: Optional[int] = None,
         to_tick: Optional[int] = None,
         timeout_ms: int = WAIT_FOREVER,
     ) -> str:
         """Ticks ``from_tick..=to_tick`` of the history window as a recording document
         (``mjbridge_recording_v1``, strict JSON) that ``mjbridge replay`` re-executes and
-        verifies; ``to_tick=None``: the newest tick. A read under the native lock: it
-        changes nothing and works on a stopped or fenced endpoint. MjbError
-        (``Reason.OUT_OF_RANGE``) outside the window or without ``"history"``."""
+        verifies; ``to_tick=None``: the newest tick. Both None: the whole window, its oldest
+        and newest tick decided under the lock the export holds (``mjb_history_export_window``:
+        a thread stepping meanwhile cannot slide the window from under it); ``from_tick=None``
+        with a ``to_tick``: the oldest tick ``history_info()`` reads (without the lock). A read
+        under the native lock: it changes nothing and works on a stopped or fenced endpoint.
+        MjbError (``Reason.OUT_OF_RANGE``) outside the window or without ``"history"``."""
         s = ctypes.c_void_p()
-        to = (1 << 64) - 1 if to_tick is None else to_tick
-        o = self._lib.mjb_history_export(self._ep, from_tick, to, timeout_ms, ctypes.byref(s))
+        if from_tick is None and to_tick is None:
+            o = self._lib.mjb_history_export_window(self._ep, timeout_ms, ctypes.byref(s))
+        else:
+            start = self.history_info().oldest_tick if from_tick is None else from_tick
+            to = (1 << 64) - 1 if to_tick is None else to_tick
+            o = self._lib.mjb_history_export(self._ep, start, to, timeout_ms, ctypes.byref(s))
         if o != Outcome.OK:
             raise _refusal(o)
         return _take(s)

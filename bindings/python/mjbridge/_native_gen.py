@@ -62,7 +62,8 @@ class Outcome(IntEnum):
     OK = 0
     # :Refused before any effect: native state, tick, stop history and fence untouched.
     REJECTED = 1
-    # :A native effect failed and the prior state was restored and proven by readback.
+    # :A native effect failed (or a stop halted a rewind) and the prior state was restored and
+    # proven by readback.
     ROLLED_BACK = 2
     # :The effect could not be proven either way; the endpoint is now fenced.
     UNKNOWN = 3
@@ -131,7 +132,8 @@ class Reason(IntEnum):
     BUSY = 21
     # :A stop is latched. With `MJB_OK`: a step call halted at a step boundary (the report's
     # `tick_after` shows the steps done). With `MJB_REJECTED`: a step call admitted after the latch
-    # took no step. `mjb_safety_reset` clears the latch.
+    # took no step. With `MJB_ROLLED_BACK`: a stop latched during a rewind halted its replay, and
+    # the state before the rewind was put back and proven. `mjb_safety_reset` clears the latch.
     STOP_LATCHED = 22
     # :Native work is still in flight on the endpoint, so `mjb_confirm_paused` or
     # `mjb_safety_reset` cannot acknowledge the pause yet (retry when it has finished). Also
@@ -703,15 +705,17 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # the recorded mutations after it re-applied and the engine stepped to `tick`; the state
     # reached must have the recorded state hash. A mutation with the restore's rules: admission
     # (`timeout_ms`), fence (`MJB_FENCED`), admitted while stopped (the stop history and the latch
-    # are kept; the replay runs to its end), the native phase of a restore (pre-image, guarded
-    # setter, bitwise readback) and its outcomes. A replay that does not reach the recorded state
-    # is rolled back to the state before the call and proven (`MJB_ROLLED_BACK`,
-    # `MJB_REASON_REPLAY_DIVERGED`); an engine error in it likewise (`MJB_REASON_ENGINE_ERROR`).
-    # Until the next mutation, the ticks after `tick` are kept, so a host can rewind back and
-    # forth; the next mutation starts a new branch there. Refused (`MJB_REJECTED`,
-    # `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without `"history"`, a tick outside
-    # the window (the message names it; `mjb_history_info` reads it). `report`: nullable. `ep`: a
-    # live handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
+    # are kept), the native phase of a restore (pre-image, guarded setter, bitwise readback) and
+    # its outcomes. A replay that does not reach the recorded state is rolled back to the state
+    # before the call and proven (`MJB_ROLLED_BACK`, `MJB_REASON_REPLAY_DIVERGED`); an engine error
+    # in it likewise (`MJB_REASON_ENGINE_ERROR`), and a stop latched after the call was admitted
+    # (any `mjb_stop`, also on an endpoint stopped before), which halts the replay at the next
+    # engine step (`MJB_REASON_STOP_LATCHED`); the history is then as it was. Until the next
+    # mutation, the ticks after `tick` are kept, so a host can rewind back and forth; the next
+    # mutation starts a new branch there. Refused (`MJB_REJECTED`, `MJB_REASON_OUT_OF_RANGE`,
+    # nothing changed): an endpoint without `"history"`, a tick outside the window (the message
+    # names it; `mjb_history_info` reads it). `report`: nullable. `ep`: a live handle; NULL, closed
+    # or foreign handles return `MJB_INVALID_ARGUMENT`.
     "mjb_rewind": (OUTCOME, [ENDPOINT, c_uint64, c_uint32, POINTER(Report)]),
     # `mjb_rewind` with a precondition (`expect` as for `mjb_step_if`; nothing is restored when it
     # does not hold).
@@ -730,7 +734,8 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # restore-point apply, with its checkpoint) after it up to `to_tick` with its tick, the state
     # hash (XXH3-64) of every tick from the keyframe's to `to_tick` and each keyframe's, the
     # engine, the model fingerprint, the descriptor and the profile; `mjbridge replay` re-executes
-    # and verifies it. `to_tick` = `UINT64_MAX`: the newest tick. A read under the native lock
+    # and verifies it. `to_tick` = `UINT64_MAX`: the newest tick (the whole window, its oldest tick
+    # decided under the lock: `mjb_history_export_window`). A read under the native lock
     # (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
     # stopped endpoint (after a stop, steps are refused, so the history ends at the stop). On
     # `MJB_OK`, `*out_string` is a new string the caller frees with `mjb_string_free` (ownership as
@@ -739,6 +744,19 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # to_tick`, a tick outside the window. `ep`: a live handle; NULL, closed or foreign handles
     # return `MJB_INVALID_ARGUMENT`.
     "mjb_history_export": (OUTCOME, [ENDPOINT, c_uint64, c_uint64, c_uint32, POINTER(STRING)]),
+    # Export the whole history window as a recording document, as `mjb_history_export` does for the
+    # ticks from the window's oldest to its newest, both read under the native lock the export
+    # holds: a thread that steps meanwhile cannot slide the window between them (unlike
+    # `mjb_history_info` then `mjb_history_export(oldest_tick, UINT64_MAX)`, whose oldest tick a
+    # step in between can drop: refused, `MJB_REASON_OUT_OF_RANGE`). A read under the native lock
+    # (`timeout_ms` as for `mjb_checkpoint_read`): it changes nothing and works on a fenced or
+    # stopped endpoint; any thread. On `MJB_OK`, `*out_string` (must not be NULL; set to NULL on
+    # entry) is a new string the caller frees with `mjb_string_free`. Refused (`MJB_REJECTED`,
+    # `MJB_REASON_OUT_OF_RANGE`, nothing changed): an endpoint without `"history"`, or one that has
+    # recorded nothing yet (no mutation since it was opened, its model replaced or its history
+    # started again). `ep`: a live handle; NULL, closed or foreign handles return
+    # `MJB_INVALID_ARGUMENT`.
+    "mjb_history_export_window": (OUTCOME, [ENDPOINT, c_uint32, POINTER(STRING)]),
     # The model's dimensions, timestep and configuration counter. `out`: must not be NULL; zeroed
     # on entry, filled on `MJB_OK`. Takes no lock (the facts are kept beside the frames and
     # replaced with the model). Any thread. `ep`: a live handle; NULL, closed or foreign handles
@@ -855,11 +873,13 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # The hot loop in one admission: write `ninputs` typed inputs (each as for `mjb_input_write`;
     # all checked before any is written, pointers `/inputs/<k>/...`), then `mj_step` up to `nstep`
     # times exactly as `mjb_step` does (stop latch between steps, rollback on an engine error,
-    # frames published). `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`). A
-    # stop latched before the call refuses it with nothing written; a stop latched after the inputs
-    # were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`). `report`:
-    # nullable. Takes the native lock once. `ep`: a live handle; NULL, closed or foreign handles
-    # return `MJB_INVALID_ARGUMENT`.
+    # frames published). An engine error in the first step rolls the inputs back with it
+    # (`MJB_ROLLED_BACK`: the state before the call, proven); in a later step the inputs and the
+    # steps before it stand. `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
+    # A stop latched before the call refuses it with nothing written; a stop latched after the
+    # inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
+    # `report`: nullable. Takes the native lock once. `ep`: a live handle; NULL, closed or foreign
+    # handles return `MJB_INVALID_ARGUMENT`.
     "mjb_write_step": (
         OUTCOME,
         [

@@ -6,6 +6,7 @@ Run by tests/install.rs like test_endpoint.py (MJBRIDGE_LIB, MJB_TEST_MODELS).
 import json
 import math
 import os
+import threading
 
 import pytest
 
@@ -118,3 +119,31 @@ def test_history_export_returns_a_recording_document():
             ep.history_export(0, 500)
         assert e.value.reason is Reason.OUT_OF_RANGE
         assert ep.checkpoint() == before
+
+
+def test_history_export_without_a_range_is_the_window_while_another_thread_steps():
+    ep = open_with_history()
+    if ep is None:
+        return
+    with ep:
+        record(ep)
+        ep.step(90)  # the window slid past tick 0
+        with pytest.raises(MjbError) as e:
+            ep.history_export(0)
+        assert e.value.reason is Reason.OUT_OF_RANGE
+        done = threading.Event()
+
+        def stepper():
+            while not done.is_set():
+                ep.step(1)
+
+        t = threading.Thread(target=stepper)
+        t.start()
+        try:
+            for _ in range(300):
+                recording = json.loads(ep.history_export())["recording"]
+                span = recording["end_tick"] - recording["from_tick"]
+                assert HISTORY["window_ticks"] <= span < sum(HISTORY.values()), span
+        finally:
+            done.set()
+            t.join()

@@ -1,5 +1,6 @@
-//! The recording of a stretch of the window (`mjb_history_export`): the start keyframe, the
-//! events and keyframe checks after it, every tick's hash ([`crate::recording`] writes it).
+//! The recording of a stretch of the window (`mjb_history_export`) or of all of it
+//! (`mjb_history_export_window`): the start keyframe, the events and keyframe checks after it,
+//! every tick's hash ([`crate::recording`] writes it).
 
 use super::{state_hash, History, Keyframe};
 use crate::endpoint::{engine_refusal, Endpoint};
@@ -103,6 +104,26 @@ impl Endpoint {
     /// every input write and discontinuity after it up to `to`, and the state hash of every
     /// tick from the keyframe's to `to` (see [`crate::recording`]).
     pub fn history_export(&self, from: u64, to: u64, timeout_ms: u32) -> Result<String, Refusal> {
+        self.export_locked(timeout_ms, |(_, newest)| {
+            (from, if to == u64::MAX { newest } else { to })
+        })
+    }
+
+    /// The recording document of the whole window, from its oldest tick to its newest as they
+    /// are once the native lock is held (as [`history_export`](Self::history_export) of
+    /// them: no step of another thread can slide the window between reading it and the
+    /// export).
+    pub fn history_export_window(&self, timeout_ms: u32) -> Result<String, Refusal> {
+        self.export_locked(timeout_ms, |window| window)
+    }
+
+    /// The export of the ticks `range` picks from the window `(oldest, newest)`, under the
+    /// native lock.
+    fn export_locked(
+        &self,
+        timeout_ms: u32,
+        range: impl FnOnce((u64, u64)) -> (u64, u64),
+    ) -> Result<String, Refusal> {
         if self.history.is_none() {
             return Err(Refusal::rejected(
                 Reason::OutOfRange,
@@ -113,7 +134,7 @@ impl Endpoint {
         let n = &mut *guard;
         let h = n.history.as_ref().expect("configured history");
         let (oldest, newest) = h.window(n.tick);
-        let to = if to == u64::MAX { newest } else { to };
+        let (from, to) = range((oldest, newest));
         if from > to {
             return Err(Refusal::rejected(
                 Reason::OutOfRange,
