@@ -130,37 +130,102 @@ impl Recording {
 }
 
 /// What an export writes (the endpoint gathers it under the native lock).
-pub(crate) enum Out<'a> {
+/// What an export writes: copied under the native lock (the values and states it needs, nothing
+/// borrowed), printed and hashed after it is released.
+pub(crate) enum Out {
+    /// An input write, its values at `values` in [`Parts::values`].
     Input {
         tick: u64,
         field: Field,
         id: Option<usize>,
-        values: Vec<f64>,
+        values: std::ops::Range<usize>,
     },
-    Restore {
-        tick: u64,
-        state: &'a [f64],
-    },
+    /// A discontinuity, its state [`Parts::states`]`[state]`.
+    Restore { tick: u64, state: usize },
+}
+
+/// A recording's parts, owned (see [`Out`]).
+pub(crate) struct Parts {
+    pub from_tick: u64,
+    pub end_tick: u64,
+    pub start_tick: u64,
+    pub start: Box<[f64]>,
+    pub events: Vec<Out>,
+    pub values: Vec<f64>,
+    pub states: Vec<Box<[f64]>>,
+    pub hashes: Vec<u64>,
+    pub keyframes: Vec<Check>,
 }
 
 pub(crate) struct Export<'a> {
     pub facts: Facts<'a>,
-    pub from_tick: u64,
-    pub end_tick: u64,
-    pub start_tick: u64,
-    pub start: &'a [f64],
-    pub events: Vec<Out<'a>>,
-    pub hashes: Vec<u64>,
-    pub keyframes: Vec<Check>,
+    pub parts: Parts,
+}
+
+/// The fewest bytes a recording of `parts` can print as, counting only what no number can
+/// shorten: 19 per tick hash (`"<16 hex>",`), 50 per input event and 2 per value (`0,`), 2 per
+/// value of a carried state, 50 per keyframe check.
+pub(crate) fn min_bytes(parts: &Parts) -> u64 {
+    let values = parts.values.len() as u64;
+    let state = |s: &[f64]| 2 * s.len() as u64;
+    19 * parts.hashes.len() as u64
+        + 50 * parts.events.len() as u64
+        + 2 * values
+        + state(&parts.start)
+        + parts.states.iter().map(|s| state(s)).sum::<u64>()
+        + 50 * parts.keyframes.len() as u64
+}
+
+/// An export that the reader would refuse for its counts, or that cannot fit its size limit
+/// whatever its numbers print as: refused before any of it is printed.
+pub(crate) fn refuse_unreadable(parts: &Parts) -> Result<(), Refusal> {
+    let range = format!("ticks {}..={}", parts.from_tick, parts.end_tick);
+    let over = |what: String| {
+        Err(Refusal::rejected(
+            Reason::TooLarge,
+            format!(
+                "the recording of {range} would hold {what}, more than `mjbridge replay` reads: \
+                 export fewer ticks; nothing was exported"
+            ),
+        ))
+    };
+    if parts.events.len() > MAX_EVENTS {
+        return over(format!(
+            "{} events (at most {MAX_EVENTS})",
+            parts.events.len()
+        ));
+    }
+    if parts.hashes.len() > MAX_TICKS || parts.keyframes.len() > MAX_TICKS {
+        return over(format!(
+            "{} tick hashes and {} keyframe checks (at most {MAX_TICKS} each)",
+            parts.hashes.len(),
+            parts.keyframes.len()
+        ));
+    }
+    let least = min_bytes(parts);
+    if least > MAX_RECORDING_BYTES as u64 {
+        return over(format!(
+            "at least {least} bytes ({} tick hashes, {} events of {} values; the limit is \
+             {MAX_RECORDING_BYTES})",
+            parts.hashes.len(),
+            parts.events.len(),
+            parts.values.len()
+        ));
+    }
+    Ok(())
 }
 
 fn hex16(h: u64) -> String {
     format!("{h:016x}")
 }
 
-/// Print a recording document.
-pub(crate) fn write(e: &Export) -> Result<String, Refusal> {
-    let f = &e.facts;
+/// Print a recording document: refused (`MJB_REASON_TOO_LARGE`) as soon as it passes what the
+/// reader reads (64 MiB in all, 1 MiB a carried checkpoint), so an export never serves a
+/// recording its own reader refuses, and stops printing early when it would.
+pub(crate) fn write(ex: &Export) -> Result<String, Refusal> {
+    let (f, e) = (&ex.facts, &ex.parts);
+    refuse_unreadable(e)?;
+    let range = format!("ticks {}..={}", e.from_tick, e.end_tick);
     let mut w = Writer::reusing(String::with_capacity(4096 + 24 * e.hashes.len()));
     let mut failed = None;
     w.begin_object();
@@ -173,24 +238,37 @@ pub(crate) fn write(e: &Export) -> Result<String, Refusal> {
     w.u64_field("seed", f.seed);
     w.u64_field("from_tick", e.from_tick);
     w.u64_field("end_tick", e.end_tick);
-    let mut checkpoint = |w: &mut Writer, state: &[f64], tick: u64| match write_integration(
-        w,
-        f,
-        state,
-        tick,
-        &Printed::default(),
-    ) {
-        Ok(c) => c,
-        Err(r) => {
-            failed.get_or_insert(r);
-            w.text.push_str("null");
-            unhashed()
+    let mut checkpoint = |w: &mut Writer, state: &[f64], tick: u64| {
+        let at = w.text.len();
+        let c = write_integration(w, f, state, tick, &Printed::default());
+        let len = w.text.len() - at;
+        match c {
+            Ok(_) if len > MAX_DOCUMENT_BYTES => {
+                failed.get_or_insert(Refusal::rejected(
+                    Reason::TooLarge,
+                    format!(
+                        "the checkpoint of tick {tick} in the recording of {range} would be {len} \
+                         bytes; a recording's checkpoints are at most {MAX_DOCUMENT_BYTES} (what \
+                         a restore reads); nothing was exported"
+                    ),
+                ));
+                unhashed()
+            }
+            Ok(c) => c,
+            Err(r) => {
+                failed.get_or_insert(r);
+                w.text.push_str("null");
+                unhashed()
+            }
         }
     };
-    w.field("start", |w| checkpoint(w, e.start, e.start_tick));
+    w.field("start", |w| checkpoint(w, &e.start, e.start_tick));
     w.field("events", |w| {
         w.text.push('[');
         for (i, ev) in e.events.iter().enumerate() {
+            if w.text.len() > MAX_RECORDING_BYTES {
+                break; // refused below: printing the rest cannot make it fit
+            }
             if i > 0 {
                 w.text.push(',');
             }
@@ -207,13 +285,13 @@ pub(crate) fn write(e: &Export) -> Result<String, Refusal> {
                         w.begin_object();
                         w.str_field("field", field.name());
                         w.i64_field("id", id.map_or(-1, |i| i as i64));
-                        w.f64s_field("values", values);
+                        w.f64s_field("values", &e.values[values.clone()]);
                         w.end_object()
                     });
                 }
                 Out::Restore { tick, state } => {
                     w.u64_field("tick", *tick);
-                    w.field("restore", |w| checkpoint(w, state, *tick));
+                    w.field("restore", |w| checkpoint(w, &e.states[*state], *tick));
                 }
             }
             w.end_object();
@@ -250,6 +328,16 @@ pub(crate) fn write(e: &Export) -> Result<String, Refusal> {
         return Err(r);
     }
     let inner = w.into_text();
+    // The envelope adds the hash and 40 bytes.
+    if inner.len() + 120 > MAX_RECORDING_BYTES {
+        return Err(Refusal::rejected(
+            Reason::TooLarge,
+            format!(
+                "the recording of {range} would be over {MAX_RECORDING_BYTES} bytes, more than \
+                 `mjbridge replay` reads: export fewer ticks; nothing was exported"
+            ),
+        ));
+    }
     let hash = hash_value(&inner)?;
     let mut out = String::with_capacity(inner.len() + 100);
     out.push_str("{\"recording\":");
@@ -815,6 +903,62 @@ fn judge(raw: Raw) -> Result<Recording, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parts of an export of `ticks` ticks with one input of `values` values a tick.
+    fn parts(ticks: usize, values: usize) -> Parts {
+        Parts {
+            from_tick: 0,
+            end_tick: ticks as u64 - 1,
+            start_tick: 0,
+            start: vec![0.0; 20].into(),
+            events: (0..ticks)
+                .map(|t| Out::Input {
+                    tick: t as u64,
+                    field: Field::Ctrl,
+                    id: None,
+                    values: t * values..(t + 1) * values,
+                })
+                .collect(),
+            values: vec![0.0; ticks * values],
+            states: Vec::new(),
+            hashes: vec![0; ticks],
+            keyframes: vec![(0, 0, 0)],
+        }
+    }
+
+    #[test]
+    fn an_export_its_reader_would_refuse_is_refused_before_it_is_printed() {
+        // The issue's window: 1,000,000 ticks of one control value (97.7 MB when printed).
+        let big = parts(1_000_000, 1);
+        assert!(
+            min_bytes(&big) > MAX_RECORDING_BYTES as u64,
+            "{}",
+            min_bytes(&big)
+        );
+        let r = refuse_unreadable(&big).unwrap_err();
+        assert_eq!(r.reason, Reason::TooLarge);
+        assert!(
+            r.message.contains("ticks 0..=999999") && r.message.contains("export fewer ticks"),
+            "{}",
+            r.message
+        );
+        // More events than the reader takes, however short.
+        let mut many = parts(10, 1);
+        many.events = (0..=MAX_EVENTS)
+            .map(|_| Out::Input {
+                tick: 0,
+                field: Field::Ctrl,
+                id: None,
+                values: 0..0,
+            })
+            .collect();
+        assert_eq!(
+            refuse_unreadable(&many).unwrap_err().reason,
+            Reason::TooLarge
+        );
+        // A window the reader takes is not refused here.
+        assert!(refuse_unreadable(&parts(100_000, 2)).is_ok());
+    }
 
     /// A recording whose `recording` members are the defaults of a minimal valid one with
     /// `edits` in place (raw JSON), hashed (so that only the edits can be refused).

@@ -960,3 +960,44 @@ fn replay_refuses_a_recording_whose_members_disagree_with_what_it_reproduces() {
         assert!(!out.contains("verified"), "{what}: {out}");
     }
 }
+
+/// An export whose recording the reader would refuse is refused, with nothing changed: here a
+/// start checkpoint over the 1 MiB a restore reads (32,000 controls of 24 characters, printed
+/// twice in a checkpoint).
+#[cfg(mjb_integration)]
+#[test]
+fn an_export_its_own_reader_would_refuse_is_refused() {
+    let n = 32_000;
+    let mut xml = String::from(
+        "<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"0.1\"/></body></worldbody><actuator>",
+    );
+    xml.push_str(&"<motor joint=\"j\"/>".repeat(n));
+    xml.push_str("</actuator></mujoco>");
+    // A keyframe every 2 ticks: the one at tick 2 holds the controls written at tick 0.
+    let ep = open_xml(&xml, &history(100, 2));
+    let ctrl: Vec<f64> = (0..n)
+        .map(|i| -1.234_567_890_123_456_7e-100 * (1.0 + i as f64 * 1e-9))
+        .collect();
+    assert_eq!(ep.set_ctrl(&ctrl), Outcome::Ok, "{:?}", last_error());
+    ep.step_ok(3);
+    let before = (ep.state_vector().unwrap(), info(&ep));
+    let Err((o, e)) = export(&ep, 2, u64::MAX) else {
+        panic!("an export whose start checkpoint is over 1 MiB was served");
+    };
+    assert_eq!(o, Outcome::Rejected, "{e}");
+    assert_eq!(e["reason"], "MJB_REASON_TOO_LARGE", "{e}");
+    let m = e["message"].as_str().unwrap();
+    assert!(
+        m.contains("checkpoint of tick 2") && m.contains("nothing was exported"),
+        "{m}"
+    );
+    // The range before the controls were kept in a keyframe exports (they are an input event).
+    let doc = export(&ep, 0, 1).expect("the first ticks fit");
+    recording::read(doc.as_bytes()).expect("and read back");
+    let after = (ep.state_vector().unwrap(), info(&ep));
+    assert!(same_bits(&before.0, &after.0), "the state is unchanged");
+    assert_eq!(
+        (before.1.oldest_tick, before.1.newest_tick, before.1.bytes),
+        (after.1.oldest_tick, after.1.newest_tick, after.1.bytes)
+    );
+}

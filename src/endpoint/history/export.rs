@@ -5,7 +5,7 @@
 use super::{state_hash, History, Keyframe};
 use crate::endpoint::{engine_refusal, Endpoint};
 use crate::outcome::{Reason, Refusal};
-use crate::recording::{Check, Out};
+use crate::recording::{Check, Out, Parts};
 
 impl History {
     /// The state hash of every tick from keyframe `kf`'s to `to` (`current`: the hash of the
@@ -43,8 +43,16 @@ impl History {
         Ok(hashes)
     }
 
-    /// The events after keyframe `kf` up to tick `to`, and the keyframe checks.
-    fn export_events(&self, kf: usize, to: u64) -> (Vec<Out<'_>>, Vec<Check>) {
+    /// The events after keyframe `kf` up to tick `to` (their values into `values`, the states
+    /// of their discontinuities into `states`: copies, so that the printing needs no lock),
+    /// and the keyframe checks.
+    fn export_events(
+        &self,
+        kf: usize,
+        to: u64,
+        values: &mut Vec<f64>,
+        states: &mut Vec<Box<[f64]>>,
+    ) -> (Vec<Out>, Vec<Check>) {
         let start = &self.keyframes[kf];
         // Events in record order; each later keyframe where it was taken (a discontinuity as
         // a restore event, then its hash; others their hash before the next record).
@@ -58,6 +66,16 @@ impl History {
             .peekable();
         let mut val = (start.value - self.first_value) as usize;
         let first = (start.record - self.first_record) as usize;
+        let mut take = |events: &mut Vec<Out>, k: &Keyframe| -> Check {
+            if k.restore {
+                events.push(Out::Restore {
+                    tick: k.tick,
+                    state: states.len(),
+                });
+                states.push(k.state.clone());
+            }
+            (k.tick, events.len() as u64, k.hash)
+        };
         for (i, r) in self.records.iter().enumerate().skip(first) {
             if r.tick > to {
                 break;
@@ -66,17 +84,14 @@ impl History {
             while let Some(k) = later.next_if(|k| k.record <= abs) {
                 keyframes.push(take(&mut events, k));
             }
-            let values = self
-                .values
-                .range(val..val + r.len as usize)
-                .copied()
-                .collect();
+            let at = values.len();
+            values.extend(self.values.range(val..val + r.len as usize).copied());
             val += r.len as usize;
             events.push(Out::Input {
                 tick: r.tick,
                 field: r.field,
                 id: r.id,
-                values,
+                values: at..values.len(),
             });
         }
         for k in later {
@@ -86,20 +101,10 @@ impl History {
     }
 }
 
-/// An export's event for keyframe `k` (a restore event for a discontinuity) and its check.
-fn take<'a>(events: &mut Vec<Out<'a>>, k: &'a Keyframe) -> Check {
-    if k.restore {
-        events.push(Out::Restore {
-            tick: k.tick,
-            state: &k.state,
-        });
-    }
-    (k.tick, events.len() as u64, k.hash)
-}
-
 impl Endpoint {
     /// The recording document of ticks `from..=to` of the window (`to` = `u64::MAX`: the
-    /// newest tick): a read under the native lock (works on a fenced or stopped endpoint).
+    /// newest tick): a read (works on a fenced or stopped endpoint) that holds the native lock
+    /// only to copy what it prints.
     /// It starts at the last keyframe at or before `from` (its checkpoint and tick), carries
     /// every input write and discontinuity after it up to `to`, and the state hash of every
     /// tick from the keyframe's to `to` (see [`crate::recording`]).
@@ -117,8 +122,9 @@ impl Endpoint {
         self.export_locked(timeout_ms, |window| window)
     }
 
-    /// The export of the ticks `range` picks from the window `(oldest, newest)`, under the
-    /// native lock.
+    /// The export of the ticks `range` picks from the window `(oldest, newest)`: copied under
+    /// the native lock, printed and hashed after it (refused before printing when the reader
+    /// could not read it: [`crate::recording::write`]).
     fn export_locked(
         &self,
         timeout_ms: u32,
@@ -130,6 +136,21 @@ impl Endpoint {
                 "the endpoint keeps no history (config \"history\"); nothing was exported",
             ));
         }
+        let (shape, parts) = self.export_parts(timeout_ms, range)?;
+        // The lock is released: printing and hashing (most of an export's time) hold nothing.
+        crate::recording::write(&crate::recording::Export {
+            facts: self.facts(&shape),
+            parts,
+        })
+    }
+
+    /// Under the native lock, a copy of what the export of the ticks `range` picks holds (the
+    /// lock is held for the copy only).
+    fn export_parts(
+        &self,
+        timeout_ms: u32,
+        range: impl FnOnce((u64, u64)) -> (u64, u64),
+    ) -> Result<(std::sync::Arc<crate::endpoint::Shape>, Parts), Refusal> {
         let mut guard = self.admit(timeout_ms)?;
         let n = &mut *guard;
         let h = n.history.as_ref().expect("configured history");
@@ -166,17 +187,19 @@ impl Endpoint {
         };
         let start = &h.keyframes[kf];
         let hashes = h.export_hashes(kf, to, n.tick, current, (oldest, newest))?;
-        let (events, keyframes) = h.export_events(kf, to);
-        let export = crate::recording::Export {
-            facts: self.facts(&n.shape),
+        let (mut values, mut states) = (Vec::new(), Vec::new());
+        let (events, keyframes) = h.export_events(kf, to, &mut values, &mut states);
+        let parts = Parts {
             from_tick: from,
             end_tick: to,
             start_tick: start.tick,
-            start: &start.state,
+            start: start.state.clone(),
             events,
+            values,
+            states,
             hashes,
             keyframes,
         };
-        crate::recording::write(&export)
+        Ok((n.shape.clone(), parts))
     }
 }
