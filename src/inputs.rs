@@ -187,56 +187,21 @@ pub fn apply(mj: &mut Mujoco, inputs: &[Input]) -> u64 {
     written
 }
 
-/// Save the values `inputs` are about to overwrite into `out` (cleared; reused, so nothing is
-/// allocated once it has grown), in their order, each target's values as [`apply`] writes
-/// them (`eq_active` as 0 or 1): read before any input is written, they are the state before
-/// all of them whatever the inputs overlap.
-pub fn save(mj: &Mujoco, inputs: &[Input], out: &mut Vec<f64>) {
-    out.clear();
-    for i in inputs {
-        let range = target(i);
-        if i.field == Field::EqActive {
-            let bytes = mj.eq_active().expect("checked available");
-            out.extend(bytes[range].iter().map(|&b| f64::from(u8::from(b != 0))));
-        } else {
-            out.extend_from_slice(&mj.field(i.field)[range]);
-        }
-    }
-}
-
-/// The inputs that put back what `inputs` overwrote: each target with the values [`save`]
-/// kept in `saved`.
-pub fn taken_back<'a>(
-    inputs: &'a [Input<'a>],
-    saved: &'a [f64],
-) -> impl Iterator<Item = Input<'a>> + 'a {
-    let mut at = 0;
-    inputs.iter().map(move |i| {
-        let values = &saved[at..at + i.values.len()];
-        at += i.values.len();
-        Input { values, ..*i }
-    })
-}
-
 /// Write inputs into a state vector laid out as `layout` (`mjSTATE_INTEGRATION` holds every
 /// input field, `eq_active` as 0 or 1) instead of into the data.
-pub fn apply_to_state<'a>(
-    state: &mut [f64],
-    layout: &Layout,
-    inputs: impl IntoIterator<Item = Input<'a>>,
-) {
+pub fn apply_to_state(state: &mut [f64], layout: &Layout, inputs: &[Input]) {
     for i in inputs {
-        let Some(s) = layout.segment(i.field.name()) else {
+        let Some(at) = layout.field_offset(i.field) else {
             debug_assert!(false, "{} is not in the state", i.field.name());
             continue;
         };
-        let range = target(&i);
-        state[s.offset..s.offset + s.len][range].copy_from_slice(i.values);
+        let range = target(i);
+        state[at + range.start..at + range.end].copy_from_slice(i.values);
     }
 }
 
 /// The values an input writes in its field.
-pub fn target(i: &Input) -> std::ops::Range<usize> {
+fn target(i: &Input) -> std::ops::Range<usize> {
     let width = i.field.input_width().expect("inputs have a width");
     let start = i.id.map_or(0, |id| id * width);
     start..start + i.values.len()

@@ -1224,6 +1224,24 @@ fn a_write_step_whose_first_step_fails_takes_its_inputs_back_and_leaves_the_hist
         );
         assert_eq!(export(&ep).0, doc, "nstep {nstep}: the same recording");
     }
+    // A pre-step state that cannot be read refuses the call before its inputs are written.
+    assert_eq!(
+        mjb_test_inject_fault(ep.0, Fault::StateReadError as i32),
+        Outcome::Ok
+    );
+    let (o, r) = ep.write_step(&borrowed(&inputs), 1);
+    assert_eq!(
+        (o, reason_of(&r)),
+        (Outcome::Rejected, Reason::EngineError),
+        "{:?}",
+        last_error()
+    );
+    assert_eq!(
+        (ep.hash(), ep.checkpoint()),
+        (before.0.clone(), before.1.clone())
+    );
+    assert_eq!(info_ok(&ep), hist);
+    assert_eq!(export(&ep).0, doc);
     assert_eq!(rewind(&ep, tip).0, Outcome::Ok, "{:?}", last_error());
     assert_eq!(ep.checkpoint(), seen[&tip]);
 

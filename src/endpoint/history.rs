@@ -598,41 +598,23 @@ impl Native {
     }
 
     /// Record input writes made already at the current tick, once they took effect (a
-    /// `mjb_write_step`'s: see `endpoint/step.rs`), their targets' earlier values in
-    /// `self.undo`. The state they were written on is the pre-step state in `self.pre` when
-    /// `pre_step` (their first step took effect), else the engine's, with them taken back: a
-    /// history that starts here takes it as its first keyframe, as
-    /// [`record_inputs`](Self::record_inputs) would have before the writes.
-    pub(super) fn record_applied(&mut self, inputs: &[Input], pre_step: bool) {
+    /// `mjb_write_step`'s: see `endpoint/step.rs`), `self.pre` holding the state they were
+    /// written on (the first step's pre-image, captured before them): a history that starts
+    /// here keyframes it, as [`record_inputs`](Self::record_inputs) would have before the
+    /// writes. `self.pre` then gets them too: the state that leaves the tick, which the
+    /// step's record hashes.
+    pub(super) fn record_applied(&mut self, inputs: &[Input]) {
         let Some(h) = self.history.as_mut() else {
             return;
         };
+        h.begin(self.tick, Source::State(&self.pre));
+        h.record(self.tick, inputs);
         let l = self
             .shape
             .layout
             .as_ref()
             .expect("history needs the state layout");
-        let source = if h.keyframes.is_empty() {
-            let state = &mut self.readback;
-            state.resize(l.size, 0.0);
-            let read = if pre_step {
-                state.copy_from_slice(&self.pre);
-                Ok(())
-            } else {
-                self.mj.get_state(l.sig, state)
-            };
-            // Unreadable: the history stays empty, as `begin` leaves it.
-            if read.is_err() {
-                return;
-            }
-            crate::inputs::apply_to_state(state, l, crate::inputs::taken_back(inputs, &self.undo));
-            Source::State(state)
-        } else {
-            // No keyframe is taken: `begin` only drops a scrubbed future.
-            Source::Engine(&self.mj)
-        };
-        h.begin(self.tick, source);
-        h.record(self.tick, inputs);
+        crate::inputs::apply_to_state(&mut self.pre, l, inputs);
     }
 }
 

@@ -6,8 +6,6 @@
 
 use super::{engine_refusal, Answer, Endpoint, Native, Shape};
 use crate::frame::Cause;
-use crate::inputs::{self, Input};
-use crate::native::fields::Field;
 use crate::native::{Mujoco, NativeError, Public};
 use crate::outcome::{Outcome, Reason, Refusal};
 
@@ -28,21 +26,6 @@ pub(super) enum Pre {
     State,
     Image,
     Public,
-}
-
-/// What a rollback puts back: the pre-image, and the input writes made just before it was
-/// captured taken back (a `mjb_write_step` whose first step failed: the inputs preceded only
-/// that step), their targets' earlier values in `Native::undo` ([`inputs::save`]).
-#[derive(Clone, Copy)]
-pub(super) struct Prior<'a> {
-    pub(super) pre: Pre,
-    pub(super) inputs: &'a [Input<'a>],
-}
-
-impl From<Pre> for Prior<'_> {
-    fn from(pre: Pre) -> Self {
-        Prior { pre, inputs: &[] }
-    }
 }
 
 impl Endpoint {
@@ -113,60 +96,38 @@ impl Endpoint {
         })
     }
 
-    /// Put `prior` back (after a reset when the engine raised mid-call) and prove it.
-    pub(super) fn roll_back<'a>(
+    /// Put `pre` back (after a reset when the engine raised mid-call) and prove it.
+    pub(super) fn roll_back(
         &self,
         n: &mut Native,
-        prior: impl Into<Prior<'a>>,
+        pre: Pre,
         reset_first: bool,
         cause: Reason,
         what: String,
         tick_before: u64,
     ) -> Answer {
-        let Prior { pre, inputs } = prior.into();
         let tick_now = n.tick;
-        let undo = std::mem::take(&mut n.undo);
         let restored = (|| {
             if reset_first {
                 n.mj.reset()?;
             }
-            let before = || inputs::taken_back(inputs, &undo);
             let image = match pre {
-                Pre::State | Pre::Image => {
-                    let l = n
-                        .shape
-                        .layout
-                        .as_ref()
-                        .expect("a state image needs a layout");
-                    if let Pre::Image = pre {
-                        n.pre.resize(l.size, 0.0);
-                        if !n.mj.unpack_image(l.sig, &mut n.pre) {
-                            return Err(NativeError::Failed(
-                                "the pre-step image does not fit the pair's state plan".into(),
-                            ));
-                        }
+                Pre::State => Image::State(&n.pre),
+                Pre::Image => {
+                    let l = n.shape.layout.as_ref().expect("an image needs a layout");
+                    n.pre.resize(l.size, 0.0);
+                    if !n.mj.unpack_image(l.sig, &mut n.pre) {
+                        return Err(NativeError::Failed(
+                            "the pre-step image does not fit the pair's state plan".into(),
+                        ));
                     }
-                    inputs::apply_to_state(&mut n.pre, l, before());
                     Image::State(&n.pre)
                 }
-                Pre::Public => {
-                    // The public fields hold `ctrl` alone of the inputs; the others are
-                    // written back into the data after them.
-                    for i in before().filter(|i| i.field == Field::Ctrl) {
-                        n.pre_public.ctrl[inputs::target(&i)].copy_from_slice(i.values);
-                    }
-                    Image::Public(&n.pre_public)
-                }
+                Pre::Public => Image::Public(&n.pre_public),
             };
             Self::write_image(&mut n.mj, &n.shape, image)?;
-            if let Image::Public(_) = image {
-                for i in before().filter(|i| i.field != Field::Ctrl) {
-                    inputs::apply(&mut n.mj, &[i]);
-                }
-            }
             Self::reads_back(&n.mj, &n.shape, image, &mut n.readback)
         })();
-        n.undo = undo;
         if let Ok(true) = restored {
             n.writer.publish(&mut n.mj, n.tick, Cause::Rollback);
         }

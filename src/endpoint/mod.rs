@@ -84,9 +84,6 @@ struct Native {
     pre_public: Public,
     /// Read-back buffer for verifying a state write (reused).
     readback: Vec<f64>,
-    /// The values a `mjb_write_step`'s inputs overwrote, until its first step took effect
-    /// (reused; see `inputs::save`).
-    undo: Vec<f64>,
     /// The state vector a document read serves (reused).
     state: Vec<f64>,
     /// Bytes of the last checkpoint and world document served, to size the next one's
@@ -297,7 +294,6 @@ impl Endpoint {
                 pre: Vec::with_capacity(size),
                 pre_public: Public::default(),
                 readback: Vec::with_capacity(size),
-                undo: Vec::new(),
                 state: Vec::with_capacity(size),
                 last_document_bytes: 0,
                 last_world_bytes: 0,

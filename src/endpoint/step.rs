@@ -120,9 +120,11 @@ impl Endpoint {
     /// is the model the inputs were checked against (None without inputs): a model replaced
     /// meanwhile is refused with nothing written. A stop latched before admission refuses the
     /// whole call; one latched after the inputs were written halts before the first step
-    /// (`MJB_OK`, stop latched, inputs written). The inputs are recorded once they took
-    /// effect: when the first step did, or when the call ends without a step; an engine error
-    /// in the first step rolls them back with it (the state before the call, proven).
+    /// (`MJB_OK`, stop latched, inputs written). The inputs are written after the first
+    /// step's pre-image is captured (a pre-step state that cannot be read refuses the call
+    /// with nothing written), so an engine error in that step rolls them back with it (the
+    /// state before the call, proven); they are recorded once they took effect: when the
+    /// first step did, or when a stop halts the call before it.
     fn write_checked_step(
         &self,
         inputs: &[Input],
@@ -140,9 +142,6 @@ impl Endpoint {
                 return overflow(before, nstep);
             }
             let mut written = 0u64;
-            // Inputs written and not yet recorded: a step they precede may still fail, and
-            // its rollback takes them back (see `step_failed`).
-            let mut unrecorded = false;
             if !inputs.is_empty() {
                 if let Some(r) = shape.and_then(|s| replaced_meanwhile(n, s, "the inputs")) {
                     return Answer::refused(r, before, before);
@@ -150,16 +149,16 @@ impl Endpoint {
                 if work.stop_latched() {
                     return stopped(before);
                 }
-                written = write_before_steps(n, inputs, nstep);
-                unrecorded = nstep != 0;
+                if nstep == 0 {
+                    written = write_before_steps(n, inputs, nstep);
+                }
             }
+            // Inputs written and not recorded yet: a recording endpoint records them once they
+            // took effect (a step they precede may still fail).
+            let mut unrecorded = false;
             let mut resets = 0u64;
             let mut answer = None;
             for i in 0..nstep {
-                if work.stop_latched() {
-                    answer = Some(halted(i == 0 && inputs.is_empty(), before, n.tick));
-                    break;
-                }
                 let pre = match self.capture_step(n) {
                     Ok(img) => img,
                     Err(e) => {
@@ -167,6 +166,16 @@ impl Endpoint {
                         break;
                     }
                 };
+                // The first step's pre-image holds the state before the inputs: its rollback
+                // takes them back, and a history starts from it (`Native::record_applied`).
+                if i == 0 && !inputs.is_empty() {
+                    written = write_before_steps(n, inputs, nstep);
+                    unrecorded = n.history.is_some();
+                }
+                if work.stop_latched() {
+                    answer = Some(halted(i == 0 && inputs.is_empty(), before, n.tick));
+                    break;
+                }
                 // The step zeroes MuJoCo's reset-warning counters first (a reset zeroes them
                 // and then counts itself again, so a counter left at 1 would hide the next).
                 let now = match n.mj.step() {
@@ -178,15 +187,12 @@ impl Endpoint {
                             of: nstep,
                             resets,
                         };
-                        // The inputs preceded the first step alone: its rollback takes them
-                        // back; a later step's leaves them to the steps that took effect.
-                        let taken_back = if unrecorded { inputs } else { &[] };
-                        return self.step_failed(n, pre, taken_back, &e, at);
+                        return self.step_failed(n, pre, &e, at);
                     }
                 };
                 // Recorded once it took effect: a step rolled back leaves the history as it was.
                 if std::mem::take(&mut unrecorded) {
-                    n.record_applied(inputs, true);
+                    n.record_applied(inputs);
                 }
                 if let Some(h) = n.history.as_mut() {
                     h.stepped(&n.mj, n.tick, &n.pre);
@@ -200,16 +206,16 @@ impl Endpoint {
                     + now.badqvel.max(0) as u64
                     + now.badqacc.max(0) as u64;
             }
-            // No step took effect after the inputs (a stop latched, or the pre-step state
-            // could not be read): they stay written, so they are recorded.
+            // No step took effect after the inputs (a stop latched before it): they stay
+            // written, so they are recorded.
             if unrecorded {
-                n.record_applied(inputs, false);
+                n.record_applied(inputs);
             }
             if !n.writer.publishes_every_step() && n.tick != before {
                 n.writer.publish(&mut n.mj, n.tick, Cause::Step);
             }
-            // Inputs written but no step taken after them (a stop latched, or the pre-step
-            // state could not be read): their frame was left to a step that never came.
+            // Inputs written but no step taken after them (a stop latched): their frame was
+            // left to a step that never came.
             if written != 0 && nstep != 0 && n.tick == before && n.writer.publishes_every_step() {
                 n.writer.publish_after_input(&mut n.mj, n.tick, written);
             }
@@ -220,15 +226,14 @@ impl Endpoint {
     }
 
     /// An engine error in the step `at` describes: rolled back to the pre-step image `pre`
-    /// with `inputs` taken back (the call's, when it is their first step: the state before
-    /// the call), proven or the endpoint fenced, the resets counted so far kept in the report.
+    /// (the first step's was captured before the call's inputs: the state before the call),
+    /// proven or the endpoint fenced, the resets counted so far kept in the report.
     #[cold]
     #[inline(never)]
     fn step_failed(
         &self,
         n: &mut Native,
         pre: super::image::Pre,
-        inputs: &[Input],
         e: &native::NativeError,
         at: Progress,
     ) -> Answer {
@@ -238,8 +243,7 @@ impl Endpoint {
             at.of,
             e.message()
         );
-        let prior = super::image::Prior { pre, inputs };
-        let mut a = self.roll_back(n, prior, true, Reason::EngineError, what, at.before);
+        let mut a = self.roll_back(n, pre, true, Reason::EngineError, what, at.before);
         a.report.engine_resets = at.resets;
         a
     }
@@ -327,13 +331,11 @@ impl Endpoint {
 }
 
 /// Write a step call's inputs (checked, admitted): recorded now when no step follows, else
-/// once their first step took effect, the values they overwrite saved for its rollback
-/// (`Native::undo`). Returns the mask of the fields written.
+/// once their first step took effect (`Native::record_applied`). Returns the mask of the
+/// fields written.
 fn write_before_steps(n: &mut Native, inputs: &[Input], nstep: u32) -> u64 {
     if nstep == 0 {
         n.record_inputs(inputs);
-    } else {
-        inputs::save(&n.mj, inputs, &mut n.undo);
     }
     let written = inputs::apply(&mut n.mj, inputs);
     // Step frames show the inputs; publish them alone when no step follows.

@@ -293,9 +293,18 @@ pub struct Layout {
     /// HISTORY ring-buffer cursors in the state vector, in index order (derived from the
     /// model's `actuator_historyadr`/`sensor_historyadr`, never guessed).
     pub cursors: Vec<Cursor>,
+    /// Where each [`Field`](fields::Field) that is a component starts in the state vector
+    /// (by `Field::index`; the segment of its name), for writes into a state vector that
+    /// compare no names.
+    pub fields: [Option<usize>; fields::FIELD_COUNT],
 }
 
 impl Layout {
+    /// Where field `f`'s component starts in the state vector (None: not a component).
+    pub fn field_offset(&self, f: fields::Field) -> Option<usize> {
+        self.fields[f.index()]
+    }
+
     pub fn segment(&self, name: &str) -> Option<&Segment> {
         self.segments.iter().find(|s| s.name == name)
     }
@@ -1053,11 +1062,18 @@ impl Mujoco {
             Some(history) => self.history_cursors(history)?,
             None => Vec::new(),
         };
+        let mut offsets = [None; fields::FIELD_COUNT];
+        for s in &segments {
+            if let Some(f) = fields::Field::from_name(&s.name) {
+                offsets[f.index()] = Some(s.offset);
+            }
+        }
         Ok(Layout {
             sig,
             size,
             segments,
             cursors,
+            fields: offsets,
         })
     }
 

@@ -875,11 +875,12 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # times exactly as `mjb_step` does (stop latch between steps, rollback on an engine error,
     # frames published). An engine error in the first step rolls the inputs back with it
     # (`MJB_ROLLED_BACK`: the state before the call, proven); in a later step the inputs and the
-    # steps before it stand. `inputs` may be NULL only with `ninputs` 0 (then this is `mjb_step`).
-    # A stop latched before the call refuses it with nothing written; a stop latched after the
-    # inputs were written halts before the first step (`MJB_OK`, `MJB_REASON_STOP_LATCHED`).
-    # `report`: nullable. Takes the native lock once. `ep`: a live handle; NULL, closed or foreign
-    # handles return `MJB_INVALID_ARGUMENT`.
+    # steps before it stand. A pre-step state that cannot be read refuses the call with nothing
+    # written (`MJB_REJECTED`, `MJB_REASON_ENGINE_ERROR`). `inputs` may be NULL only with `ninputs`
+    # 0 (then this is `mjb_step`). A stop latched before the call refuses it with nothing written;
+    # a stop latched after the inputs were written halts before the first step (`MJB_OK`,
+    # `MJB_REASON_STOP_LATCHED`). `report`: nullable. Takes the native lock once. `ep`: a live
+    # handle; NULL, closed or foreign handles return `MJB_INVALID_ARGUMENT`.
     "mjb_write_step": (
         OUTCOME,
         [
