@@ -116,6 +116,7 @@ fn main() {
     );
     let (rewind, raw) = rewinds(&plain, &recording, &path, &info);
     let memory = memory(&cfg, nu);
+    let hold = export_hold(&cfg, nu, cpu);
     println!("{name}, nu = {nu}, {rounds} rounds of {TICKS} ticks (ctrl write + step), CPU {cpu}");
     println!(
         "  no history: {:.2} us/tick; history (1000 ticks, keyframe every 100): {:.2} us/tick; median ratio {:.4} ({:+.2} %)",
@@ -139,6 +140,65 @@ fn main() {
         median(raw)
     );
     println!("{memory}");
+    println!("{hold}");
+}
+
+/// How long an export of a long window keeps other calls waiting (it holds the native lock only
+/// to copy what it prints): a window of 50,000 ticks of ctrl writes exported
+/// (`mjb_history_export_window`) while another thread, on a CPU of its own, steps with a 5 ms
+/// deadline; the longest of those step calls and their `MJB_BUSY` answers during the export.
+fn export_hold(cfg: &dyn Fn(&str) -> String, nu: usize, cpu: usize) -> String {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const WINDOW: u64 = 50_000;
+    let ep = open(&cfg(&format!(
+        ",\"history\":{{\"window_ticks\":{WINDOW},\"keyframe_every\":1000}}"
+    )));
+    for _ in 0..WINDOW.div_ceil(TICKS) {
+        loop_ns(&ep, nu);
+    }
+    let raw = ep.0 as usize;
+    let done = AtomicBool::new(false);
+    let (export_ms, bytes, (longest_us, busy, steps)) = std::thread::scope(|s| {
+        let stepper = s.spawn(|| {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            pin((cpu + 1) % cpus);
+            let ep = raw as *mut mjb_endpoint;
+            let mut ctrl = vec![0.0; nu];
+            let (mut longest, mut busy, mut steps) = (0f64, 0u64, 0u64);
+            while !done.load(Ordering::Relaxed) {
+                ctrl_at(steps, &mut ctrl);
+                let input = mjb_input {
+                    field: Field::Ctrl as i32,
+                    id: -1,
+                    values: ctrl.as_ptr(),
+                    n: ctrl.len(),
+                };
+                let mut r = mjb_report::default();
+                let t = Instant::now();
+                let o = unsafe { mjb_write_step(ep, &input, 1, 1, 5, &mut r) };
+                longest = longest.max(t.elapsed().as_secs_f64() * 1e6);
+                match (Outcome::from(o), reason_of(&r)) {
+                    (Outcome::Ok, _) => steps += 1,
+                    (Outcome::Rejected, mjbridge::outcome::Reason::Busy) => busy += 1,
+                    (o, why) => panic!("a step answered {o:?} {why:?}"),
+                }
+            }
+            (longest, busy, steps)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let t = Instant::now();
+        let mut out = std::ptr::null_mut();
+        let o =
+            unsafe { mjb_history_export_window(raw as *mut mjb_endpoint, WAIT_FOREVER, &mut out) };
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(o, Outcome::Ok, "{:?}", last_error());
+        let bytes = take_string(out).len();
+        done.store(true, Ordering::Relaxed);
+        (ms, bytes, stepper.join().expect("the stepper"))
+    });
+    format!(
+        "  export of a {WINDOW}-tick window ({bytes} bytes) took {export_ms:.0} ms; a thread stepping meanwhile with a 5 ms deadline: {steps} steps, the longest call {longest_us:.0} us, {busy} answered BUSY"
+    )
 }
 
 /// Rewinds to ticks spread across the window (below the tip, so the keyframe before each is
