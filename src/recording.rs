@@ -238,67 +238,10 @@ pub(crate) fn write(ex: &Export) -> Result<String, Refusal> {
     w.u64_field("seed", f.seed);
     w.u64_field("from_tick", e.from_tick);
     w.u64_field("end_tick", e.end_tick);
-    let mut checkpoint = |w: &mut Writer, state: &[f64], tick: u64| {
-        let at = w.text.len();
-        let c = write_integration(w, f, state, tick, &Printed::default());
-        let len = w.text.len() - at;
-        match c {
-            Ok(_) if len > MAX_DOCUMENT_BYTES => {
-                failed.get_or_insert(Refusal::rejected(
-                    Reason::TooLarge,
-                    format!(
-                        "the checkpoint of tick {tick} in the recording of {range} would be {len} \
-                         bytes; a recording's checkpoints are at most {MAX_DOCUMENT_BYTES} (what \
-                         a restore reads); nothing was exported"
-                    ),
-                ));
-                unhashed()
-            }
-            Ok(c) => c,
-            Err(r) => {
-                failed.get_or_insert(r);
-                w.text.push_str("null");
-                unhashed()
-            }
-        }
-    };
-    w.field("start", |w| checkpoint(w, &e.start, e.start_tick));
-    w.field("events", |w| {
-        w.text.push('[');
-        for (i, ev) in e.events.iter().enumerate() {
-            if w.text.len() > MAX_RECORDING_BYTES {
-                break; // refused below: printing the rest cannot make it fit
-            }
-            if i > 0 {
-                w.text.push(',');
-            }
-            w.begin_object();
-            match ev {
-                Out::Input {
-                    tick,
-                    field,
-                    id,
-                    values,
-                } => {
-                    w.u64_field("tick", *tick);
-                    w.field("input", |w| {
-                        w.begin_object();
-                        w.str_field("field", field.name());
-                        w.i64_field("id", id.map_or(-1, |i| i as i64));
-                        w.f64s_field("values", &e.values[values.clone()]);
-                        w.end_object()
-                    });
-                }
-                Out::Restore { tick, state } => {
-                    w.u64_field("tick", *tick);
-                    w.field("restore", |w| checkpoint(w, &e.states[*state], *tick));
-                }
-            }
-            w.end_object();
-        }
-        w.text.push(']');
-        unhashed()
+    w.field("start", |w| {
+        checkpoint(w, f, &e.start, e.start_tick, &range, &mut failed)
     });
+    w.field("events", |w| write_events(w, f, e, &range, &mut failed));
     w.field("tick_hashes", |w| {
         w.begin_object();
         w.u64_field("first", e.start_tick);
@@ -346,6 +289,87 @@ pub(crate) fn write(ex: &Export) -> Result<String, Refusal> {
     out.push_str(&hash);
     out.push_str("\"}");
     Ok(out)
+}
+
+/// A checkpoint a recording carries (its start, a restore event's), or `null` and the first
+/// refusal in `failed` (a checkpoint over what a restore reads included).
+fn checkpoint(
+    w: &mut Writer,
+    f: &Facts,
+    state: &[f64],
+    tick: u64,
+    range: &str,
+    failed: &mut Option<Refusal>,
+) -> Canon {
+    let at = w.text.len();
+    let c = write_integration(w, f, state, tick, &Printed::default());
+    let len = w.text.len() - at;
+    match c {
+        Ok(_) if len > MAX_DOCUMENT_BYTES => {
+            failed.get_or_insert(Refusal::rejected(
+                Reason::TooLarge,
+                format!(
+                    "the checkpoint of tick {tick} in the recording of {range} would be {len} \
+                     bytes; a recording's checkpoints are at most {MAX_DOCUMENT_BYTES} (what a \
+                     restore reads); nothing was exported"
+                ),
+            ));
+            unhashed()
+        }
+        Ok(c) => c,
+        Err(r) => {
+            failed.get_or_insert(r);
+            w.text.push_str("null");
+            unhashed()
+        }
+    }
+}
+
+/// The `events` array; it stops early once the text is past what the reader reads (the caller
+/// refuses it then).
+fn write_events(
+    w: &mut Writer,
+    f: &Facts,
+    e: &Parts,
+    range: &str,
+    failed: &mut Option<Refusal>,
+) -> Canon {
+    w.text.push('[');
+    for (i, ev) in e.events.iter().enumerate() {
+        if w.text.len() > MAX_RECORDING_BYTES {
+            break; // refused by the caller: printing the rest cannot make it fit
+        }
+        if i > 0 {
+            w.text.push(',');
+        }
+        w.begin_object();
+        match ev {
+            Out::Input {
+                tick,
+                field,
+                id,
+                values,
+            } => {
+                w.u64_field("tick", *tick);
+                w.field("input", |w| {
+                    w.begin_object();
+                    w.str_field("field", field.name());
+                    w.i64_field("id", id.map_or(-1, |i| i as i64));
+                    w.f64s_field("values", &e.values[values.clone()]);
+                    w.end_object()
+                });
+            }
+            Out::Restore { tick, state } => {
+                w.u64_field("tick", *tick);
+                w.field("restore", |w| {
+                    checkpoint(w, f, &e.states[*state], *tick, range, failed)
+                });
+            }
+        }
+        w.end_object();
+    }
+    w.text.push(']');
+    unhashed()
 }
 
 /// The canonical description of a member the recording hash does not take from the writer
