@@ -13,5 +13,10 @@ version="${MJB_MUJOCO_VERSION:-4.0.0}"
 # binaries are another package's, so they find it here.
 export LD_LIBRARY_PATH="$MJB_MUJOCO_CACHE/$version/mujoco${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "fuzz/corpus/$target"
+# A committed corpus (fuzz/corpora/TARGET.tar.xz: what earlier runs found, minimized with
+# `cargo fuzz cmin`) is where a new run starts, when the working corpus is empty.
+if [ -f "fuzz/corpora/$target.tar.xz" ] && [ -z "$(ls -A "fuzz/corpus/$target")" ]; then
+  tar -xJf "fuzz/corpora/$target.tar.xz" -C fuzz/corpus
+fi
 cargo +nightly fuzz run -O "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
   -dict=fuzz/json.dict -max_len=65536 -max_total_time="$seconds" -print_final_stats=1
