@@ -985,7 +985,16 @@ fn windows_fault_injection_suite_passes_under_wine() {
             && out.contains("unprovable_rollback_is_unknown_and_fences ... ok"),
         "{out}"
     );
-    assert!(out.contains("test result: ok. 9 passed"), "{out}");
+    // Every test of tests/faults.rs ran and passed (at least the 10 it holds on 2026-12-05).
+    let passed = out
+        .split("test result: ok. ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse::<u32>().ok());
+    assert!(
+        passed.is_some_and(|n| n >= 10) && out.contains(" 0 failed;"),
+        "{out}"
+    );
 }
 
 #[test]
